@@ -1,0 +1,115 @@
+#!/bin/sh
+# bootstrap.sh — install everything hetsched needs on Debian bookworm and
+# prepare a configured Slurm source tree (for the internal headers that
+# sched/ and select/ plugins need) in a cache directory outside git.
+#
+# Idempotent: packages already present are not reinstalled, an existing
+# configured tree is reused. Prints the source tree's path on the last line.
+#
+# Usage: contrib/bootstrap.sh [--cache DIR] [--no-apt]
+#   --cache DIR   where the Slurm source tree lives
+#                 (default: $HETSCHED_CACHE or /var/cache/hetsched)
+#   --no-apt      do not install packages (only fetch/configure the source)
+set -eu
+
+cache=${HETSCHED_CACHE:-/var/cache/hetsched}
+do_apt=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--cache) cache=$2; shift 2 ;;
+	--no-apt) do_apt=0; shift ;;
+	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+	*) echo "bootstrap.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+done
+
+log() { echo "bootstrap: $*" >&2; }
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+# Packages: Slurm daemons and clients, accounting (slurmdbd + MySQL plugin +
+# MariaDB), munge, the public Slurm headers, GLPK, json-c, autotools, cmocka
+# (unit tests), gnuplot (plots), valgrind (memory checks), and what
+# `apt-get source` / Slurm's configure need.
+PKGS="slurm-wlm slurmctld slurmd slurmdbd slurm-client slurm-wlm-mysql-plugin
+ mariadb-server mariadb-client munge libmunge-dev libslurm-dev
+ libglpk-dev glpk-utils libjson-c-dev pkg-config autoconf automake libtool
+ make gcc libc6-dev libcmocka-dev gnuplot-nox valgrind dpkg-dev python3
+ procps iproute2 bc curl ca-certificates"
+
+missing_pkgs() {
+	for p in $PKGS; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || echo "$p"
+	done
+}
+
+if [ "$do_apt" = 1 ]; then
+	missing=$(missing_pkgs | tr '\n' ' ')
+	if [ -n "$missing" ]; then
+		log "installing: $missing"
+		$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+		# shellcheck disable=SC2086
+		$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends $missing >&2
+	else
+		log "all packages present"
+	fi
+fi
+
+# The exact installed Slurm version: the source tree must match it, because
+# sched/select plugins must carry SLURM_VERSION_NUMBER and share struct layouts.
+debver=$(dpkg-query -W -f='${Version}' slurmctld 2>/dev/null || true)
+[ -n "$debver" ] || { echo "bootstrap: slurmctld is not installed" >&2; exit 1; }
+upver=${debver%%-*}
+tree="$cache/slurm-wlm-$debver"
+
+if [ -f "$tree/config.h" ] && [ -f "$tree/src/slurmctld/slurmctld.h" ] \
+	&& [ -f "$tree/.hetsched-configured" ]; then
+	log "reusing configured Slurm source $tree"
+	echo "$tree"
+	exit 0
+fi
+
+# apt-get source needs deb-src lines for the same archives as the deb lines.
+ensure_deb_src() {
+	if apt-get source --print-uris "slurm-wlm=$debver" >/dev/null 2>&1; then
+		return 0
+	fi
+	src=/etc/apt/sources.list.d/debian.sources
+	if [ -f "$src" ] && ! grep -q '^Types:.*deb-src' "$src"; then
+		log "adding deb-src to $src"
+		$SUDO sed -i 's/^Types: deb$/Types: deb deb-src/' "$src"
+	elif [ -f /etc/apt/sources.list ] && ! grep -q '^deb-src' /etc/apt/sources.list; then
+		log "adding deb-src lines to /etc/apt/sources.list"
+		grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' \
+			| $SUDO tee -a /etc/apt/sources.list >/dev/null
+	fi
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+}
+
+$SUDO mkdir -p "$cache"
+[ -w "$cache" ] || $SUDO chown "$(id -u)" "$cache"
+ensure_deb_src
+work=$(mktemp -d "$cache/fetch.XXXXXX")
+(
+	cd "$work"
+	log "fetching Slurm source package slurm-wlm=$debver"
+	apt-get source --download-only "slurm-wlm=$debver" >&2
+	rm -rf "$tree"
+	# dpkg-source applies Debian's patches, so the tree equals the binaries'.
+	dpkg-source --no-check -x slurm-wlm_*.dsc "$tree" >&2
+)
+rm -rf "$work"
+
+cd "$tree"
+log "configuring Slurm $upver in $tree (about 20 s)"
+./configure --prefix=/usr --libdir=/usr/lib/x86_64-linux-gnu \
+	--sysconfdir=/etc/slurm --with-munge --without-rpath --disable-debug \
+	--enable-multiple-slurmd >"$tree/hetsched-configure.log" 2>&1 || {
+	echo "bootstrap: Slurm configure failed, see $tree/hetsched-configure.log" >&2
+	exit 1
+}
+echo "$debver" > "$tree/.hetsched-configured"
+log "done"
+echo "$tree"

@@ -1,0 +1,1 @@
+# contrib — targets of this directory

@@ -1,0 +1,93 @@
+#!/bin/sh
+# test.sh — run every hetsched test on this machine, from a fresh Debian
+# bookworm install: installs what is missing (contrib/bootstrap.sh), builds
+# with warnings as errors, runs the unit tests (plain, under ASan/UBSan and
+# under valgrind) and the integration tests on a real local Slurm cluster.
+# The last line is "N passed, N failed", summed over every test point.
+#
+# Usage: contrib/test.sh [--no-integration] [--no-sanitizers] [--no-valgrind]
+# Environment: HETSCHED_BUILD (build dir root, default ./_build),
+#              HETSCHED_CACHE (Slurm source cache, see bootstrap.sh).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+integration=1 sanitizers=1 valgrind=1
+for a in "$@"; do
+	case "$a" in
+	--no-integration) integration=0 ;;
+	--no-sanitizers) sanitizers=0 ;;
+	--no-valgrind) valgrind=0 ;;
+	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+	*) echo "test.sh: unknown option '$a'" >&2; exit 2 ;;
+	esac
+done
+broot=${HETSCHED_BUILD:-$top/_build}
+passed=0 failed=0
+
+say() { echo "== test.sh: $*" >&2; }
+# Adds the PASS/FAIL counts of one build's test-suite.log to the totals;
+# a stage that could not even produce a log counts as one failure.
+count() {
+	log=$1/test-suite.log
+	if [ ! -f "$log" ]; then
+		say "no $log: counting the stage as failed"
+		failed=$((failed + 1))
+		return
+	fi
+	p=$(sed -n 's/^# PASS: *//p' "$log" | head -n 1)
+	f=$(sed -n 's/^# \(FAIL\|ERROR\|XPASS\): *//p' "$log" | awk '{s += $1} END {print s + 0}')
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	[ "${f:-0}" -eq 0 ] || grep -E '^(FAIL|ERROR|XPASS)' "$log" >&2
+}
+
+slurm_src=$("$top/contrib/bootstrap.sh" | tail -n 1) || { echo "0 passed, 1 failed"; exit 1; }
+(cd "$top" && autoreconf -fi >/dev/null 2>&1) || { say "autoreconf failed"; echo "0 passed, 1 failed"; exit 1; }
+
+# configure_build DIR [configure args...]: fresh configure + make in DIR.
+configure_build() {
+	dir=$1; shift
+	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" &&
+		"$top/configure" --enable-werror "$@" >configure.out 2>&1 &&
+		make -j2 >make.out 2>&1
+	rc=$?
+	cd "$top"
+	[ $rc -eq 0 ] || { say "build in $dir failed:"; tail -n 30 "$dir/make.out" "$dir/configure.out" >&2 2>/dev/null; }
+	return $rc
+}
+
+# 1. The real build (plugins included) and its tests; integration tests run
+#    on a local cluster when enabled.
+say "build + tests"
+if configure_build "$broot/main" --with-slurm-source="$slurm_src"; then
+	(cd "$broot/main" && make -j2 check HETSCHED_INTEGRATION=$integration >check.out 2>&1)
+	count "$broot/main"
+else
+	failed=$((failed + 1))
+fi
+
+# 2. The Slurm-free core and its unit tests under ASan + UBSan.
+if [ $sanitizers = 1 ]; then
+	say "unit tests under ASan/UBSan"
+	san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
+	if configure_build "$broot/asan" --without-slurm CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"; then
+		(cd "$broot/asan" && make -j2 check >check.out 2>&1)
+		count "$broot/asan"
+	else
+		failed=$((failed + 1))
+	fi
+fi
+
+# 3. The same unit tests under valgrind (memcheck, leaks are errors).
+if [ $valgrind = 1 ]; then
+	say "unit tests under valgrind"
+	if configure_build "$broot/valgrind" --without-slurm CFLAGS="-g -O1"; then
+		(cd "$broot/valgrind" && make -j2 check \
+			LOG_COMPILER="$top/contrib/valgrind-wrap.sh" >check.out 2>&1)
+		count "$broot/valgrind"
+	else
+		failed=$((failed + 1))
+	fi
+fi
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

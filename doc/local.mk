@@ -1,0 +1,1 @@
+# doc — targets of this directory

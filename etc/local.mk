@@ -1,0 +1,1 @@
+# etc — targets of this directory

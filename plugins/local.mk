@@ -1,0 +1,1 @@
+# plugins — targets of this directory

@@ -1,0 +1,9 @@
+/* commands.h — the subcommands of the `hetsched` command. Each lives in its
+ * own file (src/cli/cmd_<name>.c) and is listed once in main.c's table. */
+#ifndef HS_CLI_COMMANDS_H
+#define HS_CLI_COMMANDS_H
+
+/* argv[0] is the subcommand name; returns the process exit status. */
+typedef int (*hs_cmd_fn)(int argc, char **argv);
+
+#endif

@@ -1,0 +1,7 @@
+# src/cli — the `hetsched` command: one file per subcommand, dispatched by
+# src/cli/main.c.
+bin_PROGRAMS += hetsched
+hetsched_SOURCES = \
+	src/cli/main.c src/cli/commands.h
+hetsched_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+hetsched_LDADD = libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
