@@ -104,7 +104,7 @@ rm -rf "$work"
 
 cd "$tree"
 log "configuring Slurm $upver in $tree (about 20 s)"
-./configure --prefix=/usr --libdir=/usr/lib/x86_64-linux-gnu \
+./configure --prefix=/usr --libdir="/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)" \
 	--sysconfdir=/etc/slurm --with-munge --without-rpath --disable-debug \
 	--enable-multiple-slurmd >"$tree/hetsched-configure.log" 2>&1 || {
 	echo "bootstrap: Slurm configure failed, see $tree/hetsched-configure.log" >&2

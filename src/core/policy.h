@@ -1,0 +1,45 @@
+/* policy.h — the policy engine's interface: turn a problem (cluster, jobs,
+ * throughputs) into an allocation X (fraction of time each job should spend
+ * on each accelerator type, alone or in pairs) under a named policy.
+ *
+ * A policy context lives across rounds: it keeps what a policy may reuse
+ * (the previous LP basis for warm starts, a random generator for Gandiva,
+ * the previous allocation for FIFO-like heuristics), so there is no global
+ * state and two schedulers in one process never interfere.
+ */
+#ifndef HS_CORE_POLICY_H
+#define HS_CORE_POLICY_H
+
+#include "core/model.h"
+
+typedef struct hs_policy_opts {
+	unsigned long seed;       /* random choices (gandiva); same seed, same answers */
+	double pack_threshold;    /* fifo_packed: minimum normalized pair
+	                           * throughput to pack (Gavel: 1.5) */
+	int pop_partitions;       /* POP-style partitioning into k sub-problems;
+	                           * <= 1 = off (exact) */
+	double time_limit_s;      /* solver time limit per solve, 0 = none */
+	int verbose;              /* solver messages on stderr */
+} hs_policy_opts_t;
+
+void hs_policy_opts_default(hs_policy_opts_t *o);
+
+typedef struct hs_policy_ctx hs_policy_ctx_t;
+
+/* Number of registered policies and their names (stable order). */
+int hs_policy_count(void);
+const char *hs_policy_name(int i);
+/* Non-zero if the named policy exists / uses space sharing (pairs). */
+int hs_policy_exists(const char *name);
+int hs_policy_is_packed(const char *name);
+
+hs_policy_ctx_t *hs_policy_ctx_new(const char *name, const hs_policy_opts_t *o, hs_err_t *err);
+void hs_policy_ctx_free(hs_policy_ctx_t *ctx);
+const char *hs_policy_ctx_name(const hs_policy_ctx_t *ctx);
+
+/* Solves the problem; out must be uninitialized and is initialized here
+ * (hs_alloc_free it afterwards, also on failure). Validates the problem
+ * first. Jobs are matched to earlier rounds by id, not by index. */
+int hs_policy_solve(hs_policy_ctx_t *ctx, const hs_problem_t *p, hs_alloc_t *out, hs_err_t *err);
+
+#endif /* HS_CORE_POLICY_H */

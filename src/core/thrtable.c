@@ -1,0 +1,347 @@
+/* thrtable.c — load Gavel-format throughput tables with json-c (see
+ * thrtable.h for the format). Two passes: collect GPU types and job types,
+ * then fill the dense arrays. */
+#include "core/thrtable.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNCONS_SUFFIX "_unconsolidated"
+#define MAX_TABLE_BYTES (64L << 20) /* tables are ~100 KB; refuse absurd files */
+
+int hs_thrtable_key(const char *model, int sf, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "('%s', %d)", model, sf);
+	return (n < 0 || (size_t)n >= len) ? -1 : 0;
+}
+
+/* Splits "('<model>', <sf>)" into a freshly allocated model and sf. The
+ * model itself may contain parentheses and commas, so split at the last
+ * "', ". */
+static int parse_key(const char *key, char **model, int *sf)
+{
+	size_t len = strlen(key);
+	if (len < 7 || strncmp(key, "('", 2) != 0 || key[len - 1] != ')')
+		return -1;
+	const char *sep = NULL;
+	for (const char *s = key + 2; (s = strstr(s, "', ")); s++)
+		sep = s;
+	if (!sep)
+		return -1;
+	char *end;
+	long v = strtol(sep + 3, &end, 10);
+	if (end != key + len - 1 || v < 1 || v > 1 << 20)
+		return -1;
+	*model = strndup(key + 2, (size_t)(sep - key - 2));
+	if (!*model)
+		return -1;
+	*sf = (int)v;
+	return 0;
+}
+
+static int get_number(json_object *o, double *out)
+{
+	if (!o || !(json_object_is_type(o, json_type_double) || json_object_is_type(o, json_type_int)))
+		return -1;
+	double v = json_object_get_double(o);
+	if (!isfinite(v) || v < 0.0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Base GPU type name of a table type ("v100_unconsolidated" -> "v100"). */
+static size_t base_len(const char *type, int *uncons)
+{
+	size_t len = strlen(type), sl = strlen(UNCONS_SUFFIX);
+	*uncons = len > sl && strcmp(type + len - sl, UNCONS_SUFFIX) == 0;
+	return *uncons ? len - sl : len;
+}
+
+int hs_thrtable_type_index(const hs_thrtable_t *t, const char *type)
+{
+	for (int j = 0; j < t->ntypes; j++)
+		if (strcmp(t->types[j], type) == 0)
+			return j;
+	return -1;
+}
+
+int hs_thrtable_find(const hs_thrtable_t *t, const char *model, int sf)
+{
+	for (int a = 0; a < t->njobtypes; a++)
+		if (t->sf[a] == sf && strcmp(t->models[a], model) == 0)
+			return a;
+	return -1;
+}
+
+static int find_key(const hs_thrtable_t *t, const char *key)
+{
+	char *model;
+	int sf;
+	if (parse_key(key, &model, &sf) < 0)
+		return -1;
+	int a = hs_thrtable_find(t, model, sf);
+	free(model);
+	return a;
+}
+
+/* Pass 1: GPU types and job types. */
+static int collect_names(hs_thrtable_t *t, json_object *root, hs_err_t *err)
+{
+	int ntop = json_object_object_length(root);
+	t->types = calloc((size_t)ntop + 1, sizeof(char *));
+	if (!t->types)
+		return hs_err_set(err, "out of memory");
+	int capjt = 0;
+	json_object_object_foreach(root, type, per_type) {
+		if (!json_object_is_type(per_type, json_type_object))
+			return hs_err_set(err, "throughput table: '%s' is not an object", type);
+		int uncons;
+		size_t bl = base_len(type, &uncons);
+		if (bl == 0)
+			return hs_err_set(err, "throughput table: empty GPU type name");
+		if (!uncons && hs_thrtable_type_index(t, type) < 0) {
+			if (!(t->types[t->ntypes] = strdup(type)))
+				return hs_err_set(err, "out of memory");
+			t->ntypes++;
+		}
+		json_object_object_foreach(per_type, key, entry) {
+			(void)entry;
+			char *model;
+			int sf;
+			if (parse_key(key, &model, &sf) < 0)
+				return hs_err_set(err, "throughput table: bad job key '%.80s' under '%s' "
+						  "(expected \"('<model>', <scale factor>)\")", key, type);
+			if (hs_thrtable_find(t, model, sf) >= 0) {
+				free(model);
+				continue;
+			}
+			if (t->njobtypes == capjt) {
+				capjt = capjt ? 2 * capjt : 64;
+				char **nm = realloc(t->models, (size_t)capjt * sizeof(*nm));
+				int *ns = nm ? realloc(t->sf, (size_t)capjt * sizeof(*ns)) : NULL;
+				if (nm)
+					t->models = nm;
+				if (ns)
+					t->sf = ns;
+				if (!nm || !ns) {
+					free(model);
+					return hs_err_set(err, "out of memory");
+				}
+			}
+			t->models[t->njobtypes] = model;
+			t->sf[t->njobtypes++] = sf;
+		}
+	}
+	/* Unconsolidated-only types still need a base type. */
+	json_object_object_foreach(root, type2, unused) {
+		(void)unused;
+		int uncons;
+		size_t bl = base_len(type2, &uncons);
+		if (!uncons)
+			continue;
+		char *base = strndup(type2, bl);
+		if (!base)
+			return hs_err_set(err, "out of memory");
+		if (hs_thrtable_type_index(t, base) < 0)
+			t->types[t->ntypes++] = base;
+		else
+			free(base);
+	}
+	if (t->ntypes == 0 || t->njobtypes == 0)
+		return hs_err_set(err, "throughput table has no GPU types or no jobs");
+	return 0;
+}
+
+/* Pass 2: values. */
+static int fill_values(hs_thrtable_t *t, json_object *root, hs_err_t *err)
+{
+	const size_t J = (size_t)t->ntypes, A = (size_t)t->njobtypes;
+	t->alone = calloc(A * J + 1, sizeof(double));
+	t->alone_uncons = calloc(A * J + 1, sizeof(double));
+	t->pair = calloc(A * A * J + 1, sizeof(double));
+	if (!t->alone || !t->alone_uncons || !t->pair)
+		return hs_err_set(err, "out of memory");
+	json_object_object_foreach(root, type, per_type) {
+		int uncons;
+		size_t bl = base_len(type, &uncons);
+		char base[256];
+		if (bl >= sizeof(base))
+			return hs_err_set(err, "throughput table: GPU type name too long");
+		memcpy(base, type, bl);
+		base[bl] = '\0';
+		const size_t j = (size_t)hs_thrtable_type_index(t, base);
+		json_object_object_foreach(per_type, key, entry) {
+			const size_t a = (size_t)find_key(t, key);
+			if (!json_object_is_type(entry, json_type_object))
+				return hs_err_set(err, "throughput table: %s/%.80s is not an object", type, key);
+			json_object_object_foreach(entry, other, val) {
+				if (strcmp(other, "null") == 0) {
+					double v;
+					if (get_number(val, &v) < 0)
+						return hs_err_set(err, "throughput table: %s/%.80s: "
+								  "\"null\" must be a number >= 0", type, key);
+					(uncons ? t->alone_uncons : t->alone)[a * J + j] = v;
+					continue;
+				}
+				int b = find_key(t, other);
+				if (b < 0) {
+					/* a partner that is never a job of its own: skip it,
+					 * it can never be scheduled anyway */
+					continue;
+				}
+				double v;
+				if (!json_object_is_type(val, json_type_array) ||
+				    json_object_array_length(val) != 2 ||
+				    get_number(json_object_array_get_idx(val, 0), &v) < 0)
+					return hs_err_set(err, "throughput table: %s/%.80s/%.80s must be "
+							  "[this, other] with numbers >= 0", type, key, other);
+				if (!uncons)
+					t->pair[(a * A + (size_t)b) * J + j] = v;
+			}
+		}
+	}
+	return 0;
+}
+
+int hs_thrtable_parse(hs_thrtable_t *t, const char *json_text, hs_err_t *err)
+{
+	memset(t, 0, sizeof(*t));
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return hs_err_set(err, "out of memory");
+	json_object *root = json_tokener_parse_ex(tok, json_text, (int)strlen(json_text));
+	enum json_tokener_error jerr = json_tokener_get_error(tok);
+	json_tokener_free(tok);
+	if (!root || jerr != json_tokener_success) {
+		json_object_put(root);
+		return hs_err_set(err, "throughput table is not valid JSON: %s",
+				  json_tokener_error_desc(jerr));
+	}
+	int rc = -1;
+	if (!json_object_is_type(root, json_type_object))
+		hs_err_set(err, "throughput table must be a JSON object keyed by GPU type");
+	else if (collect_names(t, root, err) == 0 && fill_values(t, root, err) == 0)
+		rc = 0;
+	json_object_put(root);
+	if (rc < 0)
+		hs_thrtable_free(t);
+	return rc;
+}
+
+int hs_thrtable_load(hs_thrtable_t *t, const char *path, hs_err_t *err)
+{
+	memset(t, 0, sizeof(*t));
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return hs_err_set(err, "cannot open throughput table %s: %m", path);
+	char *buf = NULL;
+	long size = -1;
+	if (fseek(f, 0, SEEK_END) == 0)
+		size = ftell(f);
+	if (size < 0 || size > MAX_TABLE_BYTES || fseek(f, 0, SEEK_SET) != 0) {
+		fclose(f);
+		return hs_err_set(err, "throughput table %s: unreadable or larger than %ld bytes",
+				  path, MAX_TABLE_BYTES);
+	}
+	buf = malloc((size_t)size + 1);
+	if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+		free(buf);
+		fclose(f);
+		return hs_err_set(err, "cannot read throughput table %s", path);
+	}
+	fclose(f);
+	buf[size] = '\0';
+	if (strlen(buf) != (size_t)size) {
+		free(buf);
+		return hs_err_set(err, "throughput table %s contains a NUL byte", path);
+	}
+	int rc = hs_thrtable_parse(t, buf, err);
+	free(buf);
+	if (rc < 0) {
+		char msg[HS_ERRLEN];
+		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "");
+		hs_err_set(err, "%s: %s", path, msg);
+	}
+	return rc;
+}
+
+void hs_thrtable_free(hs_thrtable_t *t)
+{
+	if (!t)
+		return;
+	if (t->types)
+		for (int j = 0; j < t->ntypes; j++)
+			free(t->types[j]);
+	if (t->models)
+		for (int a = 0; a < t->njobtypes; a++)
+			free(t->models[a]);
+	free(t->types);
+	free(t->models);
+	free(t->sf);
+	free(t->alone);
+	free(t->alone_uncons);
+	free(t->pair);
+	memset(t, 0, sizeof(*t));
+}
+
+double hs_thrtable_alone(const hs_thrtable_t *t, int jt, const char *type, int consolidated)
+{
+	int j = hs_thrtable_type_index(t, type);
+	if (j < 0 || jt < 0 || jt >= t->njobtypes)
+		return 0.0;
+	size_t i = (size_t)jt * t->ntypes + j;
+	if (!consolidated && t->alone_uncons[i] > 0.0)
+		return t->alone_uncons[i];
+	return t->alone[i];
+}
+
+double hs_thrtable_pair(const hs_thrtable_t *t, int a, int b, const char *type)
+{
+	int j = hs_thrtable_type_index(t, type);
+	if (j < 0 || a < 0 || b < 0 || a >= t->njobtypes || b >= t->njobtypes)
+		return 0.0;
+	return t->pair[((size_t)a * t->njobtypes + b) * t->ntypes + j];
+}
+
+int hs_thrtable_to_jobtypes(const hs_thrtable_t *t, const hs_cluster_t *c,
+			    hs_jobtypes_t *out, hs_err_t *err)
+{
+	const size_t A = (size_t)t->njobtypes, J = (size_t)c->ntypes;
+	memset(out, 0, sizeof(*out));
+	out->names = calloc(A + 1, sizeof(char *));
+	out->scale_factor = calloc(A + 1, sizeof(int));
+	out->pair_thr = calloc(A * A * J + 1, sizeof(double));
+	if (!out->names || !out->scale_factor || !out->pair_thr)
+		goto oom;
+	out->n = (int)A;
+	for (size_t a = 0; a < A; a++) {
+		char key[512];
+		if (hs_thrtable_key(t->models[a], t->sf[a], key, sizeof(key)) < 0 ||
+		    !(out->names[a] = strdup(key)))
+			goto oom;
+		out->scale_factor[a] = t->sf[a];
+	}
+	for (size_t j = 0; j < J; j++) {
+		int tj = hs_thrtable_type_index(t, c->names[j]);
+		if (tj < 0)
+			continue;
+		for (size_t a = 0; a < A; a++)
+			for (size_t b = 0; b < A; b++)
+				out->pair_thr[(a * A + b) * J + j] =
+					t->pair[(a * A + b) * (size_t)t->ntypes + (size_t)tj];
+	}
+	return 0;
+oom:
+	if (out->names)
+		for (size_t a = 0; a < A; a++)
+			free(out->names[a]);
+	free(out->names);
+	free(out->scale_factor);
+	free(out->pair_thr);
+	memset(out, 0, sizeof(*out));
+	return hs_err_set(err, "out of memory");
+}

@@ -1,0 +1,56 @@
+/* thrtable.h — offline throughput tables in Gavel's JSON format:
+ *
+ *   {"<gpu type>": {"('<model>', <scale factor>)": {
+ *        "null": <steps/s alone>,
+ *        "('<other model>', <sf>)": [<this job>, <other job>], ...}, ...}, ...}
+ *
+ * A "job type" is a (model, scale factor) key. GPU types named
+ * "<type>_unconsolidated" describe multi-GPU jobs spread over several
+ * servers; they are kept as a variant of <type>, not as a type of their own.
+ * Pair entries of [0, 0] (or missing ones) mean the pair cannot share.
+ * Every value is validated (finite, >= 0); a malformed file is an error
+ * that names the offending key, never a crash.
+ */
+#ifndef HS_CORE_THRTABLE_H
+#define HS_CORE_THRTABLE_H
+
+#include "core/model.h"
+
+typedef struct hs_thrtable {
+	int ntypes;
+	char **types;            /* [ntypes] GPU type names in file order */
+	int njobtypes;
+	char **models;           /* [njobtypes] model names, e.g. "ResNet-50 (batch size 64)" */
+	int *sf;                 /* [njobtypes] scale factors */
+	double *alone;           /* [jt * ntypes + j] steps/s alone, 0 = unknown */
+	double *alone_uncons;    /* [jt * ntypes + j] unconsolidated variant, 0 = unknown */
+	double *pair;            /* [(a * njobtypes + b) * ntypes + j] steps/s of an
+	                          * a-job sharing with a b-job, 0 = cannot share */
+} hs_thrtable_t;
+
+int hs_thrtable_load(hs_thrtable_t *t, const char *path, hs_err_t *err);
+int hs_thrtable_parse(hs_thrtable_t *t, const char *json_text, hs_err_t *err);
+void hs_thrtable_free(hs_thrtable_t *t);
+
+/* Job type index of (model, scale factor), or -1. */
+int hs_thrtable_find(const hs_thrtable_t *t, const char *model, int sf);
+/* GPU type index in the table, or -1. */
+int hs_thrtable_type_index(const hs_thrtable_t *t, const char *type);
+/* Throughput of job type jt alone on the named GPU type; multi-GPU jobs
+ * placed over several servers use the unconsolidated variant when the table
+ * has one. Returns 0 when unknown (type or job type not in the table). */
+double hs_thrtable_alone(const hs_thrtable_t *t, int jt, const char *type, int consolidated);
+/* Throughput of an a-job sharing with a b-job on the named GPU type, 0 if
+ * they cannot share or it is unknown. */
+double hs_thrtable_pair(const hs_thrtable_t *t, int a, int b, const char *type);
+
+/* Fills out (which must be empty) with every job type of the table and the
+ * pair throughputs mapped onto the cluster's GPU types (by name; cluster
+ * types missing from the table get 0), for space-sharing policies. */
+int hs_thrtable_to_jobtypes(const hs_thrtable_t *t, const hs_cluster_t *c,
+			    hs_jobtypes_t *out, hs_err_t *err);
+
+/* Formats the table key of a job type, "('<model>', <sf>)", into buf. */
+int hs_thrtable_key(const char *model, int sf, char *buf, size_t len);
+
+#endif /* HS_CORE_THRTABLE_H */
