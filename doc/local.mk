@@ -1,1 +1,2 @@
 # doc — targets of this directory
+dist_doc_DATA += doc/protocol.md
