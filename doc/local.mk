@@ -1,2 +1,3 @@
 # doc — targets of this directory
 dist_doc_DATA += doc/protocol.md
+dist_man_MANS += doc/man/hetsched-solve.1

@@ -6,4 +6,6 @@
 /* argv[0] is the subcommand name; returns the process exit status. */
 typedef int (*hs_cmd_fn)(int argc, char **argv);
 
+int hs_cmd_solve(int argc, char **argv);   /* cmd_solve.c */
+
 #endif

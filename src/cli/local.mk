@@ -2,6 +2,7 @@
 # src/cli/main.c.
 bin_PROGRAMS += hetsched
 hetsched_SOURCES = \
-	src/cli/main.c src/cli/commands.h
+	src/cli/main.c src/cli/commands.h \
+	src/cli/cmd_solve.c
 hetsched_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 hetsched_LDADD = libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm

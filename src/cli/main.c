@@ -11,6 +11,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	/* subcommands register here, one line each */
+	{ "solve", hs_cmd_solve, "solve a scheduling policy on a problem (JSON)" },
 	{ NULL, NULL, NULL },
 };
 

@@ -15,3 +15,33 @@ tests_unit_test_thrtable_LDADD = $(UNIT_LDADD)
 tests_unit_test_thrtable_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_thrtable
 endif
+
+# policy engine (issue 3)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_lp
+tests_unit_test_lp_SOURCES = tests/unit/test_lp.c
+tests_unit_test_lp_LDADD = $(UNIT_LDADD)
+tests_unit_test_lp_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_lp
+
+check_PROGRAMS += tests/unit/test_policy
+tests_unit_test_policy_SOURCES = tests/unit/test_policy.c tests/unit/policy_fixtures.h
+tests_unit_test_policy_LDADD = $(UNIT_LDADD)
+tests_unit_test_policy_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_policy
+
+check_PROGRAMS += tests/unit/test_policy_props
+tests_unit_test_policy_props_SOURCES = tests/unit/test_policy_props.c tests/unit/policy_fixtures.h
+tests_unit_test_policy_props_LDADD = $(UNIT_LDADD)
+tests_unit_test_policy_props_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_policy_props
+
+check_PROGRAMS += tests/unit/test_problem_json
+tests_unit_test_problem_json_SOURCES = tests/unit/test_problem_json.c tests/unit/testdata.h
+tests_unit_test_problem_json_LDADD = $(UNIT_LDADD)
+tests_unit_test_problem_json_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_problem_json
+endif
+
+TESTS += tests/unit/test_solve_cli.sh
+EXTRA_DIST += tests/unit/test_solve_cli.sh

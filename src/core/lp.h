@@ -1,0 +1,82 @@
+/* lp.h — a thin wrapper around GLPK for the policy engine: build an LP
+ * with 0-based rows and columns, solve it quietly, read the solution, and
+ * change bounds/coefficients between solves so the next solve can start
+ * from the previous basis (warm start).
+ *
+ * Why a wrapper at all: GLPK aborts the process on invalid arguments
+ * (duplicate matrix entries, out-of-range indices, inverted bounds). The
+ * policies run inside slurmctld, so every call is checked here and turned
+ * into an hs_err_t instead. Matrix entries are collected as triplets and
+ * merged (duplicates summed, zeros dropped) before glp_load_matrix.
+ *
+ * GLPK prints to stdout by default; every solver call here sets its own
+ * message level (GLP_MSG_OFF unless verbose, which goes to GLPK's terminal
+ * output), and nothing touches GLPK's per-thread environment, so the
+ * wrapper adds no global state.
+ */
+#ifndef HS_CORE_LP_H
+#define HS_CORE_LP_H
+
+#include "core/model.h"
+
+typedef struct hs_lp hs_lp_t;
+
+typedef enum hs_lp_method {
+	HS_LP_PRIMAL = 0,     /* primal simplex */
+	HS_LP_DUAL = 1,       /* dual simplex (falls back to primal) */
+	HS_LP_INTERIOR = 2,   /* interior point (no basis; no warm start) */
+} hs_lp_method_t;
+
+typedef struct hs_lp_opts {
+	hs_lp_method_t method;
+	int presolve;         /* GLPK's LP presolver (discards any warm basis) */
+	int scale;            /* glp_scale_prob(GLP_SF_AUTO) before the first solve */
+	int warm;             /* reuse the basis left by the previous solve */
+	double time_limit_s;  /* 0 = none */
+	int verbose;          /* GLPK messages (on GLPK's terminal, stdout) */
+} hs_lp_opts_t;
+
+/* The measured defaults (see bench/solve.sh): dual simplex, no presolve,
+ * automatic scaling, warm start. */
+void hs_lp_opts_default(hs_lp_opts_t *o);
+
+typedef enum hs_lp_status {
+	HS_LP_OPTIMAL = 0,
+	HS_LP_INFEASIBLE = 1,  /* no primal feasible solution */
+	HS_LP_UNBOUNDED = 2,
+	HS_LP_FAILED = 3,      /* numerical trouble / time limit; message set */
+} hs_lp_status_t;
+
+hs_lp_t *hs_lp_new(int maximize, hs_err_t *err);
+void hs_lp_free(hs_lp_t *lp);
+
+int hs_lp_ncols(const hs_lp_t *lp);
+int hs_lp_nrows(const hs_lp_t *lp);
+
+/* Appends n columns / rows; returns the index of the first, or -1. New
+ * columns are [0, +inf) with objective 0; new rows are free. */
+int hs_lp_add_cols(hs_lp_t *lp, int n, hs_err_t *err);
+int hs_lp_add_rows(hs_lp_t *lp, int n, hs_err_t *err);
+
+/* Bounds: use -INFINITY / INFINITY for "none"; lb == ub fixes. */
+int hs_lp_set_col_bounds(hs_lp_t *lp, int col, double lb, double ub, hs_err_t *err);
+int hs_lp_set_row_bounds(hs_lp_t *lp, int row, double lb, double ub, hs_err_t *err);
+int hs_lp_set_obj(hs_lp_t *lp, int col, double coef, hs_err_t *err);
+
+/* Adds a matrix coefficient (before the first solve; entries with the same
+ * row and column are summed). */
+int hs_lp_add_coef(hs_lp_t *lp, int row, int col, double val, hs_err_t *err);
+/* Changes one coefficient after the matrix was loaded (the first solve
+ * loads it); the basis is kept. */
+int hs_lp_set_coef(hs_lp_t *lp, int row, int col, double val, hs_err_t *err);
+
+/* Solves; returns the status, or HS_LP_FAILED with err filled. */
+hs_lp_status_t hs_lp_solve(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err);
+
+/* The solution of the last HS_LP_OPTIMAL solve. */
+double hs_lp_obj_value(const hs_lp_t *lp);
+double hs_lp_col_value(const hs_lp_t *lp, int col);
+/* Simplex iterations used by the solves so far (bench/diagnostics). */
+long hs_lp_iterations(const hs_lp_t *lp);
+
+#endif /* HS_CORE_LP_H */

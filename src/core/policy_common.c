@@ -1,0 +1,217 @@
+/* policy_common.c — helpers shared by the policy families (see
+ * policy_impl.h): usable types, the isolated allocation, grouping jobs
+ * into interchangeable classes, a per-context random generator, and
+ * cleaning solver noise out of allocations. */
+#include "core/policy_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int hs_job_usable(const hs_problem_t *p, const double *cap, int m, int j)
+{
+	return p->jobs[m].thr[j] > 0.0 && cap[j] >= (double)p->jobs[m].scale_factor;
+}
+
+double hs_policy_thr(const hs_policy_desc_t *d, const hs_problem_t *p, int m, int j)
+{
+	double t = p->jobs[m].thr[j];
+	if (d->aware)
+		return t;
+	return t > 0.0 ? 1.0 : 0.0;
+}
+
+void hs_isolated_fill(const hs_problem_t *p, const double *cap, hs_alloc_t *out)
+{
+	const int J = p->cluster.ntypes, M = p->njobs;
+	for (int m = 0; m < M; m++) {
+		double *row = &out->x[(size_t)m * J];
+		double sum = 0.0;
+		for (int j = 0; j < J; j++) {
+			row[j] = hs_job_usable(p, cap, m, j)
+				 ? cap[j] / ((double)M * p->jobs[m].scale_factor) : 0.0;
+			sum += row[j];
+		}
+		if (sum > 1.0)
+			for (int j = 0; j < J; j++)
+				row[j] /= sum;
+	}
+}
+
+double hs_isolated_thr(const hs_problem_t *p, const double *cap, int m)
+{
+	const int J = p->cluster.ntypes, M = p->njobs;
+	double sum = 0.0, thr = 0.0;
+	for (int j = 0; j < J; j++) {
+		if (!hs_job_usable(p, cap, m, j))
+			continue;
+		double x = cap[j] / ((double)M * p->jobs[m].scale_factor);
+		sum += x;
+		thr += x * p->jobs[m].thr[j];
+	}
+	return sum > 1.0 ? thr / sum : thr;
+}
+
+/* ---- job classes --------------------------------------------------------- */
+
+unsigned long long hs_hash_mix(unsigned long long h, unsigned long long v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return h;
+}
+
+unsigned long long hs_hash_double(unsigned long long h, double v)
+{
+	unsigned long long bits;
+	if (v == 0.0)
+		v = 0.0; /* -0 and +0 hash alike */
+	memcpy(&bits, &v, sizeof(bits));
+	return hs_hash_mix(h, bits);
+}
+
+/* Open-addressing hash table from key hash to class; classes are compared
+ * with eq on their representative, so hash collisions are harmless. */
+int hs_classes_build(hs_classes_t *cl, int njobs, hs_class_hash_fn hash,
+		     hs_class_eq_fn eq, const void *ctx, hs_err_t *err)
+{
+	memset(cl, 0, sizeof(*cl));
+	size_t cap = 16;
+	while (cap < 2 * (size_t)njobs)
+		cap *= 2;
+	int *slot = malloc(cap * sizeof(*slot));
+	unsigned long long *slot_h = malloc(cap * sizeof(*slot_h));
+	cl->class_of = malloc(((size_t)njobs + 1) * sizeof(*cl->class_of));
+	cl->rep = malloc(((size_t)njobs + 1) * sizeof(*cl->rep));
+	cl->size = calloc((size_t)njobs + 1, sizeof(*cl->size));
+	if (!slot || !slot_h || !cl->class_of || !cl->rep || !cl->size) {
+		free(slot);
+		free(slot_h);
+		hs_classes_free(cl);
+		return hs_err_set(err, "out of memory");
+	}
+	for (size_t i = 0; i < cap; i++)
+		slot[i] = -1;
+	for (int m = 0; m < njobs; m++) {
+		unsigned long long h = hash(ctx, m);
+		size_t i = (size_t)(h & (cap - 1));
+		for (;;) {
+			int c = slot[i];
+			if (c < 0) {
+				c = cl->n++;
+				slot[i] = c;
+				slot_h[i] = h;
+				cl->rep[c] = m;
+				cl->class_of[m] = c;
+				cl->size[c] = 1;
+				break;
+			}
+			if (slot_h[i] == h && eq(ctx, cl->rep[c], m)) {
+				cl->class_of[m] = c;
+				cl->size[c]++;
+				break;
+			}
+			i = (i + 1) & (cap - 1);
+		}
+	}
+	free(slot);
+	free(slot_h);
+	return 0;
+}
+
+void hs_classes_free(hs_classes_t *cl)
+{
+	free(cl->class_of);
+	free(cl->rep);
+	free(cl->size);
+	memset(cl, 0, sizeof(*cl));
+}
+
+/* ---- random numbers -------------------------------------------------------- */
+
+unsigned long long hs_rng_next(unsigned long long *state)
+{
+	unsigned long long z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+double hs_rng_uniform(unsigned long long *state)
+{
+	return (double)(hs_rng_next(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* ---- allocations ----------------------------------------------------------- */
+
+double hs_alloc_total_thr(const hs_alloc_t *a, const hs_problem_t *p)
+{
+	double s = 0.0;
+	for (int m = 0; m < p->njobs; m++)
+		s += hs_alloc_effective_thr(a, p, m);
+	return s;
+}
+
+static double snap(double v)
+{
+	if (!(v > 1e-9)) /* also catches NaN */
+		return 0.0;
+	if (v > 1.0 - 1e-9)
+		return 1.0;
+	return v;
+}
+
+int hs_alloc_clean(hs_alloc_t *a, const hs_problem_t *p, const double *cap, hs_err_t *err)
+{
+	const int J = a->ntypes, M = a->njobs;
+	for (size_t i = 0; i < (size_t)M * J; i++)
+		a->x[i] = snap(a->x[i]);
+	for (int i = 0; i < a->npairs; i++)
+		for (int j = 0; j < J; j++)
+			a->pairs[i].x[j] = snap(a->pairs[i].x[j]);
+	/* per type: sum_m s_m x_mj (a pair counts once) <= cap_j */
+	for (int j = 0; j < J; j++) {
+		double u = 0.0;
+		for (int m = 0; m < M; m++)
+			u += p->jobs[m].scale_factor * a->x[(size_t)m * J + j];
+		for (int i = 0; i < a->npairs; i++)
+			u += p->jobs[a->pairs[i].m].scale_factor * a->pairs[i].x[j];
+		if (u > cap[j]) {
+			double f = u > 0.0 ? cap[j] / u : 0.0;
+			for (int m = 0; m < M; m++)
+				a->x[(size_t)m * J + j] *= f;
+			for (int i = 0; i < a->npairs; i++)
+				a->pairs[i].x[j] *= f;
+		}
+	}
+	/* per job: alone + pairs <= 1. Scaling down keeps the types feasible;
+	 * a pair is scaled by the smaller factor of its two jobs. */
+	double *f = malloc(((size_t)M + 1) * sizeof(*f));
+	if (!f)
+		return hs_err_set(err, "out of memory");
+	for (int m = 0; m < M; m++) {
+		f[m] = 0.0;
+		for (int j = 0; j < J; j++)
+			f[m] += a->x[(size_t)m * J + j];
+	}
+	for (int i = 0; i < a->npairs; i++)
+		for (int j = 0; j < J; j++) {
+			f[a->pairs[i].m] += a->pairs[i].x[j];
+			f[a->pairs[i].k] += a->pairs[i].x[j];
+		}
+	for (int m = 0; m < M; m++) {
+		f[m] = f[m] > 1.0 ? 1.0 / f[m] : 1.0;
+		if (f[m] < 1.0)
+			for (int j = 0; j < J; j++)
+				a->x[(size_t)m * J + j] *= f[m];
+	}
+	for (int i = 0; i < a->npairs; i++) {
+		double g = f[a->pairs[i].m] < f[a->pairs[i].k] ? f[a->pairs[i].m] : f[a->pairs[i].k];
+		if (g < 1.0)
+			for (int j = 0; j < J; j++)
+				a->pairs[i].x[j] *= g;
+	}
+	free(f);
+	return 0;
+}

@@ -1,0 +1,113 @@
+/* policy_impl.h — what the policy families share behind policy.h: the
+ * registry entry of a policy, the context layout, and small helpers every
+ * family uses (usable types, isolated allocation, job-class grouping,
+ * allocation checks). Not part of the public interface.
+ */
+#ifndef HS_CORE_POLICY_IMPL_H
+#define HS_CORE_POLICY_IMPL_H
+
+#include "core/lp.h"
+#include "core/policy.h"
+
+typedef struct hs_policy_desc hs_policy_desc_t;
+
+/* One solve: the problem, the accelerators this solve may use (a double
+ * per type: POP partitions get fractions of the cluster), and the output
+ * allocation (already initialized to njobs x ntypes zeros). */
+typedef struct hs_solve_in {
+	const hs_problem_t *p;
+	const double *cap;       /* [ntypes] */
+} hs_solve_in_t;
+
+typedef int (*hs_policy_solve_fn)(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+				  hs_alloc_t *out, hs_err_t *err);
+
+struct hs_policy_desc {
+	const char *name;
+	hs_policy_solve_fn solve;
+	int aware;               /* heterogeneity-aware (uses T_mj) */
+	int packed;              /* uses space sharing (pairs) */
+	int lp;                  /* solved as LP(s): POP partitioning applies */
+	int variant;             /* family-specific */
+	void (*state_free)(void *state);
+	/* the policy's objective for any allocation (POP re-evaluates the
+	 * combined allocation with it); NULL for non-LP policies */
+	double (*evaluate)(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const hs_alloc_t *a);
+};
+
+struct hs_policy_ctx {
+	const hs_policy_desc_t *desc;
+	hs_policy_opts_t opts;
+	hs_lp_opts_t lp_opts;    /* solver options derived from opts */
+	void *state;             /* family-owned state across rounds */
+	unsigned long long rng;  /* splitmix64 state, from opts.seed */
+	int no_classes;          /* benchmark baseline: no class aggregation */
+	long last_iterations;    /* simplex iterations of the last solve */
+};
+
+/* ---- helpers (policy_common.c) ------------------------------------------ */
+
+/* 1 if job m can run on type j within capacity cap: thr > 0 and the
+ * job's scale factor fits in cap[j]. */
+int hs_job_usable(const hs_problem_t *p, const double *cap, int m, int j);
+
+/* Throughput the policy sees: T_mj for aware policies; for agnostic ones
+ * 1 on every type the job can run on (T_mj > 0), else 0. */
+double hs_policy_thr(const hs_policy_desc_t *d, const hs_problem_t *p, int m, int j);
+
+/* Isolated allocation: X_mj = cap_j / (M s_m) on usable types, each row
+ * scaled down to sum <= 1 (policies.md). Fills out->x. */
+void hs_isolated_fill(const hs_problem_t *p, const double *cap, hs_alloc_t *out);
+/* Effective throughput of job m under the isolated allocation (T^iso_m). */
+double hs_isolated_thr(const hs_problem_t *p, const double *cap, int m);
+
+/* Groups interchangeable jobs: class_of[m] gets the class of job m,
+ * returns the number of classes and fills rep[c] (a member) and size[c].
+ * Two jobs are one class when key_eq says so; keys are hashed by key_hash.
+ * (Used for exact class aggregation, see policy_maxmin.c.) */
+typedef struct hs_classes {
+	int n;
+	int *class_of;           /* [njobs] */
+	int *rep;                /* [n] */
+	int *size;               /* [n] */
+} hs_classes_t;
+typedef unsigned long long (*hs_class_hash_fn)(const void *ctx, int m);
+typedef int (*hs_class_eq_fn)(const void *ctx, int m, int k);
+int hs_classes_build(hs_classes_t *cl, int njobs, hs_class_hash_fn hash,
+		     hs_class_eq_fn eq, const void *ctx, hs_err_t *err);
+void hs_classes_free(hs_classes_t *cl);
+
+/* Hash mixing for class keys. */
+unsigned long long hs_hash_mix(unsigned long long h, unsigned long long v);
+unsigned long long hs_hash_double(unsigned long long h, double v);
+
+/* Next pseudo-random number of the context (splitmix64): deterministic
+ * per seed, no global state. */
+unsigned long long hs_rng_next(unsigned long long *state);
+/* Uniform double in [0, 1). */
+double hs_rng_uniform(unsigned long long *state);
+
+/* Summed effective throughput of an allocation (an objective for the
+ * heuristics). */
+double hs_alloc_total_thr(const hs_alloc_t *a, const hs_problem_t *p);
+
+/* Clamps tiny solver noise: values within 1e-9 of 0 or 1 snap to them, and
+ * rows/types that exceed their limits by rounding are scaled back, so the
+ * allocation satisfies the base constraints exactly. */
+int hs_alloc_clean(hs_alloc_t *a, const hs_problem_t *p, const double *cap, hs_err_t *err);
+
+/* Max-min fairness coefficient a_mj and the max-min value of an
+ * allocation (policy_maxmin.c). */
+double hs_maxmin_coef(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap,
+		      int m, int j);
+double hs_maxmin_value(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap,
+		       const hs_alloc_t *a);
+double hs_maxmin_evaluate(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const hs_alloc_t *a);
+
+/* The policy families. */
+int hs_policy_isolated_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			     hs_alloc_t *out, hs_err_t *err);
+int hs_policy_maxmin_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			   hs_alloc_t *out, hs_err_t *err);
+
+#endif /* HS_CORE_POLICY_IMPL_H */

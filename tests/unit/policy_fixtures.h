@@ -1,0 +1,178 @@
+/* policy_fixtures.h — builders for policy tests: small hand-written
+ * problems, seeded random instances, and the feasibility check every
+ * allocation must pass (bounds, per-job time, per-type capacity with a
+ * pair counted once). */
+#ifndef HS_TESTS_POLICY_FIXTURES_H
+#define HS_TESTS_POLICY_FIXTURES_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/model.h"
+#include "core/policy.h"
+
+/* A problem on cluster spec ("fast:1,slow:2") with n jobs j0..j{n-1};
+ * thr is n x ntypes row-major; sf / w / steps may be NULL (defaults). */
+static inline void fx_problem(hs_problem_t *p, const char *cluster, int n, const double *thr,
+			      const int *sf, const double *w, const double *steps)
+{
+	hs_err_t err;
+	memset(p, 0, sizeof(*p));
+	p->reference_type = -1;
+	if (hs_cluster_parse(&p->cluster, cluster, &err) < 0 || hs_problem_alloc_jobs(p, n, &err) < 0) {
+		fprintf(stderr, "fixture: %s\n", err.msg);
+		abort();
+	}
+	const int J = p->cluster.ntypes;
+	for (int m = 0; m < n; m++) {
+		char id[32];
+		snprintf(id, sizeof(id), "j%d", m);
+		p->jobs[m].id = strdup(id);
+		for (int j = 0; j < J; j++)
+			p->jobs[m].thr[j] = thr[m * J + j];
+		if (sf)
+			p->jobs[m].scale_factor = sf[m];
+		if (w)
+			p->jobs[m].weight = w[m];
+		p->jobs[m].remaining_steps = steps ? steps[m] : 1000.0;
+	}
+}
+
+/* Deterministic generator for the property tests (xorshift64*). */
+static inline double fx_rand(unsigned long long *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return (double)((*s * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+/* A random instance: 2-4 types with 0-12 accelerators (at least one type
+ * non-empty), 1-maxjobs jobs with scale factors 1/2/4, weights 0.5-2,
+ * throughputs 0.1-10 (about one in six zero, at least one usable type),
+ * remaining steps 1e2-1e5, ages 0-1e4 s. */
+static inline void fx_random(hs_problem_t *p, unsigned long long seed, int maxjobs)
+{
+	unsigned long long s = seed * 0x9e3779b97f4a7c15ULL + 1;
+	hs_err_t err;
+	memset(p, 0, sizeof(*p));
+	p->reference_type = -1;
+	int J = 2 + (int)(fx_rand(&s) * 3);
+	if (hs_cluster_init(&p->cluster, J, &err) < 0)
+		abort();
+	for (int j = 0; j < J; j++) {
+		char name[16];
+		snprintf(name, sizeof(name), "gpu%d", j);
+		p->cluster.names[j] = strdup(name);
+		p->cluster.count[j] = (int)(fx_rand(&s) * 13);
+		p->cluster.price[j] = 0.5 + 3.0 * fx_rand(&s);
+	}
+	if (hs_cluster_total(&p->cluster) < 4)
+		p->cluster.count[0] = 4;
+	int M = 1 + (int)(fx_rand(&s) * maxjobs);
+	if (hs_problem_alloc_jobs(p, M, &err) < 0)
+		abort();
+	static const int sfs[] = { 1, 1, 1, 1, 2, 4 };
+	for (int m = 0; m < M; m++) {
+		hs_job_t *jb = &p->jobs[m];
+		char id[32];
+		snprintf(id, sizeof(id), "r%d", m);
+		jb->id = strdup(id);
+		jb->scale_factor = sfs[(int)(fx_rand(&s) * 6)];
+		jb->weight = 0.5 + 1.5 * fx_rand(&s);
+		jb->remaining_steps = pow(10.0, 2.0 + 3.0 * fx_rand(&s));
+		jb->age_s = 1e4 * fx_rand(&s);
+		/* some jobs repeat an earlier job's row (classes) */
+		if (m > 0 && fx_rand(&s) < 0.3) {
+			int k = (int)(fx_rand(&s) * m);
+			memcpy(jb->thr, p->jobs[k].thr, (size_t)J * sizeof(double));
+			jb->scale_factor = p->jobs[k].scale_factor;
+			jb->weight = p->jobs[k].weight;
+		} else {
+			for (int j = 0; j < J; j++)
+				jb->thr[j] = fx_rand(&s) < 1.0 / 6 ? 0.0 : 0.1 + 9.9 * fx_rand(&s);
+		}
+		int usable = 0;
+		for (int j = 0; j < J; j++)
+			usable |= jb->thr[j] > 0 && p->cluster.count[j] >= jb->scale_factor;
+		if (!usable) {
+			jb->scale_factor = 1;
+			for (int j = 0; j < J; j++)
+				if (p->cluster.count[j] > 0 && jb->thr[j] == 0.0)
+					jb->thr[j] = 1.0;
+		}
+	}
+}
+
+/* Every allocation must satisfy the base constraints (policies.md). */
+static inline int fx_feasible(const hs_alloc_t *a, const hs_problem_t *p, char *why, size_t len)
+{
+	const int J = p->cluster.ntypes, M = p->njobs;
+	const double tol = 1e-7;
+	if (a->njobs != M || a->ntypes != J) {
+		snprintf(why, len, "allocation has the wrong shape");
+		return 0;
+	}
+	for (int m = 0; m < M; m++) {
+		double s = 0.0;
+		for (int j = 0; j < J; j++) {
+			double x = a->x[m * J + j];
+			if (!(x >= 0.0 && x <= 1.0)) {
+				snprintf(why, len, "x[%d][%d] = %g out of [0, 1]", m, j, x);
+				return 0;
+			}
+			if (x > tol && (p->jobs[m].thr[j] <= 0.0 || p->cluster.count[j] < p->jobs[m].scale_factor)) {
+				snprintf(why, len, "job %d runs on type %d where it cannot", m, j);
+				return 0;
+			}
+			s += hs_alloc_job_type_total(a, m, j);
+		}
+		if (s > 1.0 + tol) {
+			snprintf(why, len, "job %d gets %g of the time", m, s);
+			return 0;
+		}
+	}
+	for (int i = 0; i < a->npairs; i++) {
+		const hs_pair_alloc_t *pr = &a->pairs[i];
+		if (pr->m < 0 || pr->k >= M || pr->m >= pr->k ||
+		    p->jobs[pr->m].scale_factor != p->jobs[pr->k].scale_factor) {
+			snprintf(why, len, "pair %d (%d, %d) is invalid", i, pr->m, pr->k);
+			return 0;
+		}
+		for (int j = 0; j < J; j++)
+			if (!(pr->x[j] >= 0.0 && pr->x[j] <= 1.0)) {
+				snprintf(why, len, "pair %d on type %d: %g out of [0, 1]", i, j, pr->x[j]);
+				return 0;
+			}
+	}
+	for (int j = 0; j < J; j++) {
+		double u = 0.0;
+		for (int m = 0; m < M; m++)
+			u += p->jobs[m].scale_factor * a->x[m * J + j];
+		for (int i = 0; i < a->npairs; i++)
+			u += p->jobs[a->pairs[i].m].scale_factor * a->pairs[i].x[j];
+		if (u > p->cluster.count[j] + tol) {
+			snprintf(why, len, "type %d used %g > %d", j, u, p->cluster.count[j]);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Solves with a fresh context; fails the test with the message on error. */
+static inline void fx_solve(const char *policy, const hs_problem_t *p, hs_alloc_t *a)
+{
+	hs_err_t err = { "" };
+	hs_policy_opts_t o;
+	hs_policy_opts_default(&o);
+	hs_policy_ctx_t *ctx = hs_policy_ctx_new(policy, &o, &err);
+	if (!ctx)
+		fail_msg("%s: %s", policy, err.msg);
+	if (hs_policy_solve(ctx, p, a, &err) < 0)
+		fail_msg("%s: %s", policy, err.msg);
+	hs_policy_ctx_free(ctx);
+}
+
+#endif

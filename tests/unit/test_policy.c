@@ -1,0 +1,251 @@
+/* test_policy.c — the policy registry and the policies on small instances
+ * whose optimum is worked out by hand (the derivation is in each test's
+ * comment), plus error handling of hs_policy_solve. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/policy_impl.h"
+#include "tests/unit/policy_fixtures.h"
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-6)
+
+static void registry(void **state)
+{
+	(void)state;
+	const char *must[] = { "isolated", "max_min_fairness", "max_min_fairness_perf" };
+	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++)
+		assert_true(hs_policy_exists(must[i]));
+	assert_false(hs_policy_exists("no_such_policy"));
+	assert_false(hs_policy_exists(NULL));
+	assert_null(hs_policy_name(-1));
+	assert_null(hs_policy_name(hs_policy_count()));
+	for (int i = 0; i < hs_policy_count(); i++) {
+		const char *n = hs_policy_name(i);
+		assert_non_null(n);
+		for (int k = 0; k < i; k++)
+			assert_string_not_equal(n, hs_policy_name(k));
+		hs_err_t err;
+		hs_policy_ctx_t *ctx = hs_policy_ctx_new(n, NULL, &err);
+		assert_non_null(ctx);
+		assert_string_equal(hs_policy_ctx_name(ctx), n);
+		hs_policy_ctx_free(ctx);
+	}
+	hs_err_t err = { "" };
+	assert_null(hs_policy_ctx_new("bogus", NULL, &err));
+	assert_non_null(strstr(err.msg, "bogus"));
+	hs_policy_opts_t o;
+	hs_policy_opts_default(&o);
+	o.pop_partitions = 4;
+	assert_null(hs_policy_ctx_new("isolated", &o, &err)); /* POP needs an LP */
+	hs_policy_opts_default(&o);
+	o.time_limit_s = -1;
+	assert_null(hs_policy_ctx_new("max_min_fairness", &o, &err));
+}
+
+/* fast:1, slow:2. a: fast 4, slow 1 (T^eq = 6/3 = 2); b: fast 2, slow 1
+ * (T^eq = 4/3). Slow capacity never binds, so both jobs use all their
+ * time: slow = 1 - fast. With f = a's fast share, b's is 1 - f:
+ * ratio_a = (1 + 3f) / 2, ratio_b = (1 + (1 - f)) * 3/4; equal at f = 4/9,
+ * value 7/6. */
+static const double thr2[] = { 4, 1, 2, 1 };
+
+static void maxmin_perf_hand(void **state)
+{
+	(void)state;
+	hs_problem_t p;
+	fx_problem(&p, "fast:1,slow:2", 2, thr2, NULL, NULL, NULL);
+	hs_alloc_t a;
+	fx_solve("max_min_fairness_perf", &p, &a);
+	assert_true(NEAR(a.objective, 7.0 / 6.0));
+	assert_true(NEAR(a.x[0], 4.0 / 9.0));
+	assert_true(NEAR(a.x[2], 5.0 / 9.0));
+	assert_true(NEAR(hs_alloc_effective_thr(&a, &p, 0), 7.0 / 3.0));
+	hs_alloc_free(&a);
+	hs_problem_free(&p);
+}
+
+/* Same, a with weight 2: (1 + 3f) / 4 = 3 (2 - f) / 4 gives f = 5/6,
+ * value 7/8. */
+static void maxmin_perf_weights(void **state)
+{
+	(void)state;
+	hs_problem_t p;
+	const double w[] = { 2.0, 1.0 };
+	fx_problem(&p, "fast:1,slow:2", 2, thr2, NULL, w, NULL);
+	hs_alloc_t a;
+	fx_solve("max_min_fairness_perf", &p, &a);
+	assert_true(NEAR(a.objective, 7.0 / 8.0));
+	assert_true(NEAR(a.x[0], 5.0 / 6.0));
+	hs_alloc_free(&a);
+	hs_problem_free(&p);
+}
+
+/* One type with 2 accelerators; a has scale factor 2, b and c 1. Ratios
+ * 2 x_a, x_b, x_c under 2 x_a + x_b + x_c <= 2: all equal z, 3z = 2,
+ * z = 2/3, x_a = 1/3. Agnostic and aware agree (one type). */
+static void maxmin_scale_factors(void **state)
+{
+	(void)state;
+	const double thr[] = { 5, 1, 3 };
+	const int sf[] = { 2, 1, 1 };
+	const char *pols[] = { "max_min_fairness", "max_min_fairness_perf" };
+	for (int i = 0; i < 2; i++) {
+		hs_problem_t p;
+		fx_problem(&p, "t:2", 3, thr, sf, NULL, NULL);
+		hs_alloc_t a;
+		fx_solve(pols[i], &p, &a);
+		assert_true(NEAR(a.objective, 2.0 / 3.0));
+		assert_true(NEAR(a.x[0], 1.0 / 3.0));
+		assert_true(NEAR(a.x[1], 2.0 / 3.0));
+		assert_true(NEAR(a.x[2], 2.0 / 3.0));
+		hs_alloc_free(&a);
+		hs_problem_free(&p);
+	}
+}
+
+/* Agnostic on the first instance: both jobs can have all their time
+ * (three accelerators, two jobs), so the value is 1 and each row sums to
+ * 1; its aware value is at most 7/6. */
+static void maxmin_agnostic(void **state)
+{
+	(void)state;
+	hs_problem_t p;
+	fx_problem(&p, "fast:1,slow:2", 2, thr2, NULL, NULL, NULL);
+	hs_alloc_t a;
+	fx_solve("max_min_fairness", &p, &a);
+	assert_true(NEAR(a.objective, 1.0));
+	assert_true(NEAR(a.x[0] + a.x[1], 1.0));
+	assert_true(NEAR(a.x[2] + a.x[3], 1.0));
+	hs_policy_desc_t aware = { .name = "x", .aware = 1 };
+	double cap[] = { 1, 2 };
+	assert_true(hs_maxmin_value(&aware, &p, cap, &a) <= 7.0 / 6.0 + 1e-9);
+	hs_alloc_free(&a);
+	hs_problem_free(&p);
+}
+
+/* 6 identical jobs and 2 of another kind on fast:2, slow:2 (values: the
+ * class-aggregated LP must give the same optimum as one row per job). */
+static void maxmin_classes_exact(void **state)
+{
+	(void)state;
+	double thr[8 * 2];
+	for (int m = 0; m < 8; m++) {
+		thr[2 * m] = m < 6 ? 3.0 : 1.0;
+		thr[2 * m + 1] = m < 6 ? 1.0 : 2.0;
+	}
+	hs_problem_t p;
+	fx_problem(&p, "fast:2,slow:2", 8, thr, NULL, NULL, NULL);
+	double v[2];
+	for (int nc = 0; nc < 2; nc++) {
+		hs_err_t err;
+		hs_policy_ctx_t *ctx = hs_policy_ctx_new("max_min_fairness_perf", NULL, &err);
+		ctx->no_classes = nc;
+		hs_alloc_t a;
+		assert_int_equal(hs_policy_solve(ctx, &p, &a, &err), 0);
+		v[nc] = a.objective;
+		char why[128];
+		assert_true(fx_feasible(&a, &p, why, sizeof(why)));
+		hs_alloc_free(&a);
+		hs_policy_ctx_free(ctx);
+	}
+	assert_true(NEAR(v[0], v[1]));
+	/* by hand: type-A jobs (T^eq 2) prefer fast, type-B (T^eq 1.5) slow.
+	 * B on slow only: 2 jobs x 1 = 2 slow, ratio 2/1.5 = 4/3. A on fast:
+	 * 2/6 each, ratio 1/2 -> A needs slow time too. Let A get f fast
+	 * (6f = 2) and s slow, B gets slow b: 6s + 2b = 2, ratio_A =
+	 * (3/3 + s)/2, ratio_B = 2b/1.5; equal: (1 + s)/2 = 4b/3 with
+	 * b = 1 - 3s -> 3 + 3s = 8 - 24s -> s = 5/27, value 16/27. */
+	assert_true(NEAR(v[0], 16.0 / 27.0));
+	hs_problem_free(&p);
+}
+
+/* fast:1, slow:2; a (4, 1), b (2, 0: cannot run on slow), c scale factor
+ * 2 (3, 3: does not fit the single fast accelerator). M = 3:
+ * a: fast 1/3, slow 2/3; b: fast 1/3; c: slow 2 / (3 * 2) = 1/3.
+ * Summed throughput 4/3 + 2/3 + 2/3 + 1 = 11/3. */
+static void isolated_hand(void **state)
+{
+	(void)state;
+	const double thr[] = { 4, 1, 2, 0, 3, 3 };
+	const int sf[] = { 1, 1, 2 };
+	hs_problem_t p;
+	fx_problem(&p, "fast:1,slow:2", 3, thr, sf, NULL, NULL);
+	hs_alloc_t a;
+	fx_solve("isolated", &p, &a);
+	const double want[] = { 1.0 / 3, 2.0 / 3, 1.0 / 3, 0, 0, 1.0 / 3 };
+	for (int i = 0; i < 6; i++)
+		assert_true(NEAR(a.x[i], want[i]));
+	assert_true(NEAR(a.objective, 11.0 / 3.0));
+	hs_alloc_free(&a);
+	hs_problem_free(&p);
+}
+
+static void empty_and_invalid(void **state)
+{
+	(void)state;
+	hs_problem_t p;
+	fx_problem(&p, "fast:1,slow:2", 0, NULL, NULL, NULL, NULL);
+	for (int i = 0; i < hs_policy_count(); i++) {
+		hs_alloc_t a;
+		fx_solve(hs_policy_name(i), &p, &a);
+		assert_int_equal(a.njobs, 0);
+		assert_true(a.objective == 0.0);
+		hs_alloc_free(&a);
+	}
+	hs_problem_free(&p);
+	/* a job that can run nowhere: a clear error, for every policy */
+	const double thr[] = { 0, 0 };
+	fx_problem(&p, "fast:1,slow:2", 1, thr, NULL, NULL, NULL);
+	for (int i = 0; i < hs_policy_count(); i++) {
+		hs_err_t err = { "" };
+		hs_policy_ctx_t *ctx = hs_policy_ctx_new(hs_policy_name(i), NULL, &err);
+		hs_alloc_t a;
+		assert_int_equal(hs_policy_solve(ctx, &p, &a, &err), -1);
+		assert_non_null(strstr(err.msg, "usable"));
+		hs_alloc_free(&a);
+		hs_policy_ctx_free(ctx);
+	}
+	hs_problem_free(&p);
+}
+
+/* POP with k partitions: feasible, and never better than the exact LP. */
+static void pop_partitions(void **state)
+{
+	(void)state;
+	hs_problem_t p;
+	fx_random(&p, 7, 60);
+	hs_alloc_t exact, pop;
+	fx_solve("max_min_fairness_perf", &p, &exact);
+	hs_err_t err;
+	hs_policy_opts_t o;
+	hs_policy_opts_default(&o);
+	o.pop_partitions = 3;
+	hs_policy_ctx_t *ctx = hs_policy_ctx_new("max_min_fairness_perf", &o, &err);
+	assert_int_equal(hs_policy_solve(ctx, &p, &pop, &err), 0);
+	char why[128];
+	assert_true(fx_feasible(&pop, &p, why, sizeof(why)));
+	assert_true(pop.objective <= exact.objective + 1e-7);
+	hs_alloc_free(&exact);
+	hs_alloc_free(&pop);
+	hs_policy_ctx_free(ctx);
+	hs_problem_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(registry),
+		cmocka_unit_test(maxmin_perf_hand),
+		cmocka_unit_test(maxmin_perf_weights),
+		cmocka_unit_test(maxmin_scale_factors),
+		cmocka_unit_test(maxmin_agnostic),
+		cmocka_unit_test(maxmin_classes_exact),
+		cmocka_unit_test(isolated_hand),
+		cmocka_unit_test(empty_and_invalid),
+		cmocka_unit_test(pop_partitions),
+	};
+	return cmocka_run_group_tests_name("policy", tests, NULL, NULL);
+}

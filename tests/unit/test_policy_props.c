@@ -1,0 +1,113 @@
+/* test_policy_props.c — property tests on seeded random instances
+ * (policy_fixtures.h): every policy's allocation is feasible; the
+ * heterogeneity-aware variant is at least as good as the agnostic one on
+ * the aware objective; LP optima are no worse than the isolated
+ * allocation (which is feasible for them); exact class aggregation gives
+ * the per-job optimum. HS_PROP_SEEDS overrides the number of instances. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/policy_impl.h"
+#include "tests/unit/policy_fixtures.h"
+
+static int nseeds(void)
+{
+	const char *s = getenv("HS_PROP_SEEDS");
+	int n = s ? atoi(s) : 0;
+	return n > 0 ? n : 150;
+}
+
+static void every_allocation_feasible(void **state)
+{
+	(void)state;
+	for (int seed = 1; seed <= nseeds(); seed++) {
+		hs_problem_t p;
+		fx_random(&p, (unsigned long long)seed, 30);
+		for (int i = 0; i < hs_policy_count(); i++) {
+			hs_alloc_t a;
+			fx_solve(hs_policy_name(i), &p, &a);
+			char why[160];
+			if (!fx_feasible(&a, &p, why, sizeof(why)))
+				fail_msg("seed %d, %s: %s", seed, hs_policy_name(i), why);
+			if (!isfinite(a.objective))
+				fail_msg("seed %d, %s: objective %g", seed, hs_policy_name(i), a.objective);
+			hs_alloc_free(&a);
+		}
+		hs_problem_free(&p);
+	}
+}
+
+static void maxmin_aware_beats_agnostic_and_isolated(void **state)
+{
+	(void)state;
+	hs_policy_desc_t aware = { .name = "aware", .aware = 1 };
+	for (int seed = 1; seed <= nseeds(); seed++) {
+		hs_problem_t p;
+		fx_random(&p, (unsigned long long)seed, 30);
+		double *cap = malloc(sizeof(double) * (size_t)p.cluster.ntypes);
+		for (int j = 0; j < p.cluster.ntypes; j++)
+			cap[j] = p.cluster.count[j];
+		hs_alloc_t perf, agn, iso;
+		fx_solve("max_min_fairness_perf", &p, &perf);
+		fx_solve("max_min_fairness", &p, &agn);
+		fx_solve("isolated", &p, &iso);
+		double vp = perf.objective;
+		double va = hs_maxmin_value(&aware, &p, cap, &agn);
+		double vi = hs_maxmin_value(&aware, &p, cap, &iso);
+		if (vp < va - 1e-6 * (1 + va))
+			fail_msg("seed %d: aware %.9g < agnostic %.9g", seed, vp, va);
+		if (vp < vi - 1e-6 * (1 + vi))
+			fail_msg("seed %d: aware %.9g < isolated %.9g", seed, vp, vi);
+		/* and the agnostic LP is optimal for its own objective */
+		hs_policy_desc_t agnostic = { .name = "agnostic", .aware = 0 };
+		double aa = hs_maxmin_value(&agnostic, &p, cap, &agn);
+		double ai = hs_maxmin_value(&agnostic, &p, cap, &iso);
+		if (aa < ai - 1e-6 * (1 + ai))
+			fail_msg("seed %d: agnostic LP %.9g < isolated %.9g", seed, aa, ai);
+		hs_alloc_free(&perf);
+		hs_alloc_free(&agn);
+		hs_alloc_free(&iso);
+		free(cap);
+		hs_problem_free(&p);
+	}
+}
+
+static void classes_match_per_job_lp(void **state)
+{
+	(void)state;
+	const char *pols[] = { "max_min_fairness", "max_min_fairness_perf" };
+	for (int seed = 1; seed <= nseeds(); seed++) {
+		hs_problem_t p;
+		fx_random(&p, (unsigned long long)seed, 40);
+		for (int i = 0; i < 2; i++) {
+			double v[2];
+			for (int nc = 0; nc < 2; nc++) {
+				hs_err_t err;
+				hs_policy_ctx_t *ctx = hs_policy_ctx_new(pols[i], NULL, &err);
+				ctx->no_classes = nc;
+				hs_alloc_t a;
+				if (hs_policy_solve(ctx, &p, &a, &err) < 0)
+					fail_msg("seed %d: %s", seed, err.msg);
+				v[nc] = a.objective;
+				hs_alloc_free(&a);
+				hs_policy_ctx_free(ctx);
+			}
+			if (fabs(v[0] - v[1]) > 1e-6 * (1 + fabs(v[1])))
+				fail_msg("seed %d, %s: classes %.9g vs per job %.9g", seed, pols[i], v[0], v[1]);
+		}
+		hs_problem_free(&p);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_allocation_feasible),
+		cmocka_unit_test(maxmin_aware_beats_agnostic_and_isolated),
+		cmocka_unit_test(classes_match_per_job_lp),
+	};
+	return cmocka_run_group_tests_name("policy_props", tests, NULL, NULL);
+}
