@@ -12,3 +12,8 @@ libhetsched_core_la_SOURCES = \
 	src/core/policy_maxmin.c
 libhetsched_core_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 libhetsched_core_la_LIBADD = $(GLPK_LIBS) $(JSONC_LIBS) -lm
+# The round mechanism (priorities, selection, placement, saved state).
+libhetsched_core_la_SOURCES += \
+	src/core/mechanism.c src/core/mechanism.h src/core/mechanism_impl.h \
+	src/core/mech_state.c \
+	src/core/placement.c src/core/placement.h

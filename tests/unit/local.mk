@@ -45,3 +45,12 @@ endif
 
 TESTS += tests/unit/test_solve_cli.sh
 EXTRA_DIST += tests/unit/test_solve_cli.sh
+
+# round mechanism and simulator (issue 4)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_mechanism
+tests_unit_test_mechanism_SOURCES = tests/unit/test_mechanism.c
+tests_unit_test_mechanism_LDADD = $(UNIT_LDADD)
+tests_unit_test_mechanism_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_mechanism
+endif

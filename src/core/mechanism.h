@@ -1,0 +1,195 @@
+/* mechanism.h — Gavel's round-based mechanism: turns a policy's allocation X
+ * (fraction of time each job should spend on each accelerator type, alone or
+ * packed in pairs) into who runs where during the next round, on concrete
+ * servers and GPU indices, with the action the caller must take per job.
+ * The Slurm sched plugin and `hetsched simulate` call exactly these
+ * functions; only the ends differ (Slurm state vs a trace, Slurm actions vs
+ * a clock).
+ *
+ * HOW A CALLER DRIVES A ROUND (every round, e.g. every 360 s)
+ * -----------------------------------------------------------
+ *   hs_mech_t *m = hs_mech_new(&opts, &err);          once (or restore below)
+ *   each round:
+ *   1. Build this round's input, hs_round_in_t in:
+ *        in.problem   the active jobs as an hs_problem_t (the same one the
+ *                     policy solves): cluster types with counts = usable
+ *                     GPUs of each type, and per job its id (matched across
+ *                     rounds by id, never by index), scale factor,
+ *                     throughput per type (0 = cannot run there), job_type
+ *                     (for pairs).
+ *        in.run       [njobs] where each job runs right now (0 GPUs = not
+ *                     running), as server index + GPU index.
+ *        in.servers   every GPU node: name, type, GPU count, which GPU
+ *                     indices are usable (drained/foreign-held ones not).
+ *        in.elapsed_s wall seconds since the previous round was applied
+ *                     (0 on the first round).
+ *   2. need = hs_mech_begin_round(m, &in, &err);
+ *        credits elapsed_s to every running job on its type, notices
+ *        arrivals/departures (by id) and cluster changes, and returns 1 when
+ *        a new allocation should be computed now (job set or cluster changed
+ *        and at least opts.min_reset_s since the last reset, or no
+ *        allocation yet), 0 when the current one stays, -1 on bad input.
+ *   3. If need: hs_policy_solve(ctx, in.problem, &alloc, &err) — with no
+ *        slurmctld locks held. A failed solve is not fatal: pass NULL below,
+ *        the old allocation stays and step 2 asks again next round.
+ *   4. hs_mech_schedule(m, &in, need ? &alloc : NULL, &out, &err);
+ *        with the SAME in as step 2. If an allocation is given it is
+ *        installed (deficits carried over, see below). Then priorities,
+ *        greedy per-type selection and placement; out.d[i] tells, for
+ *        problem job i: action, type, GPUs (server index + GPU index),
+ *        servers spanned, packed partner.
+ *   5. Apply out.d[i] (see hs_action_t), hs_round_out_free(&out).
+ *   6. Persist: json_object *st = hs_mech_save(m, &err) (e.g. to
+ *        StateSaveLocation); after a restart m = hs_mech_restore(st, &opts,
+ *        &err), which validates everything and rejects garbage with a
+ *        message.
+ *
+ * RULES (see ../shared/docs/policies.md)
+ *  - Per entry (a job alone, or a packed pair) and type the mechanism keeps
+ *    the time received since the last allocation reset.
+ *    priority = X / (received / elapsed since reset); an entry with X > 0
+ *    that received nothing has priority X * 1e9 (larger than any ratio, and
+ *    still ordered by X).
+ *  - At a reset: deficit += X_old * elapsed - received, received := 0, then
+ *    the new X is installed. Deficits survive resets (tie-breaker), and are
+ *    dropped only when a job leaves.
+ *  - Each round, types are visited fastest first (or in a random order, for
+ *    heterogeneity-agnostic policies: opts.shuffle_types); per type,
+ *    entries in decreasing (priority, deficit, X) order are taken while
+ *    their scale factor fits in the free usable GPUs. A job is scheduled at
+ *    most once per round; a packed pair uses its scale factor once; entries
+ *    with zero throughput are skipped. With opts.backfill, jobs with X = 0
+ *    on a type may still use GPUs nobody with X > 0 took (Gavel does this
+ *    for every policy but FIFO).
+ *  - Placement (placement.h): a job whose entry stays on the same type keeps
+ *    its very same GPUs (lease extension, no preemption); otherwise
+ *    multi-GPU jobs go on as few servers as possible.
+ *  - Every change of placement of a job that has run before (migration, or
+ *    start after a preemption) costs opts.preempt_cost_s seconds of
+ *    checkpoint + restart, reported in hs_decision_t.cost_s and counted.
+ *
+ * No global state; every function takes the mechanism. Not thread-safe per
+ * mechanism (one caller at a time).
+ */
+#ifndef HS_CORE_MECHANISM_H
+#define HS_CORE_MECHANISM_H
+
+#include <json-c/json.h>
+
+#include "core/model.h"
+#include "core/placement.h"
+
+/* What the caller must do with a job this round. */
+typedef enum hs_action {
+	HS_ACT_NONE = 0,  /* not running, stays pending */
+	HS_ACT_START,     /* not running; start on d.gpus (d.resume: it ran
+	                   * before, restart from its checkpoint) */
+	HS_ACT_KEEP,      /* running on exactly d.gpus already: leave it
+	                   * alone (lease extended) */
+	HS_ACT_MIGRATE,   /* running elsewhere: checkpoint, stop, restart on
+	                   * d.gpus */
+	HS_ACT_PREEMPT,   /* running, but not this round: checkpoint and stop
+	                   * (requeue / suspend); it stays active */
+} hs_action_t;
+
+/* "none", "start", "keep", "migrate", "preempt". */
+const char *hs_action_name(hs_action_t a);
+
+typedef struct hs_mech_opts {
+	double min_reset_s;     /* minimum seconds between allocation resets
+	                         * (Gavel's simulator: 1920); 0 = reset on every
+	                         * change of the job set or cluster */
+	double preempt_cost_s;  /* checkpoint + restart seconds charged to a job
+	                         * that restarts after running before (0 =
+	                         * Gavel's simulator) */
+	int backfill;           /* 1 = jobs may use GPUs of types where their
+	                         * X is 0 when nobody else wants them */
+	int shuffle_types;      /* 1 = visit types in a random order each round
+	                         * (heterogeneity-agnostic policies), 0 = fastest
+	                         * type first */
+	unsigned long seed;     /* for shuffle_types */
+} hs_mech_opts_t;
+
+/* Defaults: min_reset_s 1920, preempt_cost_s 0, backfill 1, shuffle 0. */
+void hs_mech_opts_default(hs_mech_opts_t *o);
+/* Gavel's per-policy conventions: heterogeneity-agnostic policies (no
+ * "_perf"/"_packed" in the name, and not allox) visit types in a random
+ * order; FIFO policies do not backfill. Leaves other fields alone. */
+void hs_mech_opts_for_policy(hs_mech_opts_t *o, const char *policy_name);
+
+/* Where a job runs now, as the caller observes it. */
+typedef struct hs_job_run {
+	int ngpus;                 /* 0 = not running */
+	const hs_gpu_ref_t *gpus;  /* [ngpus] into this round's servers */
+} hs_job_run_t;
+
+typedef struct hs_round_in {
+	double elapsed_s;              /* seconds since the previous round's
+	                                * decisions were applied, >= 0 */
+	const hs_problem_t *problem;   /* active jobs + cluster types */
+	const hs_job_run_t *run;       /* [problem->njobs]; NULL = none runs */
+	int nservers;
+	const hs_server_t *servers;    /* [nservers] */
+} hs_round_in_t;
+
+/* The decision for one job (aligned with problem->jobs). */
+typedef struct hs_decision {
+	hs_action_t action;
+	int type;              /* accelerator type this round, -1 = not running */
+	int ngpus;             /* GPUs this round (= scale factor), 0 = none */
+	hs_gpu_ref_t *gpus;    /* [ngpus], owned by the hs_round_out_t */
+	int nservers;          /* distinct servers spanned (1 = consolidated) */
+	int partner;           /* problem index of the job packed on the same
+	                        * GPUs, -1 = alone */
+	int resume;            /* START/MIGRATE from a checkpoint */
+	double cost_s;         /* checkpoint + restart seconds charged now */
+	double priority;       /* priority of the chosen entry (diagnostics) */
+	double x;              /* its allocation share on the chosen type */
+} hs_decision_t;
+
+typedef struct hs_round_out {
+	long round;            /* 0-based round number */
+	int reset;             /* 1 = a new allocation was installed */
+	int njobs;
+	hs_decision_t *d;      /* [njobs] */
+	int nstart, nkeep, nmigrate, npreempt;
+	int gpus_used;         /* GPUs running something this round */
+	int gpus_usable;       /* usable GPUs this round */
+} hs_round_out_t;
+
+void hs_round_out_free(hs_round_out_t *out);
+
+/* Counters since the mechanism was created (they survive save/restore). */
+typedef struct hs_mech_stats {
+	long rounds, resets;
+	long starts, resumes, keeps, migrations, preemptions;
+	long lease_opportunities;  /* running jobs that stayed active */
+	double cost_s;             /* total checkpoint + restart seconds */
+} hs_mech_stats_t;
+
+typedef struct hs_mech hs_mech_t;
+
+hs_mech_t *hs_mech_new(const hs_mech_opts_t *o, hs_err_t *err);
+void hs_mech_free(hs_mech_t *m);
+
+/* Step 2 above: 1 = compute a new allocation now, 0 = keep, -1 = error. */
+int hs_mech_begin_round(hs_mech_t *m, const hs_round_in_t *in, hs_err_t *err);
+/* Step 4 above: alloc (for in->problem, or NULL) installed, round decided.
+ * out is initialized here; free it with hs_round_out_free (also on error). */
+int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *alloc,
+		     hs_round_out_t *out, hs_err_t *err);
+
+void hs_mech_get_stats(const hs_mech_t *m, hs_mech_stats_t *s);
+/* Seconds of mechanism time (sum of elapsed_s) and of the last reset. */
+double hs_mech_clock(const hs_mech_t *m);
+double hs_mech_last_reset(const hs_mech_t *m);
+
+/* Serializes the whole state (time received per job and type, deficits,
+ * allocation in force, round number, placements, counters, random state);
+ * NULL on failure. The caller owns the object (json_object_put). */
+json_object *hs_mech_save(const hs_mech_t *m, hs_err_t *err);
+/* Rebuilds a mechanism from hs_mech_save's output with the given options;
+ * validates every field and returns NULL with a message on garbage. */
+hs_mech_t *hs_mech_restore(json_object *state, const hs_mech_opts_t *o, hs_err_t *err);
+
+#endif /* HS_CORE_MECHANISM_H */
