@@ -76,7 +76,9 @@ static int round_(world_t *w, double elapsed, const hs_alloc_t *a, hs_round_out_
 		fail_msg("schedule: %s", err.msg);
 	for (int i = 0; i < w->p.njobs; i++) {
 		w->run[i].ngpus = out->d[i].ngpus;
-		memcpy(w->rungpus[i], out->d[i].gpus, (size_t)out->d[i].ngpus * sizeof(hs_gpu_ref_t));
+		if (out->d[i].ngpus > 0)
+			memcpy(w->rungpus[i], out->d[i].gpus,
+			       (size_t)out->d[i].ngpus * sizeof(hs_gpu_ref_t));
 		w->run[i].gpus = w->rungpus[i];
 	}
 	return need;
