@@ -7,5 +7,6 @@
 typedef int (*hs_cmd_fn)(int argc, char **argv);
 
 int hs_cmd_solve(int argc, char **argv);   /* cmd_solve.c */
+int hs_cmd_simulate(int argc, char **argv); /* cmd_simulate.c */
 
 #endif

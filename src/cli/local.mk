@@ -3,6 +3,7 @@
 bin_PROGRAMS += hetsched
 hetsched_SOURCES = \
 	src/cli/main.c src/cli/commands.h \
-	src/cli/cmd_solve.c
+	src/cli/cmd_solve.c \
+	src/cli/cmd_simulate.c
 hetsched_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
-hetsched_LDADD = libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
+hetsched_LDADD = libhetsched_sim.la libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm

@@ -12,6 +12,7 @@ static const struct {
 } commands[] = {
 	/* subcommands register here, one line each */
 	{ "solve", hs_cmd_solve, "solve a scheduling policy on a problem (JSON)" },
+	{ "simulate", hs_cmd_simulate, "simulate a policy and the round mechanism on a trace" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,361 @@
+/* cmd_simulate.c — `hetsched simulate`: runs a policy and the round
+ * mechanism over a Gavel trace or a generated workload on a simulated
+ * cluster and prints a JSON summary (see hetsched-simulate(1)). */
+#include "hs_config.h"
+#include "cli/commands.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/policy.h"
+#include "core/thrtable.h"
+#include "sim/report.h"
+#include "sim/sim.h"
+#include "sim/trace.h"
+#include "sim/workload.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hetsched simulate --policy NAME --throughputs FILE --cluster SPEC\n"
+		"                         (--trace FILE | --generate) [OPTIONS]\n"
+		"\n"
+		"workload:\n"
+		"  --trace FILE          Gavel 10-column trace\n"
+		"  --generate            Gavel's workload distributions, seeded\n"
+		"  --rate JOBS_PER_HOUR  generated arrival rate (0 = all at t=0)\n"
+		"  --jobs N              number of generated jobs (default: until the\n"
+		"                        window's jobs complete)\n"
+		"  --multi-gpu           generated scale factors 1/2/4/8\n"
+		"  --multi-priority      20%% of generated jobs get priority weight 5\n"
+		"  --reference-type T    GPU type for duration -> steps (default: the\n"
+		"                        fastest type of the cluster in the table)\n"
+		"  --seed N              workload, policy and mechanism seed (default 0)\n"
+		"  --write-trace FILE    also write the workload as a Gavel trace\n"
+		"cluster and policy:\n"
+		"  --cluster SPEC        e.g. v100:36,p100:36,k80:36\n"
+		"  --gpus-per-server N   GPUs per simulated server (default 1)\n"
+		"  --consolidation MODE  placement (default): jobs spread over servers\n"
+		"                        run at the *_unconsolidated throughput;\n"
+		"                        always: consolidated throughput (Gavel)\n"
+		"  --throughputs FILE    Gavel throughput table (JSON)\n"
+		"  --policy NAME         scheduling policy (hetsched solve --list)\n"
+		"mechanism:\n"
+		"  --round SECONDS       round length (default 360)\n"
+		"  --reset-interval S    minimum seconds between allocation resets\n"
+		"                        (default 1920, Gavel's)\n"
+		"  --preempt-cost S      checkpoint + restart seconds per restart (0)\n"
+		"  --ideal               run the allocation as a fluid (no rounds)\n"
+		"measurement and output:\n"
+		"  --window FIRST:LAST   measure only jobs FIRST..LAST (0-based ids)\n"
+		"  --max-time SECONDS    stop after this much simulated time (exit 3)\n"
+		"  --csv FILE            per-job CSV\n"
+		"  --quiet               no progress on stderr\n");
+}
+
+static int parse_num(const char *s, double lo, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < lo)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_long(const char *s, long lo, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < lo)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_window(const char *s, long *a, long *b)
+{
+	const char *colon = strchr(s, ':');
+	if (!colon)
+		return -1;
+	char first[32];
+	size_t n = (size_t)(colon - s);
+	if (n == 0 || n >= sizeof(first))
+		return -1;
+	memcpy(first, s, n);
+	first[n] = '\0';
+	if (parse_long(first, 0, a) < 0 || parse_long(colon + 1, 0, b) < 0 || *b < *a)
+		return -1;
+	return 0;
+}
+
+/* The cluster type with the highest mean single-GPU throughput. */
+static const char *fastest_type(const hs_thrtable_t *t, const hs_cluster_t *c)
+{
+	const char *best = NULL;
+	double best_v = -1.0;
+	for (int j = 0; j < c->ntypes; j++) {
+		int tj = hs_thrtable_type_index(t, c->names[j]);
+		if (tj < 0)
+			continue;
+		double sum = 0.0;
+		for (int a = 0; a < t->njobtypes; a++)
+			sum += t->alone[(size_t)a * t->ntypes + tj];
+		if (sum > best_v) {
+			best_v = sum;
+			best = c->names[j];
+		}
+	}
+	return best;
+}
+
+static int write_trace(const char *path, const hs_thrtable_t *t, const hs_gen_opts_t *g,
+		       long until, hs_err_t *err)
+{
+	hs_workload_t w;
+	if (hs_workload_generator(&w, t, g, err) < 0)
+		return -1;
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		hs_workload_free(&w);
+		return hs_err_set(err, "%s: %s", path, strerror(errno));
+	}
+	hs_trace_job_t j;
+	for (long i = 0; i <= until && hs_workload_next(&w, &j); i++)
+		hs_trace_write_job(f, &j);
+	hs_workload_free(&w);
+	if (fclose(f) != 0)
+		return hs_err_set(err, "%s: write error", path);
+	return 0;
+}
+
+enum {
+	OPT_TRACE = 1000, OPT_GENERATE, OPT_RATE, OPT_JOBS, OPT_MULTI_GPU, OPT_MULTI_PRIO,
+	OPT_REFTYPE, OPT_SEED, OPT_WRITE_TRACE, OPT_CLUSTER, OPT_GPS, OPT_CONS,
+	OPT_THROUGHPUTS, OPT_POLICY, OPT_ROUND, OPT_RESET, OPT_PREEMPT, OPT_IDEAL,
+	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP,
+};
+
+int hs_cmd_simulate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "trace", required_argument, NULL, OPT_TRACE },
+		{ "generate", no_argument, NULL, OPT_GENERATE },
+		{ "rate", required_argument, NULL, OPT_RATE },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "multi-gpu", no_argument, NULL, OPT_MULTI_GPU },
+		{ "multi-priority", no_argument, NULL, OPT_MULTI_PRIO },
+		{ "reference-type", required_argument, NULL, OPT_REFTYPE },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "write-trace", required_argument, NULL, OPT_WRITE_TRACE },
+		{ "cluster", required_argument, NULL, OPT_CLUSTER },
+		{ "gpus-per-server", required_argument, NULL, OPT_GPS },
+		{ "consolidation", required_argument, NULL, OPT_CONS },
+		{ "throughputs", required_argument, NULL, OPT_THROUGHPUTS },
+		{ "policy", required_argument, NULL, OPT_POLICY },
+		{ "round", required_argument, NULL, OPT_ROUND },
+		{ "reset-interval", required_argument, NULL, OPT_RESET },
+		{ "preempt-cost", required_argument, NULL, OPT_PREEMPT },
+		{ "ideal", no_argument, NULL, OPT_IDEAL },
+		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "max-time", required_argument, NULL, OPT_MAXTIME },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *trace_path = NULL, *table_path = NULL, *cluster_spec = NULL;
+	const char *csv_path = NULL, *trace_out = NULL, *cons = "placement";
+	int generate = 0;
+	long seed = 0, gps = 1;
+	hs_gen_opts_t g = { .jobs_per_hour = -1, .njobs = -1 };
+	hs_sim_opts_t o;
+	hs_sim_opts_default(&o);
+	double reset = o.mopts.min_reset_s, preempt = 0.0;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		int bad = 0;
+		switch (c) {
+		case OPT_TRACE: trace_path = optarg; break;
+		case OPT_GENERATE: generate = 1; break;
+		case OPT_RATE: bad = parse_num(optarg, 0.0, &g.jobs_per_hour); break;
+		case OPT_JOBS: bad = parse_long(optarg, 1, &g.njobs); break;
+		case OPT_MULTI_GPU: g.multi_gpu = 1; break;
+		case OPT_MULTI_PRIO: g.multi_priority = 1; break;
+		case OPT_REFTYPE: g.reference_type = optarg; break;
+		case OPT_SEED: bad = parse_long(optarg, 0, &seed); break;
+		case OPT_WRITE_TRACE: trace_out = optarg; break;
+		case OPT_CLUSTER: cluster_spec = optarg; break;
+		case OPT_GPS: bad = parse_long(optarg, 1, &gps) || gps > HS_MAX_GPUS_PER_SERVER; break;
+		case OPT_CONS: cons = optarg; break;
+		case OPT_THROUGHPUTS: table_path = optarg; break;
+		case OPT_POLICY: o.policy = optarg; break;
+		case OPT_ROUND: bad = parse_num(optarg, 0.0, &o.round_s) || o.round_s <= 0; break;
+		case OPT_RESET: bad = parse_num(optarg, 0.0, &reset); break;
+		case OPT_PREEMPT: bad = parse_num(optarg, 0.0, &preempt); break;
+		case OPT_IDEAL: o.ideal = 1; break;
+		case OPT_WINDOW: bad = parse_window(optarg, &o.window_first, &o.window_last); break;
+		case OPT_MAXTIME: bad = parse_num(optarg, 0.0, &o.max_time_s); break;
+		case OPT_CSV: csv_path = optarg; break;
+		case OPT_QUIET: o.progress = 0; break;
+		case 'h':
+		case OPT_HELP: usage(stdout); return 0;
+		default:
+			fprintf(stderr, "hetsched simulate: unknown option or missing argument "
+				"'%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+		if (bad) {
+			fprintf(stderr, "hetsched simulate: invalid value '%s' for %s\n", optarg,
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hetsched simulate: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	const char *missing = !o.policy ? "--policy" : !table_path ? "--throughputs"
+			      : !cluster_spec ? "--cluster" : NULL;
+	if (missing) {
+		fprintf(stderr, "hetsched simulate: %s is required\n", missing);
+		return 2;
+	}
+	if (!trace_path == !generate) {
+		fprintf(stderr, "hetsched simulate: give exactly one of --trace and --generate\n");
+		return 2;
+	}
+	if (generate && g.jobs_per_hour < 0) {
+		fprintf(stderr, "hetsched simulate: --generate needs --rate\n");
+		return 2;
+	}
+	if (generate && g.njobs < 0 && o.window_first < 0) {
+		fprintf(stderr, "hetsched simulate: --generate needs --jobs or --window\n");
+		return 2;
+	}
+	if (strcmp(cons, "placement") && strcmp(cons, "always")) {
+		fprintf(stderr, "hetsched simulate: --consolidation is 'placement' or 'always'\n");
+		return 2;
+	}
+	if (!hs_policy_exists(o.policy)) {
+		fprintf(stderr, "hetsched simulate: unknown policy '%s'; policies:", o.policy);
+		for (int i = 0; i < hs_policy_count(); i++)
+			fprintf(stderr, " %s", hs_policy_name(i));
+		fputc('\n', stderr);
+		return 2;
+	}
+	o.consolidation = strcmp(cons, "always") ? HS_CONS_PLACEMENT : HS_CONS_ALWAYS;
+	o.gpus_per_server = (int)gps;
+	/* Gavel's per-policy mechanism conventions, then the options. */
+	hs_mech_opts_for_policy(&o.mopts, o.policy);
+	o.mopts.min_reset_s = reset;
+	o.mopts.preempt_cost_s = preempt;
+	o.mopts.seed = (unsigned long)seed;
+	o.popts.seed = (unsigned long)seed;
+	g.seed = (unsigned long)seed;
+
+	hs_err_t err = { "" };
+	hs_thrtable_t table;
+	hs_cluster_t cluster;
+	hs_trace_t trace = { 0 };
+	hs_workload_t w = { 0 };
+	hs_sim_result_t res = { 0 };
+	int rc = 1, have_table = 0, have_cluster = 0;
+	if (hs_thrtable_load(&table, table_path, &err) < 0)
+		goto out;
+	have_table = 1;
+	if (hs_cluster_parse(&cluster, cluster_spec, &err) < 0)
+		goto out;
+	have_cluster = 1;
+	if (generate) {
+		if (!g.reference_type && !(g.reference_type = fastest_type(&table, &cluster))) {
+			hs_err_set(&err, "no cluster type is in the throughput table");
+			goto out;
+		}
+		if (hs_workload_generator(&w, &table, &g, &err) < 0)
+			goto out;
+		if (trace_out && write_trace(trace_out, &table, &g,
+					     g.njobs >= 0 ? g.njobs - 1 : o.window_last, &err) < 0)
+			goto out;
+	} else {
+		if (hs_trace_load(&trace, trace_path, &err) < 0)
+			goto out;
+		hs_workload_from_trace(&w, &trace);
+	}
+	if (hs_sim_run(&o, &cluster, &table, &w, &res, &err) < 0)
+		goto out;
+	json_object *sum = hs_sim_summary(&res, &o, &err);
+	if (!sum)
+		goto out;
+	json_object *cfg = json_object_new_object();
+	json_object_object_add(cfg, "policy", json_object_new_string(o.policy));
+	json_object_object_add(cfg, "cluster", json_object_new_string(cluster_spec));
+	json_object_object_add(cfg, "workload", json_object_new_string(
+		generate ? "generated" : trace_path));
+	if (generate) {
+		json_object_object_add(cfg, "jobs_per_hour", json_object_new_double(g.jobs_per_hour));
+		json_object_object_add(cfg, "multi_gpu", json_object_new_boolean(g.multi_gpu));
+		json_object_object_add(cfg, "multi_priority",
+				       json_object_new_boolean(g.multi_priority));
+		json_object_object_add(cfg, "reference_type",
+				       json_object_new_string(g.reference_type));
+	}
+	json_object_object_add(cfg, "seed", json_object_new_int64(seed));
+	json_object_object_add(cfg, "round_s", json_object_new_double(o.round_s));
+	json_object_object_add(cfg, "reset_interval_s", json_object_new_double(reset));
+	json_object_object_add(cfg, "preempt_cost_s", json_object_new_double(preempt));
+	json_object_object_add(cfg, "gpus_per_server", json_object_new_int((int)gps));
+	json_object_object_add(cfg, "consolidation", json_object_new_string(cons));
+	json_object_object_add(cfg, "ideal", json_object_new_boolean(o.ideal));
+	if (o.window_first >= 0) {
+		json_object *win = json_object_new_array();
+		json_object_array_add(win, json_object_new_int64(o.window_first));
+		json_object_array_add(win, json_object_new_int64(o.window_last));
+		json_object_object_add(cfg, "window", win);
+	}
+	json_object_object_add(sum, "config", cfg);
+	printf("%s\n", json_object_to_json_string_ext(sum, JSON_C_TO_STRING_PRETTY |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
+	long unfinished = json_object_get_int64(json_object_object_get(sum, "jobs_measured")) -
+			  json_object_get_int64(json_object_object_get(sum, "jobs_completed"));
+	json_object_put(sum);
+	rc = res.finished ? 0 : 3;
+	if (!res.finished)
+		fprintf(stderr, "hetsched simulate: stopped at --max-time with %ld measured jobs "
+			"unfinished\n", unfinished);
+	if (csv_path) {
+		FILE *f = fopen(csv_path, "w");
+		if (!f) {
+			hs_err_set(&err, "%s: %s", csv_path, strerror(errno));
+			rc = 1;
+			goto out;
+		}
+		if (hs_sim_write_csv(f, &res, &err) < 0)
+			rc = 1;
+		if (fclose(f) != 0 && rc != 1) {
+			hs_err_set(&err, "%s: write error", csv_path);
+			rc = 1;
+		}
+	}
+out:
+	if (rc == 1)
+		fprintf(stderr, "hetsched simulate: %s\n", err.msg);
+	hs_sim_result_free(&res);
+	hs_workload_free(&w);
+	hs_trace_free(&trace);
+	if (have_cluster)
+		hs_cluster_free(&cluster);
+	if (have_table)
+		hs_thrtable_free(&table);
+	return rc;
+}

@@ -1,0 +1,137 @@
+/* workload.c — jobs in arrival order from a trace or from Gavel's workload
+ * distributions (see workload.h). */
+#include "sim/workload.h"
+
+#include <math.h>
+#include <string.h>
+
+void hs_workload_from_trace(hs_workload_t *w, const hs_trace_t *t)
+{
+	memset(w, 0, sizeof(*w));
+	w->trace = t;
+}
+
+void hs_workload_free(hs_workload_t *w)
+{
+	if (!w)
+		return;
+	for (int k = 0; k < 4; k++)
+		free(w->cands[k]);
+	memset(w, 0, sizeof(*w));
+}
+
+int hs_workload_generator(hs_workload_t *w, const hs_thrtable_t *t, const hs_gen_opts_t *g,
+			  hs_err_t *err)
+{
+	memset(w, 0, sizeof(*w));
+	if (!isfinite(g->jobs_per_hour) || g->jobs_per_hour < 0)
+		return hs_err_set(err, "the arrival rate must be >= 0 jobs/hour");
+	if (!g->reference_type)
+		return hs_err_set(err, "the generator needs a reference GPU type");
+	w->table = t;
+	w->g = *g;
+	w->ref = hs_thrtable_type_index(t, g->reference_type);
+	if (w->ref < 0)
+		return hs_err_set(err, "reference type '%s' is not in the throughput table",
+				  g->reference_type);
+	hs_rng_seed(&w->rng, g->seed);
+	static const int sfs[4] = { 1, 2, 4, 8 };
+	for (int k = 0; k < 4; k++) {
+		w->sf_values[k] = sfs[k];
+		w->cands[k] = malloc(((size_t)t->njobtypes + 1) * sizeof(int));
+		if (!w->cands[k]) {
+			hs_workload_free(w);
+			return hs_err_set(err, "out of memory");
+		}
+		for (int jt = 0; jt < t->njobtypes; jt++)
+			if (t->sf[jt] == sfs[k] && t->alone[(size_t)jt * t->ntypes + w->ref] > 0)
+				w->cands[k][w->ncands[k]++] = jt;
+		if (w->ncands[k] == 0 && (k == 0 || g->multi_gpu)) {
+			hs_workload_free(w);
+			return hs_err_set(err, "the throughput table has no job type with scale "
+					  "factor %d and a throughput on '%s'", sfs[k],
+					  g->reference_type);
+		}
+	}
+	w->nsf = 4;
+	return 0;
+}
+
+long hs_workload_size(const hs_workload_t *w)
+{
+	if (w->trace)
+		return w->trace->njobs;
+	return w->g.njobs >= 0 ? w->g.njobs : -1;
+}
+
+double hs_workload_peek(const hs_workload_t *w)
+{
+	if (w->trace)
+		return w->next < w->trace->njobs ? w->trace->jobs[w->next].arrival_s : -1.0;
+	if (w->g.njobs >= 0 && w->generated >= w->g.njobs)
+		return -1.0;
+	return w->next_arrival;
+}
+
+/* Gavel's Philly-derived scale-factor distribution. */
+static int draw_scale_factor(hs_rng_t *r)
+{
+	double u = hs_rng_uniform01(r);
+	if (u >= 0.95)
+		return 8;
+	if (u >= 0.8)
+		return 4;
+	if (u >= 0.7)
+		return 2;
+	return 1;
+}
+
+static double draw_duration_s(hs_rng_t *r)
+{
+	if (hs_rng_uniform01(r) >= 0.8)
+		return 60.0 * pow(10.0, hs_rng_range(r, 3.0, 4.0));
+	return 60.0 * pow(10.0, hs_rng_range(r, 1.5, 3.0));
+}
+
+int hs_workload_next(hs_workload_t *w, hs_trace_job_t *job)
+{
+	memset(job, 0, sizeof(*job));
+	if (w->trace) {
+		if (w->next >= w->trace->njobs)
+			return 0;
+		*job = w->trace->jobs[w->next++];
+		return 1;
+	}
+	if (hs_workload_peek(w) < 0)
+		return 0;
+	const hs_thrtable_t *t = w->table;
+	int sf = draw_scale_factor(&w->rng);
+	if (!w->g.multi_gpu)
+		sf = 1;
+	double duration = draw_duration_s(&w->rng);
+	int k = sf == 1 ? 0 : sf == 2 ? 1 : sf == 4 ? 2 : 3;
+	int pick = (int)(hs_rng_uniform01(&w->rng) * w->ncands[k]);
+	if (pick >= w->ncands[k])
+		pick = w->ncands[k] - 1;
+	int jt = w->cands[k][pick];
+	double weight = 1.0;
+	if (w->g.multi_priority && hs_rng_uniform01(&w->rng) < 0.2)
+		weight = 5.0;
+	/* Generated jobs carry placeholders where a trace has commands. */
+	job->model = t->models[jt];
+	job->command = "-";
+	job->workdir = "-";
+	job->steps_arg = "-";
+	job->total_steps = duration * t->alone[(size_t)jt * t->ntypes + w->ref];
+	job->scale_factor = sf;
+	job->weight = weight;
+	job->slo = -1.0;
+	job->arrival_s = w->next_arrival;
+	job->line = 0;
+	w->generated++;
+	if (w->g.jobs_per_hour > 0) {
+		double u = hs_rng_uniform01(&w->rng);
+		w->next_arrival += -log(1.0 - u) * 3600.0 / w->g.jobs_per_hour;
+	}
+	return 1;
+}

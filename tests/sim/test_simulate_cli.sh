@@ -1,0 +1,88 @@
+#!/bin/sh
+# test_simulate_cli.sh — `hetsched simulate` end to end: the hand-worked
+# two-job case of test_sim.c (average JCT 900 s) through the command line,
+# the per-job CSV, determinism of generated workloads, --write-trace
+# replaying to the same result, --max-time, Gavel's own trace, and bad
+# input (malformed trace, unknown policy, missing options) giving a message
+# and a non-zero exit, never a crash. TAP output.
+b=${HS_BUILDDIR:-.}
+hs="$b/hetsched"
+gavel=${HS_GAVEL_DATA:-${HS_SRCDIR:-.}/../shared/data/gavel}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
+# the value of a top-level number in the summary (json-c prints "k":v)
+val() { sed -n "s/^  \"$1\":\([^,]*\),*$/\1/p" "$2"; }
+
+echo 1..20
+printf '%s\n' "{\"fast\": {\"('A', 1)\": {\"null\": 1.0}}}" >"$tmp/table.json"
+printf 'A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\nA\tc\td\t-s\t0\t360\t1\t1\t-1\t0\n' >"$tmp/t.trace"
+common="--throughputs $tmp/table.json --cluster fast:1 --quiet"
+
+"$hs" simulate --policy isolated $common --trace "$tmp/t.trace" --csv "$tmp/jobs.csv" \
+	>"$tmp/out" 2>"$tmp/err"
+check "simulate exits 0" test $? -eq 0
+check "average JCT 900 s" test "$(val avg_jct_s "$tmp/out")" = "900.0"
+check "makespan 1080 s" test "$(val makespan_s "$tmp/out")" = "1080.0"
+check "one preemption" test "$(val preemptions "$tmp/out")" = "1"
+check "--quiet: nothing on stderr" test ! -s "$tmp/err"
+check "CSV has a header and 2 jobs" test "$(wc -l <"$tmp/jobs.csv")" -eq 3
+check "CSV job 1 finished at 720" grep -q '^1,A,1,1,0.000000,360.000000,720.000000,720.000000,' "$tmp/jobs.csv"
+
+"$hs" simulate --policy isolated $common --trace "$tmp/t.trace" --preempt-cost 60 >"$tmp/out"
+check "restart cost 60 s delays job 0 to 1140 s" test "$(val avg_jct_s "$tmp/out")" = "930.0"
+
+# progress goes to stderr without --quiet
+"$hs" simulate --policy isolated --throughputs "$tmp/table.json" --cluster fast:1 \
+	--trace "$tmp/t.trace" >/dev/null 2>"$tmp/err"
+check "progress on stderr" grep -q '^simulate: isolated t=' "$tmp/err"
+
+if [ -r "$gavel/simulation_throughputs.json" ]; then
+	g="--throughputs $gavel/simulation_throughputs.json --cluster v100:4,p100:4,k80:4 --quiet"
+	"$hs" simulate --policy max_min_fairness_perf $g --generate --rate 2 --jobs 40 \
+		--multi-gpu --seed 3 --write-trace "$tmp/gen.trace" >"$tmp/g1"
+	check "generated workload runs" test $? -eq 0
+	"$hs" simulate --policy max_min_fairness_perf $g --generate --rate 2 --jobs 40 \
+		--multi-gpu --seed 3 >"$tmp/g2"
+	check "same seed, same result" test "$(val avg_jct_s "$tmp/g1")" = "$(val avg_jct_s "$tmp/g2")"
+	check "written trace has 40 jobs" test "$(wc -l <"$tmp/gen.trace")" -eq 40
+	"$hs" simulate --policy max_min_fairness_perf $g --trace "$tmp/gen.trace" >"$tmp/g3"
+	check "replaying the written trace gives the same JCT" \
+		test "$(val avg_jct_s "$tmp/g1")" = "$(val avg_jct_s "$tmp/g3")"
+	"$hs" simulate --policy max_min_fairness_perf $g --trace "$tmp/gen.trace" \
+		--max-time 3600 >"$tmp/g4"
+	check "--max-time stops early with exit 3" test $? -eq 3
+	"$hs" simulate --policy max_min_fairness_perf --quiet \
+		--throughputs "$gavel/simulation_throughputs.json" --cluster v100:36,p100:36,k80:36 \
+		--trace "$gavel/traces/physical_cluster/minimize_makespan.trace" >"$tmp/g5"
+	check "Gavel's trace: 100 jobs completed" test "$(val jobs_completed "$tmp/g5")" = "100"
+else
+	for i in 1 2 3 4 5 6; do skip "Gavel data not found at $gavel"; done
+fi
+
+# expect_fail CODE PATTERN DESCRIPTION -- args...
+expect_fail() {
+	code=$1 pat=$2 desc=$3
+	shift 3
+	"$hs" simulate "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq "$code" ] && grep -q -e "$pat" "$tmp/err"; then ok "$desc"; else
+		nok "$desc (exit $rc, stderr: $(head -c 200 "$tmp/err"))"; fi
+}
+printf 'A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\nA\tc\td\t-s\t0\t-5\t1\t1\t-1\t0\n' >"$tmp/bad.trace"
+expect_fail 1 "bad.trace:2: total steps" "malformed trace names the line" \
+	--policy isolated $common --trace "$tmp/bad.trace"
+expect_fail 2 "unknown policy 'nosuch'" "unknown policy" \
+	--policy nosuch $common --trace "$tmp/t.trace"
+expect_fail 2 "--cluster is required" "missing --cluster" \
+	--policy isolated --throughputs "$tmp/table.json" --trace "$tmp/t.trace"
+expect_fail 2 "exactly one of --trace and --generate" "no workload" \
+	--policy isolated $common
+expect_fail 1 "not in the throughput table" "cluster type missing from the table" \
+	--policy isolated --throughputs "$tmp/table.json" --cluster slow:1 --quiet \
+	--trace "$tmp/t.trace"
+[ $failed -eq 0 ]
