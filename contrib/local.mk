@@ -1,1 +1,6 @@
-# contrib — targets of this directory
+# contrib — set-up and test tools: bootstrap, the local cluster (hs-cluster),
+# the test runner and the demo.
+# hs-cluster is installed: anyone can try the plugins on a private cluster.
+dist_bin_SCRIPTS = contrib/cluster/hs-cluster
+dist_noinst_SCRIPTS += contrib/bootstrap.sh contrib/test.sh contrib/valgrind-wrap.sh
+dist_noinst_DATA += contrib/valgrind.supp
