@@ -54,3 +54,37 @@ tests_unit_test_mechanism_LDADD = $(UNIT_LDADD)
 tests_unit_test_mechanism_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_mechanism
 endif
+
+# src/report (issue 6): wire format, estimator, record, GRES type, /proc
+# checks, listener + client library; the Python module and the command.
+if HAVE_CMOCKA
+REPORT_UNIT_LDADD = libhetsched_measure.la $(CMOCKA_LIBS) $(JSONC_LIBS) -lpthread -lm
+REPORT_UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
+REPORT_UNIT_TESTS = tests/unit/test_wire tests/unit/test_estimator \
+	tests/unit/test_record tests/unit/test_gres tests/unit/test_proc \
+	tests/unit/test_listener
+check_PROGRAMS += $(REPORT_UNIT_TESTS)
+TESTS += $(REPORT_UNIT_TESTS)
+tests_unit_test_wire_SOURCES = tests/unit/test_wire.c
+tests_unit_test_wire_LDADD = $(REPORT_UNIT_LDADD)
+tests_unit_test_wire_CFLAGS = $(REPORT_UNIT_CFLAGS)
+tests_unit_test_estimator_SOURCES = tests/unit/test_estimator.c
+tests_unit_test_estimator_LDADD = $(REPORT_UNIT_LDADD)
+tests_unit_test_estimator_CFLAGS = $(REPORT_UNIT_CFLAGS)
+tests_unit_test_record_SOURCES = tests/unit/test_record.c
+tests_unit_test_record_LDADD = $(REPORT_UNIT_LDADD)
+tests_unit_test_record_CFLAGS = $(REPORT_UNIT_CFLAGS)
+tests_unit_test_gres_SOURCES = tests/unit/test_gres.c
+tests_unit_test_gres_LDADD = $(REPORT_UNIT_LDADD)
+tests_unit_test_gres_CFLAGS = $(REPORT_UNIT_CFLAGS)
+tests_unit_test_proc_SOURCES = tests/unit/test_proc.c
+tests_unit_test_proc_LDADD = $(REPORT_UNIT_LDADD)
+tests_unit_test_proc_CFLAGS = $(REPORT_UNIT_CFLAGS)
+tests_unit_test_listener_SOURCES = tests/unit/test_listener.c
+tests_unit_test_listener_LDADD = libhetsched-report.la $(REPORT_UNIT_LDADD)
+tests_unit_test_listener_CFLAGS = $(REPORT_UNIT_CFLAGS)
+tests_unit_test_listener_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/report
+endif
+TESTS += tests/unit/test_report_py.sh
+EXTRA_DIST += tests/unit/test_report_py.sh tests/unit/test_report_py.py
+check_PROGRAMS += hetsched-report

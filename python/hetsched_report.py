@@ -1,0 +1,222 @@
+"""hetsched_report -- report training progress to hetsched (pure Python).
+
+The Python twin of libhetsched-report (hetsched/report.h); the protocol is
+doc/protocol.md. Under Slurm with the spank_hetsched plugin, each call
+reaches the scheduler, which measures the job's throughput on its GPU type;
+without the plugin every call is a no-op. Calls never block: at most one
+non-blocking datagram per HS_REPORT_MIN_INTERVAL_US, else the latest values
+are kept and sent by a later call.
+
+    import hetsched_report as hs
+
+    hs.ckpt_watch()                      # checkpoint signal -> flag
+    step = load_checkpoint(hs.ckpt_dir()) or 0
+    while step < total:
+        train_one_minibatch()
+        step += 1
+        hs.step(step, samples=step * batch_size)
+        if hs.ckpt_requested():
+            save_checkpoint_atomically(hs.ckpt_dir(), step)
+            hs.checkpoint(step)          # acknowledge
+            hs.ckpt_hold()               # wait to be requeued; never exit here
+
+Only the standard library is used (no PyPI dependency).
+"""
+
+import atexit
+import os
+import signal
+import socket
+import threading
+import time
+
+__all__ = ["active", "step", "flush", "checkpoint", "ckpt_watch",
+           "ckpt_requested", "ckpt_hold", "gpu_type", "gpu_shared",
+           "ckpt_dir", "restart_count", "stats", "format_report"]
+
+API_VERSION = 1
+WIRE_MAX = 255
+VALUE_MAX = 999999999999999
+_UNSAFE_SIGNALS = {signal.SIGKILL, signal.SIGSTOP, signal.SIGTSTP,
+                   signal.SIGCONT, signal.SIGTERM, signal.SIGINT,
+                   signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE,
+                   signal.SIGILL, signal.SIGABRT, signal.SIGCHLD,
+                   signal.SIGPIPE, signal.SIGTTIN, signal.SIGTTOU}
+
+
+def _env_int(name, lo, hi, default):
+    s = os.environ.get(name, "")
+    if not s or not s.isdigit():
+        return default
+    v = int(s)
+    return v if lo <= v <= hi else default
+
+
+def format_report(step=None, samples=None, ckpt=None):
+    """Return the wire bytes of one report (doc/protocol.md (b))."""
+    if step is None and ckpt is None:
+        raise ValueError("a report needs step or ckpt")
+    if samples is not None and step is None:
+        raise ValueError("samples needs step")
+    out = "hs1"
+    for key, val in (("step", step), ("samples", samples), ("ckpt", ckpt)):
+        if val is None:
+            continue
+        val = int(val)
+        if not 0 <= val <= VALUE_MAX:
+            raise ValueError("%s out of range: %d" % (key, val))
+        out += " %s=%d" % (key, val)
+    return out.encode("ascii")
+
+
+class _Reporter:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.sock = None
+        self.min_interval = _env_int("HS_REPORT_MIN_INTERVAL_US", 0,
+                                     60000000, 10000) / 1e6
+        self.last_sent = None
+        self.pending = None  # (step, samples)
+        self.counts = {"sent": 0, "coalesced": 0, "dropped": 0, "noop": 0}
+        name = os.environ.get("HS_REPORT_SOCKET", "")
+        if not name:
+            return
+        addr = "\0" + name[1:] if name.startswith("@") else name
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            s.setblocking(False)
+            s.connect(addr)
+        except OSError:
+            return
+        self.sock = s
+        atexit.register(self.flush)
+
+    def _send(self, data):
+        try:
+            self.sock.send(data)
+            self.counts["sent"] += 1
+            return 0
+        except OSError:  # listener busy (EAGAIN) or gone
+            self.counts["dropped"] += 1
+            return -1
+
+    def step(self, n, samples=None):
+        if self.sock is None:
+            self.counts["noop"] += 1
+            return 1
+        data = format_report(step=n, samples=samples)
+        now = time.monotonic()
+        with self.lock:
+            if self.last_sent is not None and now - self.last_sent < self.min_interval:
+                self.pending = (n, samples)
+                self.counts["coalesced"] += 1
+                return 0
+            self.last_sent = now
+            self.pending = None
+            return self._send(data)
+
+    def flush(self):
+        if self.sock is None:
+            return 1
+        with self.lock:
+            if self.pending is None:
+                return 0
+            n, samples = self.pending
+            self.pending = None
+            self.last_sent = time.monotonic()
+            return self._send(format_report(step=n, samples=samples))
+
+    def checkpoint(self, n):
+        _flag.clear()
+        if self.sock is None:
+            self.counts["noop"] += 1
+            return 1
+        with self.lock:
+            p = self.pending
+            self.pending = None
+            data = format_report(step=p[0] if p else None,
+                                 samples=p[1] if p else None, ckpt=n)
+            return self._send(data)
+
+
+_flag = threading.Event()
+_reporter = None
+_reporter_lock = threading.Lock()
+
+
+def _get():
+    global _reporter
+    if _reporter is None:
+        with _reporter_lock:
+            if _reporter is None:
+                _reporter = _Reporter()
+    return _reporter
+
+
+def active():
+    """True when reports reach a hetsched listener."""
+    return _get().sock is not None
+
+
+def step(n, samples=None):
+    """The job has completed n mini-batches in total (cumulative).
+
+    Returns 0 when sent or coalesced, 1 when inactive (no-op), -1 when the
+    report was dropped; none of these needs any action."""
+    return _get().step(n, samples)
+
+
+def flush():
+    """Send any coalesced report now."""
+    return _get().flush()
+
+
+def checkpoint(n):
+    """Acknowledge a durably saved checkpoint holding steps up to n."""
+    return _get().checkpoint(n)
+
+
+def _ckpt_signal():
+    sig = _env_int("HS_CKPT_SIGNAL", 1, 64, int(signal.SIGURG))
+    return signal.SIGURG if sig in _UNSAFE_SIGNALS else sig
+
+
+def ckpt_watch():
+    """Install a handler for the checkpoint signal (main thread only)."""
+    signal.signal(_ckpt_signal(), lambda signum, frame: _flag.set())
+
+
+def ckpt_requested():
+    """True once the checkpoint signal arrived, until checkpoint()."""
+    return _flag.is_set()
+
+
+def ckpt_hold():
+    """Sleep up to HS_CKPT_HOLD seconds (default 120) waiting to be
+    requeued; returns the seconds slept when the hold ends."""
+    hold = _env_int("HS_CKPT_HOLD", 0, 86400, 120)
+    start = time.monotonic()
+    while time.monotonic() - start < hold:
+        time.sleep(min(1.0, hold - (time.monotonic() - start)))
+    return int(time.monotonic() - start)
+
+
+def gpu_type():
+    return os.environ.get("HS_GPU_TYPE") or None
+
+
+def gpu_shared():
+    return os.environ.get("HS_GPU_SHARED") == "1"
+
+
+def ckpt_dir():
+    return os.environ.get("HS_CKPT_DIR") or None
+
+
+def restart_count():
+    return _env_int("HS_RESTART_COUNT", 0, 1000000, 0)
+
+
+def stats():
+    """Counters: sent, coalesced, dropped, noop."""
+    return dict(_get().counts)

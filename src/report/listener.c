@@ -1,0 +1,424 @@
+/* listener.c — the report listener thread of spank_hetsched; see
+ * listener.h for its contract and doc/protocol.md (b) for the rules. */
+#define _GNU_SOURCE  /* struct ucred, SCM_CREDENTIALS */
+#include "report/listener.h"
+#include "report/proc.h"
+#include "report/wire.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PEER_CACHE 8
+#define PEER_TTL 5.0          /* seconds a validated sender stays trusted */
+#define LOG_EVERY 10.0        /* seconds between drop summaries */
+
+typedef struct peer {
+	pid_t pid;
+	double until;
+} peer_t;
+
+struct hs_listener {
+	hs_listener_cfg_t cfg;
+	int sock, stopfd;
+	pthread_t thread;
+	hs_est_t est;
+	hs_listener_state_t st;
+	hs_listener_counters_t cnt, cnt_logged;
+	const char *first_reason;     /* of the drops since the last summary */
+	peer_t peers[PEER_CACHE];
+	pid_t last_pid;               /* last accepted sender: stop checks */
+	double sec_start;             /* rate window */
+	unsigned sec_count;
+	double last_pub, last_ckpt_pub, last_log;
+	int dirty, ckpt_dirty, start_pending, first_pending;
+};
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int lerr(hs_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int lerr(hs_err_t *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static void logf_(hs_listener_t *l, int is_err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void logf_(hs_listener_t *l, int is_err, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!l->cfg.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	l->cfg.log(l->cfg.arg, is_err, msg);
+}
+
+void hs_listener_defaults(hs_listener_cfg_t *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->name_prefix = "hetsched";
+	cfg->proc_root = "/proc";
+	cfg->max_rate = 1000;
+	cfg->publish_interval = 60;
+	cfg->ckpt_min_interval = 1;
+	cfg->tick = 0.2;
+	hs_est_defaults(&cfg->est);
+}
+
+/* ---- sender checks ------------------------------------------------------ */
+
+static int peer_ok(hs_listener_t *l, const struct ucred *cr, double now)
+{
+	int slot = 0;
+
+	if (cr->uid != l->cfg.uid)
+		return 0;
+	for (int i = 0; i < PEER_CACHE; i++) {
+		if (l->peers[i].pid == cr->pid && l->peers[i].until > now)
+			return 1;
+		if (l->peers[i].until < l->peers[slot].until)
+			slot = i;
+	}
+	if (hs_proc_descends(l->cfg.proc_root, cr->pid, l->cfg.ancestor) != 1)
+		return 0;
+	l->peers[slot].pid = cr->pid;
+	l->peers[slot].until = now + PEER_TTL;
+	return 1;
+}
+
+/* ---- one datagram ------------------------------------------------------- */
+
+static void drop(hs_listener_t *l, unsigned long *counter, const char *why)
+{
+	(*counter)++;
+	if (!l->first_reason)
+		l->first_reason = why;
+}
+
+static void handle(hs_listener_t *l, const char *buf, ssize_t n, int truncated,
+		   const struct ucred *cr, double now)
+{
+	hs_wire_report_t r;
+	const char *why;
+	int64_t wall = (int64_t)time(NULL);
+
+	l->cnt.received++;
+	if (!cr)
+		return drop(l, &l->cnt.no_creds, "no sender credentials");
+	if (!peer_ok(l, cr, now))
+		return drop(l, &l->cnt.foreign, "sender is not a process of this job step");
+	if (truncated)
+		return drop(l, &l->cnt.truncated, "report longer than 255 bytes");
+	if (hs_wire_parse(buf, (size_t)n, &r, &why) < 0)
+		return drop(l, &l->cnt.malformed, why);
+	l->cnt.accepted++;
+	l->last_pid = cr->pid;
+	if (r.has & HS_WIRE_HAS_STEP) {
+		if (hs_est_report(&l->est, r.step, now)) {
+			l->st.ema = l->est.ema;
+			l->st.n = l->est.n;
+			l->st.new_samples = l->est.new_samples;
+			l->st.sample_t = wall;
+			if (l->est.new_samples == 1)
+				l->first_pending = 1;
+		}
+		if (!l->st.has_step || r.step >= l->st.step) {
+			l->st.has_step = 1;
+			l->st.step = r.step;
+			l->st.step_t = wall;
+			if (r.has & HS_WIRE_HAS_SAMPLES) {
+				l->st.has_samples = 1;
+				l->st.samples = r.samples;
+			}
+		}
+		l->dirty = 1;
+	}
+	if (r.has & HS_WIRE_HAS_CKPT) {
+		l->cnt.ckpts++;
+		l->st.has_ckpt = 1;
+		l->st.ckpt = r.ckpt;
+		l->st.ckpt_t = wall;
+		l->ckpt_dirty = 1;
+	}
+}
+
+/* Reads every queued datagram, within the per-second budget. Returns 1
+ * when the budget is exhausted. */
+static int drain(hs_listener_t *l)
+{
+	for (;;) {
+		char buf[HS_WIRE_MAX + 1];
+		union {
+			struct cmsghdr align;
+			char b[CMSG_SPACE(sizeof(struct ucred))];
+		} ctl;
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = ctl.b, .msg_controllen = sizeof(ctl.b),
+		};
+		struct ucred crbuf;
+		const struct ucred *cr = NULL;
+		double now = mono_now();
+		ssize_t n;
+
+		if (now - l->sec_start >= 1.0) {
+			l->sec_start = now;
+			l->sec_count = 0;
+		}
+		if (l->sec_count >= l->cfg.max_rate)
+			return 1;
+		n = recvmsg(l->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return 0;  /* EAGAIN, or an error poll will report again */
+		}
+		l->sec_count++;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+			    c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
+				memcpy(&crbuf, CMSG_DATA(c), sizeof(crbuf));
+				cr = &crbuf;
+			}
+		/* MSG_CMSG_CLOEXEC + the ctl size only fit credentials; any
+		 * passed file descriptor is dropped by the kernel (MSG_CTRUNC). */
+		handle(l, buf, n, (mh.msg_flags & MSG_TRUNC) != 0, cr, now);
+	}
+}
+
+/* ---- periodic work ------------------------------------------------------ */
+
+static void log_drops(hs_listener_t *l, double now, int force)
+{
+	hs_listener_counters_t *c = &l->cnt, *o = &l->cnt_logged;
+	unsigned long dropped = (c->malformed - o->malformed) + (c->truncated - o->truncated) +
+				(c->foreign - o->foreign) + (c->no_creds - o->no_creds);
+
+	if (!dropped || (!force && now - l->last_log < LOG_EVERY))
+		return;
+	logf_(l, 1, "dropped %lu report(s): %lu malformed, %lu oversized, %lu from "
+	      "foreign senders, %lu without credentials; first: %s",
+	      dropped, c->malformed - o->malformed, c->truncated - o->truncated,
+	      c->foreign - o->foreign, c->no_creds - o->no_creds,
+	      l->first_reason ? l->first_reason : "?");
+	*o = *c;
+	l->first_reason = NULL;
+	l->last_log = now;
+}
+
+static void publish(hs_listener_t *l, hs_publish_why_t why, double now)
+{
+	if (!l->cfg.publish)
+		return;
+	if (l->cfg.publish(l->cfg.arg, &l->st, why) < 0)
+		return;  /* keep the flags: offered again later */
+	switch (why) {
+	case HS_PUB_START:
+		l->start_pending = 0;
+		break;
+	case HS_PUB_CKPT:
+		l->ckpt_dirty = 0;
+		l->last_ckpt_pub = now;
+		break;
+	default:
+		l->dirty = l->ckpt_dirty = l->first_pending = 0;
+		break;
+	}
+	if (why != HS_PUB_CKPT)
+		l->last_pub = now;
+}
+
+static void periodic(hs_listener_t *l, double now)
+{
+	if (l->last_pid > 0 && hs_proc_stopped(l->cfg.proc_root, l->last_pid) == 1)
+		hs_est_stopped(&l->est);
+	if (l->start_pending && now - l->last_pub >= l->cfg.ckpt_min_interval)
+		publish(l, HS_PUB_START, now);
+	if (l->ckpt_dirty && now - l->last_ckpt_pub >= l->cfg.ckpt_min_interval)
+		publish(l, HS_PUB_CKPT, now);
+	if (l->first_pending && now - l->last_pub >= l->cfg.ckpt_min_interval)
+		publish(l, HS_PUB_FIRST, now);
+	if (l->dirty && now - l->last_pub >= l->cfg.publish_interval)
+		publish(l, HS_PUB_PERIODIC, now);
+	log_drops(l, now, 0);
+}
+
+static void *run(void *arg)
+{
+	hs_listener_t *l = arg;
+	int throttled = 0;
+
+	l->start_pending = 1;
+	l->last_pub = l->last_ckpt_pub = -1e9;
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = l->stopfd, .events = POLLIN },
+			{ .fd = throttled ? -1 : l->sock, .events = POLLIN },
+		};
+		double now = mono_now();
+		int ms = (int)(l->cfg.tick * 1000);
+
+		if (throttled) {
+			/* wait for the next rate second at most */
+			int left = (int)((l->sec_start + 1.0 - now) * 1000) + 1;
+
+			if (left < ms)
+				ms = left > 0 ? left : 0;
+		}
+		if (poll(pfd, 2, ms) < 0 && errno != EINTR) {
+			logf_(l, 1, "poll failed: %s; listener stops", strerror(errno));
+			break;
+		}
+		if (pfd[0].revents)
+			break;
+		throttled = drain(l);
+		if (throttled)
+			l->cnt.throttled++;
+		periodic(l, mono_now());
+	}
+	if (l->dirty || l->ckpt_dirty || l->first_pending || l->start_pending)
+		publish(l, HS_PUB_FINAL, mono_now());
+	log_drops(l, mono_now(), 1);
+	return NULL;
+}
+
+/* ---- start / stop ------------------------------------------------------- */
+
+static int make_socket(hs_listener_t *l, char *name, size_t size, hs_err_t *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	unsigned char nonce[8];
+	char hex[17];
+	int one = 1, rcvbuf = 256 * 1024, n;
+	socklen_t len;
+
+	if (getrandom(nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
+		return lerr(err, "getrandom: %s", strerror(errno));
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02x", nonce[i]);
+	/* '@' in the printed name stands for the leading NUL of the
+	 * abstract namespace. */
+	n = snprintf(name, size, "@%s.%s", l->cfg.name_prefix, hex);
+	if (n < 0 || (size_t)n >= size || (size_t)n > sizeof(sa.sun_path))
+		return lerr(err, "socket name too long");
+	memcpy(sa.sun_path + 1, name + 1, (size_t)n - 1);
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n);
+	l->sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (l->sock < 0)
+		return lerr(err, "socket: %s", strerror(errno));
+	if (setsockopt(l->sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+		return lerr(err, "SO_PASSCRED: %s", strerror(errno));
+	(void)setsockopt(l->sock, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (bind(l->sock, (struct sockaddr *)&sa, len) < 0)
+		return lerr(err, "bind %s: %s", name, strerror(errno));
+	return 0;
+}
+
+static void free_listener(hs_listener_t *l)
+{
+	if (l->sock >= 0)
+		close(l->sock);
+	if (l->stopfd >= 0)
+		close(l->stopfd);
+	free(l);
+}
+
+hs_listener_t *hs_listener_start(const hs_listener_cfg_t *cfg, char *name,
+				 size_t size, hs_err_t *err)
+{
+	hs_listener_t *l = calloc(1, sizeof(*l));
+	int rc;
+
+	if (!l) {
+		lerr(err, "out of memory");
+		return NULL;
+	}
+	l->cfg = *cfg;
+	l->sock = l->stopfd = -1;
+	if (!l->cfg.proc_root)
+		l->cfg.proc_root = "/proc";
+	if (!l->cfg.name_prefix)
+		l->cfg.name_prefix = "hetsched";
+	if (l->cfg.max_rate == 0)
+		l->cfg.max_rate = 1000;
+	if (!(l->cfg.tick > 0 && l->cfg.tick <= 10))
+		l->cfg.tick = 0.2;
+	if (!(l->cfg.publish_interval >= 0) || !isfinite(l->cfg.publish_interval))
+		l->cfg.publish_interval = 60;
+	if (!(l->cfg.ckpt_min_interval >= 0) || !isfinite(l->cfg.ckpt_min_interval))
+		l->cfg.ckpt_min_interval = 1;
+	hs_est_init(&l->est, &l->cfg.est);
+	hs_est_seed(&l->est, l->cfg.seed_sps, l->cfg.seed_n);
+	l->st.ema = l->est.ema;
+	l->st.n = l->est.n;
+	if (make_socket(l, name, size, err) < 0) {
+		free_listener(l);
+		return NULL;
+	}
+	l->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (l->stopfd < 0) {
+		lerr(err, "eventfd: %s", strerror(errno));
+		free_listener(l);
+		return NULL;
+	}
+	l->sec_start = mono_now();
+	rc = pthread_create(&l->thread, NULL, run, l);
+	if (rc) {
+		lerr(err, "pthread_create: %s", strerror(rc));
+		free_listener(l);
+		return NULL;
+	}
+	return l;
+}
+
+void hs_listener_stop(hs_listener_t *l, hs_listener_counters_t *counters,
+		      hs_listener_state_t *final_state)
+{
+	uint64_t one = 1;
+
+	if (!l)
+		return;
+	while (write(l->stopfd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+	pthread_join(l->thread, NULL);
+	if (counters) {
+		*counters = l->cnt;
+		counters->excluded_stop = l->est.excluded_stop;
+		counters->excluded_gap = l->est.excluded_gap;
+		counters->excluded_fast = l->est.excluded_fast;
+		counters->duplicates = l->est.duplicates;
+	}
+	if (final_state)
+		*final_state = l->st;
+	free_listener(l);
+}

@@ -1,0 +1,100 @@
+/* listener.h — the report listener that spank_hetsched runs inside
+ * slurmstepd: an abstract Unix datagram socket plus one thread that
+ * receives reports (wire.h), checks who sent them (proc.h), feeds the
+ * estimator (estimator.h) and calls a publish callback at a bounded rate.
+ *
+ * Robustness rules (it runs as root inside slurmstepd):
+ *  - the socket is non-blocking and close-on-exec; every datagram is read
+ *    into a fixed buffer; oversized, malformed or foreign ones are dropped
+ *    and counted, and a summary is logged at most once per 10 s;
+ *  - at most max_rate datagrams are processed per second; beyond that the
+ *    socket is not read until the next second (senders see EAGAIN);
+ *  - nothing here opens a path; the only files read are /proc/<pid>/stat;
+ *  - hs_listener_stop() wakes the thread through an eventfd, lets it make
+ *    the final publish and joins it, so no code runs after the plugin is
+ *    unloaded.
+ * Slurm-free: the plugin supplies the publish and log callbacks, and unit
+ * tests drive it in-process.
+ */
+#ifndef HS_REPORT_LISTENER_H
+#define HS_REPORT_LISTENER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/model.h"       /* hs_err_t */
+#include "report/estimator.h"
+
+#define HS_SOCKNAME_MAX 108   /* sizeof(sun_path), '@' and NUL included */
+
+/* What the listener knows, handed to the publish callback. Times are unix
+ * seconds. */
+typedef struct hs_listener_state {
+	double ema;                   /* steps/s, valid when n > 0 */
+	unsigned long n;              /* samples behind ema (seed included) */
+	unsigned long new_samples;    /* samples measured by this step */
+	int64_t sample_t;             /* time of the last sample */
+	int has_step, has_samples;
+	uint64_t step, samples;       /* highest cumulative step reported */
+	int64_t step_t;
+	int has_ckpt;
+	uint64_t ckpt;                /* last acknowledged checkpoint */
+	int64_t ckpt_t;
+} hs_listener_state_t;
+
+typedef enum hs_publish_why {
+	HS_PUB_START,                 /* the step started (history entry) */
+	HS_PUB_FIRST,                 /* the first sample of this step */
+	HS_PUB_PERIODIC,              /* publish_interval elapsed, news to tell */
+	HS_PUB_CKPT,                  /* a checkpoint acknowledgement */
+	HS_PUB_FINAL,                 /* the step ends */
+} hs_publish_why_t;
+
+typedef struct hs_listener_counters {
+	unsigned long received;       /* datagrams read */
+	unsigned long accepted;       /* valid reports from the job */
+	unsigned long malformed, truncated, foreign, no_creds;  /* dropped */
+	unsigned long throttled;      /* times the per-second budget ran out */
+	unsigned long ckpts;          /* checkpoint acknowledgements */
+	/* estimator: intervals excluded (stopped, gap, too fast), duplicates */
+	unsigned long excluded_stop, excluded_gap, excluded_fast, duplicates;
+} hs_listener_counters_t;
+
+typedef struct hs_listener_cfg {
+	const char *name_prefix;      /* e.g. "hetsched.123.0"; a random
+	                               * nonce is appended */
+	uid_t uid;                    /* only this sender uid is accepted */
+	pid_t ancestor;               /* senders must descend from this pid */
+	const char *proc_root;        /* "/proc" */
+	unsigned max_rate;            /* datagrams per second (default 1000) */
+	double publish_interval;      /* seconds (default 60) */
+	double ckpt_min_interval;     /* seconds between ckpt publishes (1) */
+	double tick;                  /* seconds between stop checks (0.2) */
+	hs_est_params_t est;
+	double seed_sps;              /* earlier EMA on this GPU type, 0 = none */
+	unsigned long seed_n;
+	/* Called from the listener thread. Returns 0 when published; on -1 the
+	 * same news is offered again at the next interval. */
+	int (*publish)(void *arg, const hs_listener_state_t *st, hs_publish_why_t why);
+	/* Log line from the listener thread; err != 0 for errors. */
+	void (*log)(void *arg, int err, const char *msg);
+	void *arg;
+} hs_listener_cfg_t;
+
+typedef struct hs_listener hs_listener_t;
+
+/* Fills cfg with defaults (no callbacks, proc_root "/proc"). */
+void hs_listener_defaults(hs_listener_cfg_t *cfg);
+
+/* Creates the socket and starts the thread. name receives the socket's
+ * name as put in HS_REPORT_SOCKET ("@..."), size >= HS_SOCKNAME_MAX.
+ * Returns NULL with a message on failure (nothing left behind). */
+hs_listener_t *hs_listener_start(const hs_listener_cfg_t *cfg, char *name,
+				 size_t size, hs_err_t *err);
+
+/* Stops the thread (after its final publish), closes the socket, copies
+ * the counters if wanted, and frees everything. NULL is a no-op. */
+void hs_listener_stop(hs_listener_t *l, hs_listener_counters_t *counters,
+		      hs_listener_state_t *final_state);
+
+#endif /* HS_REPORT_LISTENER_H */

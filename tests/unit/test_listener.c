@@ -1,0 +1,404 @@
+/* test_listener.c — the report listener (src/report/listener.h) driven
+ * in-process: reports from this process and from children (the real client
+ * library), drops of malformed/oversized/foreign datagrams, the per-second
+ * budget, stop detection of a SIGSTOPped reporter, and the publish
+ * callbacks. Assertions on rates compare with the sender's own clock and
+ * allow wide margins: they check correctness, not speed. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hetsched/report.h"
+#include "report/listener.h"
+
+typedef struct pubs {
+	pthread_mutex_t mu;
+	int count[HS_PUB_FINAL + 1];
+	int fail_first;
+	hs_listener_state_t last;
+	char log[512];
+	int logs;
+} pubs_t;
+
+static int on_publish(void *arg, const hs_listener_state_t *st, hs_publish_why_t why)
+{
+	pubs_t *p = arg;
+	int rc = 0;
+
+	pthread_mutex_lock(&p->mu);
+	if (p->fail_first) {
+		p->fail_first = 0;
+		rc = -1;
+	} else {
+		p->count[why]++;
+		p->last = *st;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
+static void on_log(void *arg, int err, const char *msg)
+{
+	pubs_t *p = arg;
+	(void)err;
+	pthread_mutex_lock(&p->mu);
+	snprintf(p->log, sizeof(p->log), "%s", msg);
+	p->logs++;
+	pthread_mutex_unlock(&p->mu);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static hs_listener_t *start(pubs_t *p, hs_listener_cfg_t *cfg, char *name)
+{
+	hs_err_t err;
+	hs_listener_t *l;
+
+	memset(p, 0, sizeof(*p));
+	pthread_mutex_init(&p->mu, NULL);
+	cfg->publish = on_publish;
+	cfg->log = on_log;
+	cfg->arg = p;
+	l = hs_listener_start(cfg, name, HS_SOCKNAME_MAX, &err);
+	if (!l)
+		fail_msg("listener: %s", err.msg);
+	assert_true(name[0] == '@');
+	return l;
+}
+
+static void base_cfg(hs_listener_cfg_t *cfg)
+{
+	hs_listener_defaults(cfg);
+	cfg->name_prefix = "hetsched.test";
+	cfg->uid = getuid();
+	cfg->ancestor = getpid();
+	cfg->publish_interval = 0;
+	cfg->tick = 0.05;
+	cfg->est.window_s = 0.3;
+}
+
+/* Sends len bytes to the abstract socket "@..." named name. */
+static int send_raw(const char *name, const void *buf, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t n = strlen(name);
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0), rc;
+
+	memcpy(sa.sun_path, name, n);
+	sa.sun_path[0] = '\0';
+	rc = (int)sendto(fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&sa,
+			 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n));
+	close(fd);
+	return rc;
+}
+
+static void accept_and_estimate(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX], msg[64];
+	double t0 = 0, t1 = 0, sender_rate;
+	pubs_t p;
+	hs_listener_t *l;
+	(void)state;
+
+	base_cfg(&cfg);
+	l = start(&p, &cfg, name);
+	for (int i = 1; i <= 60; i++) {
+		int n = snprintf(msg, sizeof(msg), "hs1 step=%d samples=%d", i, 32 * i);
+
+		if (i == 1)
+			t0 = now_s();
+		t1 = now_s();
+		assert_int_equal(send_raw(name, msg, (size_t)n), n);
+		sleep_s(0.02);
+	}
+	assert_int_equal(send_raw(name, "hs1 ckpt=60", 11), 11);
+	sleep_s(0.2);
+	hs_listener_stop(l, &c, &st);
+	assert_int_equal(c.received, 61);
+	assert_int_equal(c.accepted, 61);
+	assert_int_equal(c.ckpts, 1);
+	assert_true(st.has_step && st.step == 60 && st.has_samples && st.samples == 1920);
+	assert_true(st.has_ckpt && st.ckpt == 60);
+	assert_true(st.n >= 1 && st.new_samples == st.n);
+	sender_rate = 59.0 / (t1 - t0);
+	printf("# listener estimate %.2f steps/s, sender clock %.2f steps/s\n", st.ema, sender_rate);
+	assert_true(st.ema > 0.5 * sender_rate && st.ema < 1.5 * sender_rate);
+	assert_true(p.count[HS_PUB_START] == 1);
+	assert_true(p.count[HS_PUB_FIRST] + p.count[HS_PUB_PERIODIC] >= 1);
+	assert_true(p.count[HS_PUB_CKPT] + p.count[HS_PUB_FINAL] >= 1);
+	assert_true(p.last.has_ckpt);
+	pthread_mutex_destroy(&p.mu);
+}
+
+static void drops(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX], big[4000];
+	pubs_t p;
+	hs_listener_t *l;
+	(void)state;
+
+	base_cfg(&cfg);
+	l = start(&p, &cfg, name);
+	memset(big, '7', sizeof(big));
+	memcpy(big, "hs1 step=", 9);
+	assert_true(send_raw(name, big, sizeof(big)) > 0);           /* truncated */
+	assert_true(send_raw(name, big, 256) > 0);                   /* 256 bytes */
+	assert_true(send_raw(name, "hs1 step=-1", 11) > 0);
+	assert_true(send_raw(name, "hs1 job=42 step=1", 17) > 0);    /* for another job */
+	assert_true(send_raw(name, "\0\0\0\0", 4) > 0);
+	assert_true(send_raw(name, "", 0) == 0);
+	assert_true(send_raw(name, "hs1 step=5", 10) > 0);           /* the only good one */
+	sleep_s(0.2);
+	hs_listener_stop(l, &c, &st);
+	assert_int_equal(c.received, 7);
+	assert_int_equal(c.accepted, 1);
+	assert_int_equal(c.truncated, 1);
+	assert_int_equal(c.malformed, 5);
+	assert_true(st.step == 5);
+	assert_true(p.logs >= 1);
+	assert_non_null(strstr(p.log, "dropped 6 report"));
+	pthread_mutex_destroy(&p.mu);
+}
+
+static void foreign_senders(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	pid_t other;
+	int status;
+	(void)state;
+
+	/* another uid */
+	base_cfg(&cfg);
+	cfg.uid = getuid() + 1;
+	l = start(&p, &cfg, name);
+	assert_true(send_raw(name, "hs1 step=1", 10) > 0);
+	sleep_s(0.1);
+	hs_listener_stop(l, &c, NULL);
+	assert_int_equal(c.foreign, 1);
+	assert_int_equal(c.accepted, 0);
+	pthread_mutex_destroy(&p.mu);
+
+	/* same uid, not a descendant of the step (another job of the user) */
+	other = fork();
+	assert_true(other >= 0);
+	if (other == 0) {
+		pause();
+		_exit(0);
+	}
+	base_cfg(&cfg);
+	cfg.ancestor = other;
+	l = start(&p, &cfg, name);
+	assert_true(send_raw(name, "hs1 step=1", 10) > 0);
+	sleep_s(0.1);
+	hs_listener_stop(l, &c, NULL);
+	assert_int_equal(c.foreign, 1);
+	assert_int_equal(c.accepted, 0);
+	kill(other, SIGKILL);
+	waitpid(other, &status, 0);
+	pthread_mutex_destroy(&p.mu);
+}
+
+static void rate_budget(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	int sent = 0;
+	(void)state;
+
+	base_cfg(&cfg);
+	cfg.max_rate = 20;
+	l = start(&p, &cfg, name);
+	/* Senders never block: once the budget is spent the kernel queue
+	 * (net.unix.max_dgram_qlen datagrams) fills and sends fail EAGAIN. */
+	for (int i = 1; i <= 200; i++) {
+		if (send_raw(name, "hs1 step=1", 10) > 0)
+			sent++;
+		sleep_s(0.001);
+	}
+	hs_listener_stop(l, &c, NULL);
+	printf("# sent %d of 200, received %lu with a budget of 20/s\n", sent, c.received);
+	assert_true(sent >= 20 && sent < 200);
+	assert_true(c.received <= 40);   /* at most two budget seconds */
+	assert_true(c.throttled >= 1);
+	pthread_mutex_destroy(&p.mu);
+}
+
+/* The real client library in a child: every report arrives, the
+ * checkpoint acknowledgement too. */
+static void client_library(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	hs_report_stats_t s;
+	pid_t child;
+	int status, fds[2];
+	(void)state;
+
+	base_cfg(&cfg);
+	l = start(&p, &cfg, name);
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		hs_report_stats_t s;
+		int bad = 0, rc;
+
+		setenv("HS_REPORT_SOCKET", name, 1);
+		setenv("HS_REPORT_MIN_INTERVAL_US", "0", 1);
+		bad |= !hs_report_active();
+		for (uint64_t i = 1; i <= 50; i++) {
+			rc = hs_report_step_samples(i, 64 * i);
+			bad |= rc != 0 && !(rc == -1 && errno == EAGAIN);
+			sleep_s(0.002);
+		}
+		do {    /* the acknowledgement must get through */
+			rc = hs_report_checkpoint(50);
+			sleep_s(0.01);
+		} while (rc == -1 && errno == EAGAIN);
+		bad |= rc != 0;
+		hs_report_get_stats(&s);
+		bad |= s.noop != 0 || s.coalesced != 0;
+		bad |= write(fds[1], &s, sizeof(s)) != (ssize_t)sizeof(s);
+		_exit(bad);
+	}
+	close(fds[1]);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(read(fds[0], &s, sizeof(s)), (ssize_t)sizeof(s));
+	close(fds[0]);
+	sleep_s(0.2);
+	hs_listener_stop(l, &c, &st);
+	printf("# client sent %lu, dropped %lu (busy listener)\n", s.sent, s.dropped);
+	assert_true(s.sent >= 2);
+	assert_int_equal(c.accepted, s.sent);    /* every datagram sent arrived */
+	assert_int_equal(c.ckpts, 1);
+	assert_true(st.ckpt == 50);
+	assert_true(st.has_step && st.step <= 50 && st.samples == 64 * st.step);
+	pthread_mutex_destroy(&p.mu);
+}
+
+/* A reporter stopped for 0.6 s (shorter than any gap rule) and resumed:
+ * the stopped interval is excluded, as for a Slurm suspend. */
+static void stopped_reporter(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	pid_t child;
+	int status;
+	(void)state;
+
+	base_cfg(&cfg);
+	l = start(&p, &cfg, name);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		setenv("HS_REPORT_SOCKET", name, 1);
+		setenv("HS_REPORT_MIN_INTERVAL_US", "0", 1);
+		for (uint64_t i = 1;; i++) {
+			hs_report_step(i);
+			sleep_s(0.01);
+		}
+	}
+	sleep_s(0.5);
+	kill(child, SIGSTOP);
+	assert_int_equal(waitpid(child, &status, WUNTRACED), child);
+	sleep_s(0.6);
+	kill(child, SIGCONT);
+	sleep_s(0.5);
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	hs_listener_stop(l, &c, &st);
+	printf("# excluded: %lu stopped, %lu gaps; ema %.1f steps/s\n",
+	       c.excluded_stop, c.excluded_gap, st.ema);
+	assert_true(c.excluded_stop >= 1);
+	assert_true(st.n >= 1);
+	pthread_mutex_destroy(&p.mu);
+}
+
+/* No report at all: the step start is still published (history), and a
+ * failed publish is retried. */
+static void silent_job(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	(void)state;
+
+	base_cfg(&cfg);
+	cfg.ckpt_min_interval = 0;
+	l = start(&p, &cfg, name);
+	pthread_mutex_lock(&p.mu);
+	p.fail_first = 1;
+	pthread_mutex_unlock(&p.mu);
+	sleep_s(0.3);
+	hs_listener_stop(l, &c, &st);
+	assert_int_equal(p.count[HS_PUB_START], 1);
+	assert_int_equal(c.received, 0);
+	assert_false(st.has_step);
+	pthread_mutex_destroy(&p.mu);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(accept_and_estimate),
+		cmocka_unit_test(drops),
+		cmocka_unit_test(foreign_senders),
+		cmocka_unit_test(rate_budget),
+		cmocka_unit_test(client_library),
+		cmocka_unit_test(stopped_reporter),
+		cmocka_unit_test(silent_job),
+	};
+	return cmocka_run_group_tests_name("listener", tests, NULL, NULL);
+}

@@ -1,0 +1,135 @@
+/* test_proc.c — sender checks from /proc (src/report/proc.h): a fake
+ * proc tree for the parsing and ancestry rules (hostile comm names,
+ * loops, symlinks), and real processes for ancestry and stop detection. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report/proc.h"
+
+static char root[256];
+
+static void put_stat(pid_t pid, const char *content)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d", root, (int)pid);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/%d/stat", root, (int)pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(content, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/hs-test-proc-%d", (int)getpid());
+	mkdir(root, 0700);
+	put_stat(100, "100 (slurmstepd) S 1 100 100 0 -1");
+	put_stat(200, "200 (bash) S 100 200 200 0 -1");
+	put_stat(300, "300 (evil) T 1) S 200 300 300 0 -1");  /* comm with ") S " */
+	put_stat(400, "400 (python) R 300 400");
+	put_stat(500, "500 (other job) S 1 500");
+	put_stat(600, "600 (loop) S 601 1");
+	put_stat(601, "601 (loop) S 600 1");
+	put_stat(700, "700 (garbage");
+	put_stat(800, "800 (x) S notanumber");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[600];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void parse_stat(void **state)
+{
+	char st;
+	pid_t pp;
+	(void)state;
+
+	assert_int_equal(hs_proc_stat(root, 300, &st, &pp), 0);
+	assert_int_equal(st, 'S');
+	assert_int_equal(pp, 200);
+	assert_int_equal(hs_proc_stat(root, 400, &st, &pp), 0);
+	assert_int_equal(st, 'R');
+	assert_int_equal(hs_proc_stat(root, 700, &st, &pp), -1);
+	assert_int_equal(hs_proc_stat(root, 800, &st, &pp), -1);
+	assert_int_equal(hs_proc_stat(root, 999, &st, &pp), -1);
+	assert_int_equal(hs_proc_stat(root, 0, &st, &pp), -1);
+	assert_int_equal(hs_proc_stat(root, -5, &st, &pp), -1);
+}
+
+static void ancestry(void **state)
+{
+	char target[600], link[600];
+	(void)state;
+
+	assert_int_equal(hs_proc_descends(root, 400, 100), 1);
+	assert_int_equal(hs_proc_descends(root, 100, 100), 1);
+	assert_int_equal(hs_proc_descends(root, 500, 100), 0);  /* another job */
+	assert_int_equal(hs_proc_descends(root, 600, 100), 0);  /* a ppid loop ends */
+	assert_int_equal(hs_proc_descends(root, 999, 100), -1);
+	/* a symlinked stat file is refused (O_NOFOLLOW) */
+	snprintf(target, sizeof(target), "%s/200/stat", root);
+	snprintf(link, sizeof(link), "%s/900", root);
+	mkdir(link, 0700);
+	snprintf(link, sizeof(link), "%s/900/stat", root);
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(hs_proc_descends(root, 900, 100), -1);
+}
+
+static void real_processes(void **state)
+{
+	pid_t child;
+	int stopped = 0, status;
+	(void)state;
+
+	assert_int_equal(hs_proc_descends("/proc", getpid(), getppid()), 1);
+	assert_int_equal(hs_proc_descends("/proc", getpid(), getpid()), 1);
+	assert_int_equal(hs_proc_descends("/proc", getppid(), getpid()), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(hs_proc_descends("/proc", child, getpid()), 1);
+	assert_int_equal(hs_proc_stopped("/proc", child), 0);
+	kill(child, SIGSTOP);
+	/* waitpid(WUNTRACED) returns once the child is stopped */
+	assert_int_equal(waitpid(child, &status, WUNTRACED), child);
+	assert_true(WIFSTOPPED(status));
+	stopped = hs_proc_stopped("/proc", child);
+	assert_int_equal(stopped, 1);
+	kill(child, SIGCONT);
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	assert_int_equal(hs_proc_stopped("/proc", child), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(parse_stat),
+		cmocka_unit_test(ancestry),
+		cmocka_unit_test(real_processes),
+	};
+	return cmocka_run_group_tests_name("proc", tests, setup, teardown);
+}
