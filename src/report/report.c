@@ -260,7 +260,14 @@ unsigned hs_report_ckpt_hold(void)
 			break;
 		ts.tv_sec = (time_t)((end - now) / 1000000000ULL);
 		ts.tv_nsec = (long)((end - now) % 1000000000ULL);
-		nanosleep(&ts, NULL);  /* EINTR: loop; SIGTERM ends the process */
+		if (nanosleep(&ts, NULL) < 0 && errno == EINTR) {
+			/* A repeated checkpoint signal keeps holding; any other
+			 * caught signal (say SIGTERM with a handler) ends the
+			 * hold so the program can act on it. */
+			if (!ckpt_flag)
+				break;
+			ckpt_flag = 0;
+		}
 	}
 	return (unsigned)((mono_ns() - start) / 1000000000ULL);
 }

@@ -85,6 +85,13 @@ tests_unit_test_listener_LDADD = libhetsched-report.la $(REPORT_UNIT_LDADD)
 tests_unit_test_listener_CFLAGS = $(REPORT_UNIT_CFLAGS)
 tests_unit_test_listener_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/report
 endif
-TESTS += tests/unit/test_report_py.sh
-EXTRA_DIST += tests/unit/test_report_py.sh tests/unit/test_report_py.py
+# a reporting job for test_listener (exec'd, so valgrind checks only the test)
+check_PROGRAMS += tests/unit/report_helper
+tests_unit_report_helper_SOURCES = tests/unit/report_helper.c
+tests_unit_report_helper_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/report
+tests_unit_report_helper_LDADD = libhetsched-report.la
+TESTS += tests/unit/test_report_py.sh tests/unit/test_emulator.sh
+EXTRA_DIST += tests/unit/test_report_py.sh tests/unit/test_report_py.py \
+	tests/unit/test_emulator.sh tests/unit/test_emulator.py
+check_PROGRAMS += hetsched-emulator
 check_PROGRAMS += hetsched-report

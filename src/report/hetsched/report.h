@@ -52,7 +52,8 @@ int hs_report_ckpt_requested(void);
 int hs_report_checkpoint(uint64_t step);
 /* Sleeps up to HS_CKPT_HOLD seconds (default 120) waiting to be requeued;
  * returns the seconds slept when the hold ends (the scheduler did not
- * requeue the job: continue training). */
+ * requeue the job: continue training). A caught signal other than the
+ * checkpoint signal (e.g. SIGTERM with a handler) ends the hold early. */
 unsigned hs_report_ckpt_hold(void);
 
 /* The job's environment as set by the plugin; NULL/0 when unset. */

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""test_emulator.py -- hetsched-emulator without Slurm: paces mini-batches
+at the table throughput x time scale (measured from the reports it sends to
+a stand-in listener socket), pair throughput with a partner, checkpoint on
+the checkpoint signal with hold, resume after SIGTERM with no step lost or
+repeated, and refuses bad input. Prints TAP."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SRC = os.environ.get("HS_SRCDIR", ".")
+BUILD = os.environ.get("HS_BUILDDIR", ".")
+EMU = os.path.join(BUILD, "hetsched-emulator")
+DATA = os.environ.get("HS_GAVEL_DATA") or os.path.join(SRC, "..", "shared", "data", "gavel")
+TABLE = os.path.join(DATA, "simulation_throughputs.json")
+MODEL = "ResNet-18 (batch size 64)"
+PARTNER = "LM (batch size 20)"
+results = []
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond), detail))
+
+
+def env(**kw):
+    e = {k: v for k, v in os.environ.items() if not k.startswith("HS_")}
+    e.update({k: str(v) for k, v in kw.items()})
+    return e
+
+
+def listener():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    name = "hetsched.emutest.%d" % os.getpid()
+    s.bind("\0" + name)
+    s.setblocking(False)
+    return s, "@" + name
+
+
+def drain(s, into):
+    while True:
+        try:
+            data = s.recv(512)
+        except BlockingIOError:
+            return
+        into.append((time.monotonic(), data.decode()))
+
+
+def run_collect(args, e, sock, timeout=60):
+    """Runs the emulator to completion while collecting its reports."""
+    got = []
+    p = subprocess.Popen([EMU] + args, env=e, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    end = time.monotonic() + timeout
+    while p.poll() is None and time.monotonic() < end:
+        drain(sock, got)
+        time.sleep(0.002)
+    if p.poll() is None:
+        p.kill()
+    out, err = p.communicate()
+    drain(sock, got)
+    return p.returncode, out, err, got
+
+
+def steps_of(reports):
+    out = []
+    for t, r in reports:
+        for f in r.split()[1:]:
+            k, v = f.split("=")
+            if k == "step":
+                out.append((t, int(v)))
+    return out
+
+
+def main():
+    if not os.path.exists(TABLE):
+        print("1..0 # SKIP Gavel data not found at %s (set HS_GAVEL_DATA)" % TABLE)
+        return 0
+    table = json.load(open(TABLE))
+    key = "('%s', 1)" % MODEL
+    sock, name = listener()
+    tmp = tempfile.mkdtemp(prefix="hs-emu-test-")
+
+    # --- pacing: reported throughput = table throughput x time scale
+    for gpu, scale in (("k80", 20.0), ("v100", 10.0)):
+        thr = table[gpu][key]["null"]
+        steps = int(thr * scale * 2.0)          # about 2 s of wall time
+        rc, out, err, got = run_collect(
+            ["--table", TABLE, "--model", MODEL, "--steps", str(steps),
+             "--time-scale", str(scale), "--gpu-type", gpu],
+            env(HS_REPORT_SOCKET=name, HS_REPORT_MIN_INTERVAL_US=0), sock)
+        check("%s: runs to completion" % gpu, rc == 0 and "done step=%d ran=%d" % (steps, steps) in out, (rc, out, err))
+        st = steps_of(got)
+        check("%s: reports every mini-batch" % gpu, len(st) >= steps * 0.9 and st and st[-1][1] == steps, (len(st), st[-3:]))
+        if len(st) > 10:
+            # rate over the middle 80% of the run, from receive times
+            a, b = st[len(st) // 10], st[-len(st) // 10]
+            rate = (b[1] - a[1]) / (b[0] - a[0]) / scale
+            check("%s: emulated throughput %.2f matches the table %.2f" % (gpu, rate, thr),
+                  abs(rate - thr) / thr < 0.15, (rate, thr))
+
+    # --- sharing: the pair throughput from the table
+    thr_pair = table["k80"][key]["('%s', 1)" % PARTNER][0]
+    rc, out, err, got = run_collect(
+        ["--table", TABLE, "--model", MODEL, "--steps", str(int(thr_pair * 20 * 2)),
+         "--time-scale", "20", "--gpu-type", "k80", "--partner", PARTNER],
+        env(HS_REPORT_SOCKET=name, HS_REPORT_MIN_INTERVAL_US=0), sock)
+    st = steps_of(got)
+    check("shared: runs", rc == 0 and "thr=%.6g" % thr_pair in out, (rc, out, err))
+    if len(st) > 10:
+        a, b = st[len(st) // 10], st[-len(st) // 10]
+        rate = (b[1] - a[1]) / (b[0] - a[0]) / 20
+        check("shared: pair throughput %.2f matches the table %.2f" % (rate, thr_pair),
+              abs(rate - thr_pair) / thr_pair < 0.15, (rate, thr_pair))
+
+    # --- checkpoint on the signal, hold, continue when not requeued
+    ck = os.path.join(tmp, "ck1")
+    p = subprocess.Popen([EMU, "--table", TABLE, "--model", MODEL, "--steps", "400",
+                          "--time-scale", "20", "--gpu-type", "k80", "--ckpt-dir", ck],
+                         env=env(HS_REPORT_SOCKET=name, HS_CKPT_HOLD=1), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(0.7)
+    p.send_signal(signal.SIGURG)
+    out, err = p.communicate(timeout=60)
+    drain(sock, [])
+    check("ckpt: acknowledged, held, continued, done", p.returncode == 0 and "(requested)" in out
+          and "hold ended" in out and "done step=400 ran=400" in out, (p.returncode, out, err))
+
+    # --- requeue: checkpoint, SIGTERM during the hold, resume: no step lost
+    ck = os.path.join(tmp, "ck2")
+    args = [EMU, "--table", TABLE, "--model", MODEL, "--steps", "300",
+            "--time-scale", "20", "--gpu-type", "k80", "--ckpt-dir", ck]
+    got = []
+    p = subprocess.Popen(args, env=env(HS_REPORT_SOCKET=name, HS_CKPT_HOLD=60,
+                                       HS_REPORT_MIN_INTERVAL_US=0),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.7)
+    p.send_signal(signal.SIGURG)
+    deadline = time.monotonic() + 20
+    acked = None
+    while acked is None and time.monotonic() < deadline:
+        drain(sock, got)
+        for t, r in got:
+            if "ckpt=" in r:
+                acked = int(r.split("ckpt=")[1])
+        time.sleep(0.01)
+    time.sleep(0.3)                      # holding: no more steps
+    drain(sock, got)
+    last_step = max(s for t, s in steps_of(got))
+    p.send_signal(signal.SIGTERM)
+    out1, err1 = p.communicate(timeout=30)
+    check("requeue: ack received", acked is not None and acked > 0, got[-3:])
+    check("requeue: no step after the checkpoint", last_step == acked, (last_step, acked))
+    check("requeue: SIGTERM ends the hold", p.returncode == 128 + signal.SIGTERM and
+          "terminated by signal 15 step=%s" % acked in out1, (p.returncode, out1, err1))
+    rc, out2, err2, got2 = run_collect(args[1:], env(HS_REPORT_SOCKET=name, HS_RESTART_COUNT=1,
+                                                     HS_REPORT_MIN_INTERVAL_US=0), sock)
+    st2 = steps_of(got2)
+    check("resume: from the checkpoint", rc == 0 and "resume step=%s" % acked in out2 and
+          "done step=300 ran=%d" % (300 - (acked or 0)) in out2, (rc, out2, err2))
+    check("resume: first report is the next step", st2 and st2[0][1] == (acked or 0) + 1, st2[:2])
+
+    # --- bad input
+    for args, what in (([], "no table"),
+                       (["--table", TABLE], "no model"),
+                       (["--table", TABLE, "--model", MODEL], "no steps"),
+                       (["--table", TABLE, "--model", MODEL, "--steps", "5"], "no GPU type"),
+                       (["--table", TABLE, "--model", "Nope", "--steps", "5", "--gpu-type", "k80"], "unknown model"),
+                       (["--table", TABLE, "--model", MODEL, "--steps", "5", "--gpu-type", "h100"], "unknown GPU type"),
+                       (["--table", TABLE, "--model", MODEL, "--steps", "-5", "--gpu-type", "k80"], "bad steps"),
+                       (["--table", "/nonexistent", "--model", MODEL, "--steps", "5", "--gpu-type", "k80"], "missing table")):
+        r = subprocess.run([EMU] + args, env=env(), capture_output=True, text=True, timeout=30)
+        check("refuses: %s" % what, r.returncode == 2 and "hetsched-emulator:" in r.stderr, (r.returncode, r.stderr))
+    bad = os.path.join(tmp, "ck3")
+    os.makedirs(bad)
+    with open(os.path.join(bad, "hetsched-emulator.ckpt"), "w") as f:
+        f.write("hetsched-emulator 1 step=5 sf=1 model=Other\n")
+    r = subprocess.run([EMU, "--table", TABLE, "--model", MODEL, "--steps", "5", "--gpu-type", "k80",
+                        "--ckpt-dir", bad], env=env(), capture_output=True, text=True, timeout=30)
+    check("refuses another model's checkpoint", r.returncode == 2 and "not of this job" in r.stderr, r.stderr)
+
+    subprocess.run(["rm", "-rf", tmp])
+    print("1..%d" % len(results))
+    for i, (n, ok, detail) in enumerate(results, 1):
+        print("%s %d - %s" % ("ok" if ok else "not ok", i, n))
+        if not ok:
+            print("# %r" % (detail,))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

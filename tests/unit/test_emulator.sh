@@ -1,0 +1,9 @@
+#!/bin/sh
+# test_emulator.sh — runs test_emulator.py (hetsched-emulator without
+# Slurm) with the configured Python; TAP on stdout.
+py=${PYTHON:-python3}
+if ! command -v "$py" >/dev/null 2>&1; then
+	echo "1..0 # SKIP no python3"
+	exit 0
+fi
+exec "$py" "${HS_SRCDIR:-.}/tests/unit/test_emulator.py"
