@@ -87,6 +87,15 @@ static void mentry_free(hs_mentry_t *e)
 int hs_mjob_set_place(hs_mjob_t *j, int ptype, int nplace, const char *const *servers,
 		      const int *gpus, const char *partner)
 {
+	/* Unchanged (a kept lease, or still not running): nothing to copy. */
+	if (nplace == j->nplace && (nplace <= 0 || ptype == j->ptype) &&
+	    !partner == !j->partner && (!partner || !strcmp(partner, j->partner))) {
+		int same = 1;
+		for (int i = 0; i < nplace && same; i++)
+			same = gpus[i] == j->pgpu[i] && !strcmp(servers[i], j->pserver[i]);
+		if (same)
+			return 0;
+	}
 	for (int i = 0; i < j->nplace; i++)
 		free(j->pserver[i]);
 	free(j->pserver);
@@ -171,6 +180,7 @@ void hs_mech_free(hs_mech_t *m)
 	free(m->tnames);
 	free(m->tcount);
 	free(m->tmap);
+	free(m->prec);
 	free(m);
 }
 
@@ -308,11 +318,20 @@ hs_mentry_t *hs_mech_entry_get(hs_mech_t *m, const char *a, const char *b, int c
 	e->recv = calloc(cap, sizeof(double));
 	e->def = calloc(cap, sizeof(double));
 	e->ia = e->ib = -1;
+	e->ja = e->a ? hs_mech_job_get(m, e->a, 0, NULL) : NULL;
+	e->jb = e->b ? hs_mech_job_get(m, e->b, 0, NULL) : NULL;
+	if (!e->ja || (b && !e->jb)) {
+		mentry_free(e);
+		hs_err_set(err, "internal error: entry for an unknown job");
+		return NULL;
+	}
 	if (!e->a || (b && !e->b) || !e->x || !e->recv || !e->def ||
 	    lh_table_insert(m->entmap, e->key, e) != 0) {
 		mentry_free(e);
 		goto oom;
 	}
+	if (!b)
+		e->ja->single = e;
 	m->ents[m->nents++] = e;
 	return e;
 oom:
@@ -320,11 +339,22 @@ oom:
 	return NULL;
 }
 
-/* Drops the records of jobs not seen this round and every entry that
- * involves one of them. */
+/* Drops every entry involving a job not seen this round, then the
+ * records of those jobs. */
 static void drop_departed(hs_mech_t *m, long stamp)
 {
 	int w = 0;
+	for (int i = 0; i < m->nents; i++) {
+		hs_mentry_t *e = m->ents[i];
+		if (e->ja->seen == stamp && (!e->jb || e->jb->seen == stamp)) {
+			m->ents[w++] = e;
+			continue;
+		}
+		lh_table_delete(m->entmap, e->key);
+		mentry_free(e);
+	}
+	m->nents = w;
+	w = 0;
 	for (int i = 0; i < m->njobs; i++) {
 		hs_mjob_t *j = m->jobs[i];
 		if (j->seen == stamp) {
@@ -337,27 +367,10 @@ static void drop_departed(hs_mech_t *m, long stamp)
 		mjob_free(j);
 	}
 	m->njobs = w;
-	w = 0;
-	for (int i = 0; i < m->nents; i++) {
-		hs_mentry_t *e = m->ents[i];
-		hs_mjob_t *ja = hs_mech_job_get(m, e->a, 0, NULL);
-		hs_mjob_t *jb = e->b ? hs_mech_job_get(m, e->b, 0, NULL) : NULL;
-		if (ja && (!e->b || jb)) {
-			m->ents[w++] = e;
-			continue;
-		}
-		lh_table_delete(m->entmap, e->key);
-		mentry_free(e);
-	}
-	m->nents = w;
 }
 
 /* ---- Input validation ----------------------------------------------------- */
 
-static int cmp_str_ptr(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
 
 static int validate_in(const hs_round_in_t *in, hs_err_t *err)
 {
@@ -390,21 +403,6 @@ static int validate_in(const hs_round_in_t *in, hs_err_t *err)
 						  jb->id, c->names[j]);
 		if (jb->job_type < -1 || jb->job_type >= p->jobtypes.n)
 			return hs_err_set(err, "job '%s': job type index out of range", jb->id);
-	}
-	if (p->njobs > 1) {
-		const char **ids = malloc((size_t)p->njobs * sizeof(*ids));
-		if (!ids)
-			return hs_err_set(err, "out of memory");
-		for (int i = 0; i < p->njobs; i++)
-			ids[i] = p->jobs[i].id;
-		qsort(ids, (size_t)p->njobs, sizeof(*ids), cmp_str_ptr);
-		int rc = 0;
-		for (int i = 1; i < p->njobs && rc == 0; i++)
-			if (!strcmp(ids[i - 1], ids[i]))
-				rc = hs_err_set(err, "job id '%s' appears twice", ids[i]);
-		free(ids);
-		if (rc)
-			return -1;
 	}
 	if (hs_servers_validate(in->servers, in->nservers, c->ntypes, err) < 0)
 		return -1;
@@ -490,9 +488,8 @@ static int run_type(const hs_round_in_t *in, int i)
  * partner we placed it with, if both are reported on the same GPUs. */
 static int running_partner(hs_mech_t *m, const hs_round_in_t *in, int i, long stamp)
 {
-	const hs_problem_t *p = in->problem;
-	hs_mjob_t *j = hs_mech_job_get(m, p->jobs[i].id, 0, NULL);
-	if (!j || !j->partner)
+	hs_mjob_t *j = m->prec[i];
+	if (!j->partner)
 		return -1;
 	hs_mjob_t *k = hs_mech_job_get(m, j->partner, 0, NULL);
 	if (!k || k->seen != stamp || k->pidx < 0)
@@ -517,23 +514,34 @@ int hs_mech_begin_round(hs_mech_t *m, const hs_round_in_t *in, hs_err_t *err)
 		m->tmap = t;
 		m->cap_tmap = J;
 	}
-	for (int j = 0; j < J; j++)
-		if ((m->tmap[j] = hs_mech_type_index(m, p->cluster.names[j], 1, err)) < 0)
-			return -1;
-	m->clock += in->elapsed_s;
-
-	/* Match jobs by id; a stamp unique to this round marks who is here. */
+	if (p->njobs > m->cap_prec) {
+		hs_mjob_t **r = realloc(m->prec, (size_t)p->njobs * sizeof(*r));
+		if (!r)
+			return hs_err_set(err, "out of memory");
+		m->prec = r;
+		m->cap_prec = p->njobs;
+	}
+	/* Match jobs by id; a stamp unique to this call marks who is here.
+	 * A duplicate id fails here, before anything that matters changed
+	 * (records made for new ids are dropped unseen next time). */
 	const long stamp = ++m->stamp;
 	int arrivals = 0, allocated = 0;
 	for (int i = 0; i < p->njobs; i++) {
 		hs_mjob_t *j = hs_mech_job_get(m, p->jobs[i].id, 1, err);
 		if (!j)
 			return -1;
+		if (j->seen == stamp)
+			return hs_err_set(err, "job id '%s' appears twice", p->jobs[i].id);
 		j->seen = stamp;
 		j->pidx = i;
+		m->prec[i] = j;
 		arrivals += !j->in_alloc;
 		allocated += j->in_alloc;
 	}
+	for (int j = 0; j < J; j++)
+		if ((m->tmap[j] = hs_mech_type_index(m, p->cluster.names[j], 1, err)) < 0)
+			return -1;
+	m->clock += in->elapsed_s;
 	drop_departed(m, stamp);
 
 	/* Credit the time just elapsed to what ran (a pair once). */
@@ -545,8 +553,9 @@ int hs_mech_begin_round(hs_mech_t *m, const hs_round_in_t *in, hs_err_t *err)
 			int k = running_partner(m, in, i, stamp);
 			if (k >= 0 && strcmp(p->jobs[i].id, p->jobs[k].id) > 0)
 				continue; /* credited with the other member */
-			hs_mentry_t *e = hs_mech_entry_get(m, p->jobs[i].id,
-							   k >= 0 ? p->jobs[k].id : NULL, 1, err);
+			hs_mentry_t *e = k < 0 && m->prec[i]->single ? m->prec[i]->single
+					 : hs_mech_entry_get(m, p->jobs[i].id,
+							     k >= 0 ? p->jobs[k].id : NULL, 1, err);
 			if (!e)
 				return -1;
 			e->recv[m->tmap[t]] += in->elapsed_s;
@@ -603,12 +612,12 @@ static int install_alloc(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t
 		}
 	}
 	for (int i = 0; i < p->njobs; i++) {
-		hs_mentry_t *e = hs_mech_entry_get(m, p->jobs[i].id, NULL, 1, err);
-		if (!e)
+		hs_mentry_t *e = m->prec[i]->single;
+		if (!e && !(e = hs_mech_entry_get(m, p->jobs[i].id, NULL, 1, err)))
 			return -1;
 		for (int j = 0; j < J; j++)
 			e->x[m->tmap[j]] = fmin(1.0, fmax(0.0, a->x[(size_t)i * J + j]));
-		hs_mech_job_get(m, p->jobs[i].id, 0, NULL)->in_alloc = 1;
+		m->prec[i]->in_alloc = 1;
 	}
 	for (int q = 0; q < a->npairs; q++) {
 		const hs_pair_alloc_t *pr = &a->pairs[q];
@@ -741,8 +750,42 @@ static int candidates(hs_mech_t *m, const hs_problem_t *p, hs_mentry_t **single,
 				   .ib = e->ia < e->ib ? e->ib : e->ia, .x = e->x[it],
 				   .prio = priority(e->x[it], e->recv[it], since), .def = e->def[it] };
 	}
-	qsort(c, (size_t)n, sizeof(*c), cmp_cand);
 	return n;
+}
+
+/* Candidates form a binary heap with the best (cmp_cand first) on top:
+ * a round takes only as many as fit, so popping them (k log n) beats
+ * sorting all n when most active jobs wait. */
+static void sift_down(cand_t *c, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, best = i;
+		if (l < n && cmp_cand(&c[l], &c[best]) < 0)
+			best = l;
+		if (r < n && cmp_cand(&c[r], &c[best]) < 0)
+			best = r;
+		if (best == i)
+			return;
+		cand_t t = c[i];
+		c[i] = c[best];
+		c[best] = t;
+		i = best;
+	}
+}
+
+static void heapify(cand_t *c, int n)
+{
+	for (int i = n / 2 - 1; i >= 0; i--)
+		sift_down(c, n, i);
+}
+
+/* Removes the best candidate into *top; returns the new size. */
+static int heap_pop(cand_t *c, int n, cand_t *top)
+{
+	*top = c[0];
+	c[0] = c[n - 1];
+	sift_down(c, n - 1, 0);
+	return n - 1;
 }
 
 /* Greedy selection over types; returns the number of picks or -1. */
@@ -760,15 +803,12 @@ static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 	/* Where this round's jobs are: entries' member indices, own entries. */
 	for (int q = 0; q < m->nents; q++) {
 		hs_mentry_t *e = m->ents[q];
-		hs_mjob_t *ja = hs_mech_job_get(m, e->a, 0, NULL);
-		hs_mjob_t *jb = e->b ? hs_mech_job_get(m, e->b, 0, NULL) : NULL;
-		e->ia = ja && ja->seen == m->stamp ? ja->pidx : -1;
-		e->ib = jb && jb->seen == m->stamp ? jb->pidx : -1;
-		if (e->b)
-			npairs++;
-		else if (e->ia >= 0)
-			single[e->ia] = e;
+		e->ia = e->ja->seen == m->stamp ? e->ja->pidx : -1;
+		e->ib = e->jb && e->jb->seen == m->stamp ? e->jb->pidx : -1;
+		npairs += e->b != NULL;
 	}
+	for (int i = 0; i < p->njobs; i++)
+		single[i] = m->prec[i]->single;
 	cand_t *c = malloc(((size_t)p->njobs + (size_t)npairs + 1) * sizeof(*c));
 	if (!c)
 		goto oom;
@@ -780,18 +820,21 @@ static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 		if (free_gpus <= 0)
 			continue;
 		int n = candidates(m, p, single, j, c);
-		for (int k = 0; k < n && free_gpus > 0; k++) {
-			if (done[c[k].ia] || (c[k].ib >= 0 && done[c[k].ib]))
+		heapify(c, n);
+		while (n > 0 && free_gpus > 0) {
+			cand_t top;
+			n = heap_pop(c, n, &top);
+			if (done[top.ia] || (top.ib >= 0 && done[top.ib]))
 				continue;
-			int sf = p->jobs[c[k].ia].scale_factor; /* a pair counts once */
+			int sf = p->jobs[top.ia].scale_factor; /* a pair counts once */
 			if (sf > free_gpus)
 				continue;
 			free_gpus -= sf;
-			done[c[k].ia] = 1;
-			if (c[k].ib >= 0)
-				done[c[k].ib] = 1;
-			picks[npicks++] = (pick_t){ .ia = c[k].ia, .ib = c[k].ib, .type = j,
-						    .prio = c[k].prio, .x = c[k].x };
+			done[top.ia] = 1;
+			if (top.ib >= 0)
+				done[top.ib] = 1;
+			picks[npicks++] = (pick_t){ .ia = top.ia, .ib = top.ib, .type = j,
+						    .prio = top.prio, .x = top.x };
 		}
 	}
 	free(single);
@@ -840,7 +883,7 @@ static int decide(hs_mech_t *m, const hs_round_in_t *in, const pick_t *pk,
 		  const hs_place_req_t *r, int i, int partner, hs_decision_t *d)
 {
 	const hs_job_run_t *run = in->run ? &in->run[i] : NULL;
-	hs_mjob_t *j = hs_mech_job_get(m, in->problem->jobs[i].id, 0, NULL);
+	hs_mjob_t *j = m->prec[i];
 	d->type = pk->type;
 	d->ngpus = r->ngpus;
 	d->gpus = malloc((size_t)r->ngpus * sizeof(*d->gpus));
@@ -884,7 +927,7 @@ static int remember(hs_mech_t *m, const hs_round_in_t *in, hs_round_out_t *out)
 	int rc = 0;
 	for (int i = 0; i < p->njobs && rc == 0; i++) {
 		const hs_decision_t *d = &out->d[i];
-		hs_mjob_t *j = hs_mech_job_get(m, p->jobs[i].id, 0, NULL);
+		hs_mjob_t *j = m->prec[i];
 		for (int g = 0; g < d->ngpus; g++) {
 			names[g] = in->servers[d->gpus[g].server].name;
 			gpus[g] = d->gpus[g].gpu;

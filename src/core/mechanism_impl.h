@@ -12,6 +12,8 @@
  * accept: ids are validated to hold no control characters). */
 #define HS_PAIR_SEP '\x1f'
 
+struct hs_mentry;
+
 /* What the mechanism remembers about one job, matched by id. */
 typedef struct hs_mjob {
 	char *id;
@@ -25,6 +27,7 @@ typedef struct hs_mjob {
 	char **pserver;    /* [nplace] node names */
 	int *pgpu;         /* [nplace] GPU indices */
 	char *partner;     /* id of the packed partner, NULL = alone */
+	struct hs_mentry *single;  /* its own entry, NULL until it has one */
 } hs_mjob_t;
 
 /* An allocation entry: one job alone, or a packed pair; per type its
@@ -33,6 +36,7 @@ typedef struct hs_mentry {
 	char *key;         /* "id" or "idA<SEP>idB" with idA < idB (strcmp) */
 	char *a, *b;       /* member ids (b NULL for a single job) */
 	double *x, *recv, *def;  /* [cap_types] */
+	hs_mjob_t *ja, *jb;  /* member records (entries die with them) */
 	int ia, ib;        /* problem indices this round (scratch), -1 */
 } hs_mentry_t;
 
@@ -61,6 +65,8 @@ struct hs_mech {
 	const hs_problem_t *round_problem;
 	int *tmap;                 /* [problem ntypes] -> internal type */
 	int cap_tmap;
+	hs_mjob_t **prec;          /* [problem njobs] record of each job */
+	int cap_prec;
 };
 
 /* Shared helpers (mechanism.c). */
