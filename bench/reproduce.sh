@@ -1,0 +1,160 @@
+#!/bin/sh
+# reproduce.sh — reproduces the Gavel paper's simulation results with
+# `hetsched simulate` and regenerates doc/results.md (tables, gnuplot
+# plots in doc/results/, the speed figure).
+#
+# Usage: bench/reproduce.sh [--quick] [-j N] [--out DIR] [--hetsched PATH]
+#   --quick   one seed, fewer loads, window 1000:1500 instead of three
+#             seeds and jobs 4000-5000 (minutes instead of hours)
+#   -j N      simulations run in parallel (default 1: the machine is shared)
+#   --out DIR raw results (default bench/out/full or bench/out/quick);
+#             finished runs are kept, so an interrupted run resumes
+#
+# Experiments (cluster v100:36,p100:36,k80:36, one GPU per server, Gavel's
+# throughput table; policies the build does not have are skipped and listed
+# in the report):
+#   jct-single  average JCT vs input load, single-GPU continuous workload:
+#               LAS, Gavel's heterogeneity-aware LAS, the same with space
+#               sharing, Gandiva, AlloX, FIFO
+#   jct-multi   the same on the multi-GPU workload (no AlloX)
+#   ftf         finish-time fairness, agnostic vs aware, multi-GPU
+#   makespan    static traces (all jobs at t=0): FIFO, Gandiva, Gavel
+#               (min_total_duration_perf), Gavel with space sharing
+#   round       round length vs the ideal fluid allocation
+#   cost        non-zero preemption (checkpoint + restart) cost
+#   speed       a 6,000-job trace, non-packed policies, wall time vs the
+#               isolated policy (no solver) as baseline; run alone, last
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+mode=full par=1 out= hs=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) mode=quick ;;
+	-j) par=$2; shift ;;
+	--out) out=$2; shift ;;
+	--hetsched) hs=$2; shift ;;
+	-h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+	*) echo "reproduce.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ -n "$hs" ] || hs=$top/_build/hetsched
+[ -x "$hs" ] || { echo "reproduce.sh: no hetsched at $hs (build first, or --hetsched)" >&2; exit 1; }
+[ -n "$out" ] || out=$top/bench/out/$mode
+gavel=${HS_GAVEL_DATA:-$top/../shared/data/gavel}
+table=$gavel/simulation_throughputs.json
+[ -r "$table" ] || { echo "reproduce.sh: no throughput table at $table (set HS_GAVEL_DATA)" >&2; exit 1; }
+cluster=v100:36,p100:36,k80:36
+mkdir -p "$out"
+
+if [ $mode = full ]; then
+	seeds="0 1 2" window=4000:5000 last=5000
+	rates_single="1 2 3 4 5 6 7"
+	rates_multi="0.5 1 1.5 2 2.5 3"
+	static_jobs="100 200 400"
+	rounds="60 180 360 720 1440 3600"
+	costs="0 30 60 120 300 600"
+	cdf_single=4 cdf_multi=2 knob_rate=4
+else
+	seeds="0" window=1000:1500 last=1500
+	rates_single="2 4 6"
+	rates_multi="1 2 3"
+	static_jobs="100"
+	rounds="60 360 1440"
+	costs="0 60 300"
+	cdf_single=4 cdf_multi=2 knob_rate=4
+fi
+
+avail=$("$hs" solve --list)
+have() { echo "$avail" | grep -qx "$1"; }
+tasks=$out/tasks.txt
+: >"$tasks"
+# task FILE ARGS...: one simulation (paths relative to $out)
+task() { f=$1; shift; echo "$out/$f $hs simulate --throughputs $table $*" >>"$tasks"; }
+# a simulated time limit: twice the arrival span plus 1000 hours
+maxtime() { awk -v r="$1" -v n="$last" 'BEGIN { printf "%d", (2 * n / r + 1000) * 3600 }'; }
+gavel_sim="--cluster $cluster --consolidation always"
+
+for p in max_min_fairness max_min_fairness_perf max_min_fairness_packed gandiva allox fifo; do
+	have $p || continue
+	for r in $rates_single; do
+		for s in $seeds; do
+			csv=
+			[ "$r" = "$cdf_single" ] && [ "$s" = 0 ] && csv="--csv $out/jct-single/$p-r$r-s$s.csv"
+			task "jct-single/$p-r$r-s$s.json" $gavel_sim --policy $p --generate --rate $r \
+				--window $window --seed $s --max-time "$(maxtime $r)" $csv
+		done
+	done
+done
+for p in max_min_fairness max_min_fairness_perf max_min_fairness_packed gandiva fifo; do
+	have $p || continue
+	for r in $rates_multi; do
+		for s in $seeds; do
+			csv=
+			[ "$r" = "$cdf_multi" ] && [ "$s" = 0 ] && csv="--csv $out/jct-multi/$p-r$r-s$s.csv"
+			task "jct-multi/$p-r$r-s$s.json" $gavel_sim --policy $p --generate --multi-gpu \
+				--rate $r --window $window --seed $s --max-time "$(maxtime $r)" $csv
+		done
+	done
+done
+for p in finish_time_fairness finish_time_fairness_perf; do
+	have $p || continue
+	for r in $rates_multi; do
+		for s in $seeds; do
+			csv=
+			[ "$r" = "$cdf_multi" ] && [ "$s" = 0 ] && csv="--csv $out/ftf/$p-r$r-s$s.csv"
+			task "ftf/$p-r$r-s$s.json" $gavel_sim --policy $p --generate --multi-gpu --rate $r \
+				--window $window --seed $s --max-time "$(maxtime $r)" $csv
+		done
+	done
+done
+for p in fifo gandiva min_total_duration_perf min_total_duration_packed; do
+	have $p || continue
+	for n in $static_jobs; do
+		for s in $seeds; do
+			task "makespan/$p-n$n-s$s.json" $gavel_sim --policy $p --generate --multi-gpu \
+				--rate 0 --jobs $n --seed $s
+		done
+	done
+done
+if have max_min_fairness_perf; then
+	p=max_min_fairness_perf r=$knob_rate
+	mt=$(maxtime $r)
+	for s in $seeds; do
+		task "round/ideal-s$s.json" $gavel_sim --policy $p --generate --rate $r --window $window \
+			--seed $s --ideal --max-time $mt
+		for rl in $rounds; do
+			task "round/r$rl-reset1920-s$s.json" $gavel_sim --policy $p --generate --rate $r \
+				--window $window --seed $s --round $rl --max-time $mt
+			task "round/r$rl-reset0-s$s.json" $gavel_sim --policy $p --generate --rate $r \
+				--window $window --seed $s --round $rl --reset-interval 0 --max-time $mt
+		done
+		for c in $costs; do
+			for rl in 360 1440; do
+				task "cost/c$c-r$rl-s$s.json" $gavel_sim --policy $p --generate --rate $r \
+					--window $window --seed $s --round $rl --preempt-cost $c --max-time $mt
+			done
+		done
+	done
+fi
+
+n=$(wc -l <"$tasks")
+echo "reproduce.sh: $mode mode, $n simulations ($par in parallel), results in $out" >&2
+# shellcheck disable=SC2086
+xargs -P "$par" -L 1 "$top/bench/run_one.sh" <"$tasks"
+
+# Speed: alone (after everything else), on one generated 6,000-job trace.
+speed=$out/speed
+mkdir -p "$speed"
+[ -s "$speed/6000.trace" ] || "$hs" simulate --throughputs "$table" --cluster "$cluster" \
+	--policy isolated --generate --rate 4 --jobs 6000 --seed 0 --quiet \
+	--write-trace "$speed/6000.trace" >/dev/null
+for p in isolated max_min_fairness max_min_fairness_perf fifo gandiva allox \
+	finish_time_fairness_perf min_total_duration_perf max_sum_throughput_perf; do
+	have $p || continue
+	"$top/bench/run_one.sh" "$speed/$p.json" "$hs" simulate --throughputs "$table" \
+		--cluster "$cluster" --consolidation always --policy $p --trace "$speed/6000.trace"
+done
+
+"$top/bench/report.sh" "$out" "$mode" "$hs" >"$top/doc/results.md"
+echo "reproduce.sh: wrote $top/doc/results.md and plots in $top/doc/results/" >&2
