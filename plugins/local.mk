@@ -1,1 +1,44 @@
-# plugins — targets of this directory
+# plugins — the Slurm plugins: sched/hetsched, select/hetsched_cons_tres and
+# the hetsched SPANK plugin. Real out-of-tree Slurm plugins: libtool modules
+# built against the configured Slurm source tree (internal headers and
+# config.h), installed into $(slurmplugindir). Symbols of slurmctld and
+# libslurmfull resolve when Slurm dlopen()s them, so no Slurm library is
+# linked and -no-undefined must not be used.
+if BUILD_PLUGINS
+PLUGIN_CPPFLAGS = -I$(SLURM_SRC) -I$(SLURM_SRC)/src/common $(AM_CPPFLAGS)
+PLUGIN_LDFLAGS = -module -avoid-version -shared -rpath $(slurmplugindir)
+
+slurmplugin_LTLIBRARIES += plugins/sched/hetsched/sched_hetsched.la
+plugins_sched_hetsched_sched_hetsched_la_SOURCES = plugins/sched/hetsched/sched_hetsched.c
+plugins_sched_hetsched_sched_hetsched_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
+plugins_sched_hetsched_sched_hetsched_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+
+slurmplugin_LTLIBRARIES += plugins/select/hetsched/select_hetsched_cons_tres.la
+plugins_select_hetsched_select_hetsched_cons_tres_la_SOURCES = \
+	plugins/select/hetsched/select_hetsched_cons_tres.c
+plugins_select_hetsched_select_hetsched_cons_tres_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
+plugins_select_hetsched_select_hetsched_cons_tres_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+
+# The SPANK plugin needs only the public <slurm/spank.h>.
+slurmplugin_LTLIBRARIES += plugins/spank/hetsched/spank_hetsched.la
+plugins_spank_hetsched_spank_hetsched_la_SOURCES = plugins/spank/hetsched/spank_hetsched.c
+plugins_spank_hetsched_spank_hetsched_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+
+# Staging dir: every build also copies the plugins into $(PLUGIN_STAGE), a
+# directory a local cluster can put in front of its PluginDir
+# (hs-cluster --plugin-dir $(PLUGIN_STAGE)); the integration tests and
+# contrib/demo.sh use it. `make install` is what admins use.
+PLUGIN_STAGE = $(abs_top_builddir)/stage/plugins
+all-local: stage-plugins
+stage-plugins: $(slurmplugin_LTLIBRARIES)
+	@$(MKDIR_P) $(PLUGIN_STAGE)
+	@for p in $(slurmplugin_LTLIBRARIES); do \
+		$(LIBTOOL) --quiet --mode=install $(INSTALL) "$$p" "$(PLUGIN_STAGE)/$${p##*/}" >/dev/null 2>&1 \
+			|| { echo "staging $$p into $(PLUGIN_STAGE) failed" >&2; exit 1; }; \
+	done
+	@rm -f $(PLUGIN_STAGE)/*.la
+clean-local: clean-stage-plugins
+clean-stage-plugins:
+	-rm -rf $(abs_top_builddir)/stage
+.PHONY: stage-plugins clean-stage-plugins
+endif
