@@ -1,0 +1,153 @@
+# lib.sh — sourced by every integration test (tests/integration/*.sh):
+# TAP helpers, the HETSCHED_INTEGRATION gate, and private local clusters.
+#
+# How tests get clusters: each test brings up the cluster(s) it needs with
+# it_cluster_up (a fresh directory under /tmp and a free block of 100 ports
+# picked from the build dir's hash), and they are torn down when the test
+# exits (HS_KEEP_CLUSTERS=1 keeps them for debugging). Integration tests of
+# one build directory run one at a time: it_begin takes a lock, so adding a
+# test needs no Makefile ordering. Our plugins come from the build's staging
+# dir ($HS_BUILDDIR/stage/plugins, filled by every `make`).
+#
+# Usage in a test:
+#   . "$HS_SRCDIR/tests/integration/lib.sh"
+#   it_begin "what this test proves"
+#   it_cluster_up c1 --sched hetsched ...   # sets C1_DIR, exports SLURM_CONF
+#   check "description" command args...
+#   it_done                                 # prints the trailing plan
+# shellcheck shell=bash
+
+HS_SRCDIR=${HS_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+HS_BUILDDIR=${HS_BUILDDIR:-$(pwd)}
+HS_CLUSTER=$HS_SRCDIR/contrib/cluster/hs-cluster
+HS_STAGE=$HS_BUILDDIR/stage/plugins
+it_n=0
+it_failed=0
+it_clusters=""
+
+ok() { it_n=$((it_n + 1)); echo "ok $it_n - $1"; }
+nok() { it_n=$((it_n + 1)); it_failed=$((it_failed + 1)); echo "not ok $it_n - $1"; }
+diag() { sed 's/^/# /'; }
+# check DESC CMD...: one test point, ok when CMD succeeds; returns its status.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else nok "$desc"; return 1; fi
+}
+# quiet CMD...: CMD without its output (for check).
+quiet() { "$@" >/dev/null 2>&1; }
+# bail DESC: a failure that makes the rest meaningless (e.g. no cluster).
+bail() {
+	echo "Bail out! $1"
+	exit 1
+}
+
+# it_begin DESC: skip unless asked for, then serialise per build dir.
+it_begin() {
+	if [ "${HETSCHED_INTEGRATION:-0}" != 1 ]; then
+		echo "1..0 # SKIP integration tests run only with HETSCHED_INTEGRATION=1 ($1)"
+		exit 0
+	fi
+	[ "$(id -u)" = 0 ] || bail "integration tests need root (they run Slurm daemons)"
+	[ -d "$HS_STAGE" ] || bail "no staged plugins in $HS_STAGE (run make first)"
+	exec 7>"$HS_BUILDDIR/.integration.lock"
+	flock 7
+	trap it_cleanup EXIT
+	echo "# $1"
+}
+
+it_done() {
+	echo "1..$it_n"
+	[ "$it_failed" = 0 ]
+}
+
+it_cleanup() {
+	local d
+	for d in $it_clusters; do
+		if [ "${HS_KEEP_CLUSTERS:-0}" = 1 ]; then
+			echo "# kept cluster $d (HS_KEEP_CLUSTERS=1)"
+		else
+			"$HS_CLUSTER" down -q --dir "$d" >/dev/null 2>&1
+		fi
+	done
+}
+
+# it_port_block INDEX: a port base whose block looks free, derived from the
+# build dir so that concurrent builds of different worktrees rarely meet;
+# hs-cluster itself refuses ports that are in use.
+it_port_block() {
+	local h base i p busy
+	h=$(printf '%s:%s' "$HS_BUILDDIR" "$1" | cksum | cut -d' ' -f1)
+	for i in $(seq 0 40); do
+		base=$((20000 + ((h + i * 37) % 120) * 100))
+		busy=0
+		for p in $(seq "$base" $((base + 40))); do
+			[ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ] || { busy=1; break; }
+		done
+		[ $busy = 0 ] && { echo "$base"; return 0; }
+	done
+	return 1
+}
+
+# it_cluster_up NAME [hs-cluster options]: bring up cluster NAME in a fresh
+# directory; sets ${NAME^^}_DIR and ${NAME^^}_PORT, exports SLURM_CONF to it.
+# Options may override --gpus etc.; --dir and --port-base are chosen here.
+it_cluster_up() {
+	local name=$1 dir base var
+	shift
+	var=$(echo "$name" | tr '[:lower:]' '[:upper:]')
+	dir=$(mktemp -d /tmp/hs-it-"$name".XXXXXX) || bail "mktemp failed"
+	base=$(it_port_block "$name") || bail "no free port block found"
+	it_clusters="$it_clusters $dir"
+	if ! "$HS_CLUSTER" up -q --dir "$dir" --port-base "$base" "$@" >"$dir.up.out" 2>&1; then
+		diag <"$dir.up.out"
+		rm -f "$dir.up.out"
+		return 1
+	fi
+	rm -f "$dir.up.out"
+	eval "${var}_DIR=\$dir ${var}_PORT=\$base"
+	export SLURM_CONF=$dir/etc/slurm.conf
+}
+
+# it_use NAME: point the Slurm commands at cluster NAME.
+it_use() {
+	local var
+	var=$(echo "$1" | tr '[:lower:]' '[:upper:]')_DIR
+	export SLURM_CONF=${!var}/etc/slurm.conf
+}
+
+# it_plugin_opts: hs-cluster options that load all three hetsched plugins.
+it_plugin_opts() {
+	echo "--plugin-dir $HS_STAGE --sched hetsched --select hetsched_cons_tres"
+}
+it_plugstack_line() { echo "required $HS_STAGE/spank_hetsched.so"; }
+
+# it_procs_of DIR: pids of processes of the cluster in DIR: its daemons and
+# slurmstepds (marked HS_CLUSTER_DAEMON=DIR by hs-cluster) and its job tasks
+# (SLURM_CONF=DIR/etc/slurm.conf together with SLURM_JOB_ID).
+it_procs_of() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" = $$ ] && continue
+		{ tr '\0' '\n' <"$p/environ"; } 2>/dev/null | awk -v d="$1" '
+			$0 == "HS_CLUSTER_DAEMON=" d { m = 1 }
+			$0 == "SLURM_CONF=" d "/etc/slurm.conf" { c = 1 }
+			/^SLURM_JOB_ID=/ { j = 1 }
+			END { exit !(m || (c && j)) }' && echo "${p#/proc/}"
+	done
+}
+
+# it_wait_jobs SECS JOBID...: wait until none of the jobs is pending or
+# running any more (sacct agrees); fail on timeout.
+it_wait_jobs() {
+	local secs=$1 end st
+	shift
+	end=$(($(date +%s) + secs))
+	while :; do
+		st=$(sacct -n -X -P -o State -j "$(echo "$@" | tr ' ' ',')" 2>/dev/null |
+			grep -cE 'PENDING|RUNNING|REQUEUED|SUSPENDED|COMPLETING')
+		[ "$st" = 0 ] && [ "$(sacct -n -X -P -o JobID -j "$(echo "$@" | tr ' ' ',')" 2>/dev/null | wc -l)" -ge $# ] && return 0
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 1
+	done
+}
