@@ -152,12 +152,52 @@ static void gavel_traces(void **state)
 	}
 }
 
+/* Random byte damage to a valid trace: the reader either accepts it or
+ * refuses it naming the file (and line), never crashes. */
+static void damaged_traces(void **state)
+{
+	(void)state;
+	const char *good = GOOD "\n" "LM (batch size 5)\tpython x\tlm\t-s\t0\t10.5\t8\t5\t3600\t12.5\n"
+			   "A\tc\td\t-s\t1\t7\t2\t1\t-1\t100\n";
+	static const char alphabet[] = "\t\n\r0123456789-.eEx ab\0";
+	size_t len = strlen(good);
+	char *buf = malloc(len + 1);
+	unsigned short rng[3] = { 4, 5, 6 };
+	int accepted = 0, refused = 0;
+	for (int it = 0; it < 5000; it++) {
+		memcpy(buf, good, len + 1);
+		int nmut = 1 + (int)(erand48(rng) * 4);
+		for (int k = 0; k < nmut; k++)
+			buf[(size_t)(erand48(rng) * len)] = alphabet[(int)(erand48(rng) *
+							       (sizeof(alphabet) - 1))];
+		hs_trace_t t;
+		hs_err_t err = { "" };
+		if (read_str(&t, buf, len, &err) == 0) {
+			accepted++;
+			for (int i = 0; i < t.njobs; i++) {
+				assert_true(t.jobs[i].total_steps > 0);
+				assert_true(t.jobs[i].scale_factor >= 1);
+				assert_true(t.jobs[i].arrival_s >= 0);
+				assert_true(i == 0 || t.jobs[i].arrival_s >= t.jobs[i - 1].arrival_s);
+			}
+		} else {
+			refused++;
+			assert_non_null(strstr(err.msg, "t.trace"));
+		}
+		hs_trace_free(&t);
+	}
+	assert_true(accepted > 10);
+	assert_true(refused > 10);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(good),
 		cmocka_unit_test(malformed),
 		cmocka_unit_test(gavel_traces),
+		cmocka_unit_test(damaged_traces),
 	};
 	return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
 }

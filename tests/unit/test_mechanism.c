@@ -568,6 +568,154 @@ static void save_restore(void **state)
 	world_free(&w);
 }
 
+/* ---- Damaged state files: random value-level mutations -------------------- */
+
+/* Every value slot of a JSON tree (object member or array element). */
+typedef struct slot {
+	json_object *parent;
+	const char *key;  /* NULL: array element */
+	size_t idx;
+} slot_t;
+
+static void collect(json_object *o, slot_t *s, int *n, int cap)
+{
+	if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, k, v) {
+			if (*n < cap)
+				s[(*n)++] = (slot_t){ o, k, 0 };
+			collect(v, s, n, cap);
+		}
+	} else if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o); i++) {
+			if (*n < cap)
+				s[(*n)++] = (slot_t){ o, NULL, i };
+			collect(json_object_array_get_idx(o, i), s, n, cap);
+		}
+	}
+}
+
+static json_object *random_value(unsigned short *rng)
+{
+	switch ((int)(erand48(rng) * 10)) {
+	case 0: return NULL;
+	case 1: return json_object_new_int(-1);
+	case 2: return json_object_new_int64(INT64_MAX);
+	case 3: return json_object_new_double(-1e300);
+	case 4: return json_object_new_string("");
+	case 5: return json_object_new_string("j1");
+	case 6: return json_object_new_array();
+	case 7: return json_object_new_object();
+	case 8: return json_object_new_boolean(1);
+	default: return json_object_new_double(1e308 * 10); /* inf */
+	}
+}
+
+/* A restored mechanism (whatever it holds) runs a round without crashing
+ * and saves/restores identically; garbage is refused with a message. */
+static void damaged_states(void **state)
+{
+	(void)state;
+	world_t w;
+	world_init(&w, "a:1,b:1", 3, NULL);
+	add_server(&w, "na", 0, 1);
+	add_server(&w, "nb", 1, 1);
+	hs_alloc_t a;
+	alloc_equal(&a, &w, 1.0 / 3);
+	hs_round_out_t out;
+	round_(&w, 0, &a, &out);
+	hs_round_out_free(&out);
+	round_(&w, 360, NULL, &out);
+	hs_round_out_free(&out);
+	hs_err_t err;
+	json_object *st = hs_mech_save(w.m, &err);
+	const char *text = json_object_to_json_string(st);
+	unsigned short rng[3] = { 1, 2, 3 };
+	int accepted = 0, refused = 0;
+	for (int it = 0; it < 3000; it++) {
+		json_object *doc = json_tokener_parse(text);
+		slot_t slots[512];
+		int n = 0;
+		collect(doc, slots, &n, 512);
+		int nmut = 1 + (int)(erand48(rng) * 3);
+		for (int k = 0; k < nmut && n > 0; k++) {
+			slot_t *s = &slots[(int)(erand48(rng) * n)];
+			json_object *v = random_value(rng);
+			if (s->key)
+				json_object_object_add(s->parent, s->key, v);
+			else
+				json_object_array_put_idx(s->parent, s->idx, v);
+			/* the tree changed: recollect before the next mutation */
+			n = 0;
+			collect(doc, slots, &n, 512);
+		}
+		err.msg[0] = '\0';
+		hs_mech_t *m = hs_mech_restore(doc, NULL, &err);
+		if (!m) {
+			assert_true(strlen(err.msg) > 0);
+			refused++;
+		} else {
+			accepted++;
+			json_object *s1 = hs_mech_save(m, &err);
+			hs_mech_t *m2 = hs_mech_restore(s1, NULL, &err);
+			assert_non_null(m2);
+			json_object *s2 = hs_mech_save(m2, &err);
+			assert_string_equal(json_object_to_json_string(s1), json_object_to_json_string(s2));
+			hs_round_in_t in = { .elapsed_s = 360, .problem = &w.p, .run = w.run,
+					     .nservers = w.nsrv, .servers = w.srv };
+			if (hs_mech_begin_round(m, &in, &err) >= 0) {
+				hs_round_out_t o;
+				if (hs_mech_schedule(m, &in, NULL, &o, &err) == 0)
+					assert_true(o.gpus_used <= 2);
+				hs_round_out_free(&o);
+			}
+			json_object_put(s1);
+			json_object_put(s2);
+			hs_mech_free(m2);
+			hs_mech_free(m);
+		}
+		json_object_put(doc);
+	}
+	/* both outcomes must actually occur, or the test tests nothing */
+	assert_true(accepted > 10);
+	assert_true(refused > 10);
+	json_object_put(st);
+	hs_alloc_free(&a);
+	world_free(&w);
+}
+
+/* A round with no jobs at all, and jobs that leave: nothing to do, no
+ * crash, and a departed job's pair entries go with it. */
+static void empty_and_departures(void **state)
+{
+	(void)state;
+	world_t w;
+	world_init(&w, "a:2", 2, NULL);
+	add_server(&w, "n", 0, 2);
+	hs_alloc_t a;
+	alloc_equal(&a, &w, 1.0);
+	hs_round_out_t out;
+	round_(&w, 0, &a, &out);
+	assert_int_equal(out.gpus_used, 2);
+	hs_round_out_free(&out);
+	int njobs = w.p.njobs;
+	w.p.njobs = 0;
+	assert_int_equal(round_(&w, 360, NULL, &out), 0);
+	assert_int_equal(out.njobs, 0);
+	assert_int_equal(out.gpus_used, 0);
+	hs_round_out_free(&out);
+	hs_err_t err;
+	json_object *st = hs_mech_save(w.m, &err);
+	json_object *jobs;
+	json_object_object_get_ex(st, "jobs", &jobs);
+	assert_int_equal(json_object_array_length(jobs), 0);
+	json_object_object_get_ex(st, "entries", &jobs);
+	assert_int_equal(json_object_array_length(jobs), 0);
+	json_object_put(st);
+	w.p.njobs = njobs;
+	hs_alloc_free(&a);
+	world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +728,8 @@ int main(void)
 		cmocka_unit_test(reset_interval),
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(save_restore),
+		cmocka_unit_test(damaged_states),
+		cmocka_unit_test(empty_and_departures),
 	};
 	return cmocka_run_group_tests_name("mechanism", tests, NULL, NULL);
 }
