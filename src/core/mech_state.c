@@ -25,6 +25,9 @@
 
 #define HS_MECH_FORMAT "hetsched-mechanism"
 #define HS_MECH_VERSION 1
+/* Counters in a state file stay far from overflow however long they keep
+ * counting (2^52 rounds of 1 s is 142 million years). */
+#define HS_STATE_MAX_COUNT (1L << 52)
 
 /* ---- Save ------------------------------------------------------------------ */
 
@@ -369,7 +372,7 @@ static int restore_stats(hs_mech_t *m, json_object *o, hs_err_t *err)
 		{ "lease_opportunities", &m->st.lease_opportunities },
 	};
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (get_long(st, f[i].k, 0, __LONG_MAX__, f[i].v, w, err) < 0)
+		if (get_long(st, f[i].k, 0, HS_STATE_MAX_COUNT, f[i].v, w, err) < 0)
 			return -1;
 	return get_num(st, "cost_s", 0.0, INFINITY, &m->st.cost_s, w, err);
 }
@@ -389,7 +392,7 @@ hs_mech_t *hs_mech_restore(json_object *o, const hs_mech_opts_t *opts, hs_err_t 
 		return NULL;
 	}
 	long version;
-	if (get_long(o, "version", 0, __LONG_MAX__, &version, "the state", err) < 0)
+	if (get_long(o, "version", 0, HS_STATE_MAX_COUNT, &version, "the state", err) < 0)
 		return NULL;
 	if (version != HS_MECH_VERSION) {
 		hs_err_set(err, "mechanism state: version %ld is not supported (expected %d)",
@@ -401,11 +404,11 @@ hs_mech_t *hs_mech_restore(json_object *o, const hs_mech_opts_t *opts, hs_err_t 
 		return NULL;
 	const char *w = "the state";
 	long departed;
-	if (get_long(o, "round", 0, __LONG_MAX__, &m->round, w, err) < 0 ||
+	if (get_long(o, "round", 0, HS_STATE_MAX_COUNT, &m->round, w, err) < 0 ||
 	    get_num(o, "clock_s", 0.0, INFINITY, &m->clock, w, err) < 0 ||
 	    get_num(o, "last_reset_s", 0.0, m->clock, &m->last_reset, w, err) < 0 ||
 	    get_bool(o, "have_alloc", &m->have_alloc, w, err) < 0 ||
-	    get_long(o, "departed", 0, __LONG_MAX__, &departed, w, err) < 0)
+	    get_long(o, "departed", 0, HS_STATE_MAX_COUNT, &departed, w, err) < 0)
 		goto fail;
 	m->departed = departed;
 	json_object *rng = member(o, "rng", json_type_array, 0, w, err);
