@@ -27,7 +27,8 @@ libhetsched_measure_la_SOURCES = \
 	src/report/record.c src/report/record.h \
 	src/report/gres.c src/report/gres.h \
 	src/report/proc.c src/report/proc.h \
-	src/report/listener.c src/report/listener.h
+	src/report/listener.c src/report/listener.h \
+	src/report/hints.c src/report/hints.h
 libhetsched_measure_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 libhetsched_measure_la_LIBADD = $(JSONC_LIBS) -lpthread -lm
 
