@@ -23,6 +23,12 @@ plugins_select_hetsched_select_hetsched_cons_tres_la_LDFLAGS = $(PLUGIN_LDFLAGS)
 slurmplugin_LTLIBRARIES += plugins/spank/hetsched/spank_hetsched.la
 plugins_spank_hetsched_spank_hetsched_la_SOURCES = plugins/spank/hetsched/spank_hetsched.c
 plugins_spank_hetsched_spank_hetsched_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+# issue 6: report listener, AdminComment publishing (Slurm-free parts in
+# libhetsched_measure; only spank_job.c calls the Slurm RPC API)
+plugins_spank_hetsched_spank_hetsched_la_SOURCES += \
+	plugins/spank/hetsched/spank_job.c plugins/spank/hetsched/spank_job.h
+plugins_spank_hetsched_spank_hetsched_la_LIBADD = libhetsched_measure.la $(JSONC_LIBS) -lpthread
+plugins_spank_hetsched_spank_hetsched_la_LDFLAGS += -export-symbols-regex '^(slurm_spank_|plugin_)'
 
 # Staging dir: every build also copies the plugins into $(PLUGIN_STAGE), a
 # directory a local cluster can put in front of its PluginDir

@@ -1,15 +1,48 @@
 /*
  * spank_hetsched.c — the hetsched SPANK plugin (plugstack.conf:
- * `required /path/spank_hetsched.so`).
- *
- * For now it only announces itself in every context it is loaded in
- * (slurmd, slurmstepd, sbatch/salloc, srun, prolog/epilog), so tests can
- * prove where it loads. Submit-time hints and job reports (doc/protocol.md)
- * are issue 6 and will be added here.
+ * `optional /path/spank_hetsched.so [key=value ...]`), see
+ * spank_hetsched(8) and doc/protocol.md:
+ *  - sbatch/salloc/srun: registers --hs-model, --hs-steps, --hs-ckpt-dir,
+ *    --hs-ckpt and --hs-no-preempt, validates them and puts HS_* keys into
+ *    the job's spank_job_env, which slurmctld (the sched plugin) reads;
+ *  - slurmstepd: tells the tasks their GPU type, checkpoint directory and
+ *    signal and where to report (HS_* environment); on the step's node 0
+ *    runs the report listener thread (src/report/listener.h), whose
+ *    estimates reach slurmctld in the job's AdminComment;
+ *  - every context: logs that it is loaded.
+ * A plugin instance serves one process (one sbatch, one step), so its
+ * state is file-static, as SPANK plugins' state must be.
  */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report/hints.h"
+#include "report/listener.h"
+#include "spank_job.h"
 
 SPANK_PLUGIN(hetsched, 1);
+
+static hs_spank_conf_t conf;
+
+/* Submit options (values validated by the callbacks). */
+static char opt_model[HS_HINT_MODEL_MAX + 1];
+static char opt_steps[24];
+static char opt_ckpt_dir[HS_HINT_PATH_MAX + 1];
+static int opt_ckpt, opt_no_preempt;
+
+/* The step (remote context). */
+static hs_spank_job_t job;
+static hs_listener_t *listener;
+static uint32_t step_id;
 
 static const char *context_name(spank_context_t ctx)
 {
@@ -23,18 +56,317 @@ static const char *context_name(spank_context_t ctx)
 	}
 }
 
+/* In user commands errors reach the user's terminal: say them there. */
+static int user_context(void)
+{
+	spank_context_t c = spank_context();
+
+	return c == S_CTX_LOCAL || c == S_CTX_ALLOCATOR;
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+static int cb_model(int val, const char *arg, int remote)
+{
+	(void)val;
+	if (!hs_hint_model_ok(arg)) {
+		slurm_error("--hs-model: give the model name of the throughput table, 1..%d "
+			    "printable characters without quotes or backslashes", HS_HINT_MODEL_MAX);
+		return remote ? 0 : -1;   /* never fail a step over a hint */
+	}
+	snprintf(opt_model, sizeof(opt_model), "%s", arg);
+	return 0;
+}
+
+static int cb_steps(int val, const char *arg, int remote)
+{
+	uint64_t v;
+
+	(void)val;
+	if (hs_hint_steps_parse(arg, &v) < 0) {
+		slurm_error("--hs-steps: give the total mini-batches, an integer in 1..10^15");
+		return remote ? 0 : -1;
+	}
+	snprintf(opt_steps, sizeof(opt_steps), "%llu", (unsigned long long)v);
+	return 0;
+}
+
+static int cb_ckpt_dir(int val, const char *arg, int remote)
+{
+	(void)val;
+	if (!hs_hint_dir_ok(arg)) {
+		slurm_error("--hs-ckpt-dir: give an absolute path of at most %d printable "
+			    "characters (%%j = job id, %%u = user)", HS_HINT_PATH_MAX);
+		return remote ? 0 : -1;
+	}
+	snprintf(opt_ckpt_dir, sizeof(opt_ckpt_dir), "%s", arg);
+	opt_ckpt = 1;
+	return 0;
+}
+
+static int cb_ckpt(int val, const char *arg, int remote)
+{
+	(void)val;
+	(void)arg;
+	(void)remote;
+	opt_ckpt = 1;
+	return 0;
+}
+
+static int cb_no_preempt(int val, const char *arg, int remote)
+{
+	(void)val;
+	(void)arg;
+	(void)remote;
+	opt_no_preempt = 1;
+	return 0;
+}
+
+static struct spank_option options[] = {
+	{ "hs-model", "NAME", "hetsched: model of the job in the throughput table, "
+	  "e.g. 'ResNet-50 (batch size 64)'", 1, 0, cb_model },
+	{ "hs-steps", "N", "hetsched: total mini-batches the job runs", 1, 0, cb_steps },
+	{ "hs-ckpt-dir", "DIR", "hetsched: the job checkpoints on request into DIR "
+	  "(%j = job id, %u = user)", 1, 0, cb_ckpt_dir },
+	{ "hs-ckpt", NULL, "hetsched: the job checkpoints on request (default directory)",
+	  0, 0, cb_ckpt },
+	{ "hs-no-preempt", NULL, "hetsched: never preempt, suspend or migrate this job",
+	  0, 0, cb_no_preempt },
+};
+
+/* ---- allocator/local: submit hints -------------------------------------- */
+
+static void job_env(spank_t sp, const char *k, const char *v)
+{
+	spank_err_t rc = spank_job_control_setenv(sp, k, v, 1);
+
+	/* srun inside an allocation has no job to annotate: not an error */
+	if (rc != ESPANK_SUCCESS && spank_context() == S_CTX_ALLOCATOR)
+		slurm_error("spank/hetsched: cannot set %s for the scheduler: %s", k, spank_strerror(rc));
+}
+
+static void submit_hints(spank_t sp)
+{
+	char sig[8];
+
+	snprintf(sig, sizeof(sig), "%d", conf.ckpt_signal);
+	job_env(sp, "HS_PROTO", "1");
+	job_env(sp, "HS_CKPT_SIGNAL", sig);
+	if (opt_model[0])
+		job_env(sp, "HS_MODEL", opt_model);
+	if (opt_steps[0])
+		job_env(sp, "HS_STEPS", opt_steps);
+	if (opt_ckpt)
+		job_env(sp, "HS_CKPT", "1");
+	if (opt_ckpt_dir[0])
+		job_env(sp, "HS_CKPT_DIR", opt_ckpt_dir);
+	if (opt_no_preempt)
+		job_env(sp, "HS_NO_PREEMPT", "1");
+}
+
+/* ---- remote: the step ---------------------------------------------------- */
+
+static void task_env(spank_t sp, const char *k, const char *v)
+{
+	spank_err_t rc = v ? spank_setenv(sp, k, v, 1) : spank_unsetenv(sp, k);
+
+	if (rc != ESPANK_SUCCESS)
+		slurm_error("spank/hetsched: cannot set %s for the tasks: %s", k, spank_strerror(rc));
+}
+
+static void task_env_num(spank_t sp, const char *k, unsigned long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", v);
+	task_env(sp, k, buf);
+}
+
+/* The checkpoint directory: --hs-ckpt-dir expanded, else the default. */
+static int ckpt_dir(spank_t sp, uid_t uid, char *out, size_t size)
+{
+	struct passwd pw, *res = NULL;
+	char pwbuf[4096], home[HS_HINT_PATH_MAX + 1] = "", pattern[HS_HINT_PATH_MAX + 64];
+	const char *user;
+
+	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) || !res)
+		res = NULL;
+	user = res ? res->pw_name : "";
+	if (opt_ckpt_dir[0])
+		snprintf(pattern, sizeof(pattern), "%s", opt_ckpt_dir);
+	else if (conf.ckpt_base[0])
+		snprintf(pattern, sizeof(pattern), "%s/%%u/%%j", conf.ckpt_base);
+	else if (spank_getenv(sp, "HOME", home, sizeof(home)) == ESPANK_SUCCESS && hs_hint_dir_ok(home))
+		snprintf(pattern, sizeof(pattern), "%s/.hetsched/ckpt/%%j", home);
+	else if (res && hs_hint_dir_ok(res->pw_dir))
+		snprintf(pattern, sizeof(pattern), "%s/.hetsched/ckpt/%%j", res->pw_dir);
+	else
+		return -1;
+	return hs_hint_dir_expand(pattern, job.job_id, user, out, size) == 0 && hs_hint_dir_ok(out) ? 0 : -1;
+}
+
+static void listener_log(void *arg, int err, const char *msg)
+{
+	(void)arg;
+	if (err)
+		slurm_error("spank/hetsched: job %u step %u: %s", job.job_id, step_id, msg);
+	else
+		slurm_info("spank/hetsched: job %u step %u: %s", job.job_id, step_id, msg);
+}
+
+static void start_listener(spank_t sp, uid_t uid)
+{
+	hs_listener_cfg_t cfg;
+	char prefix[64], name[HS_SOCKNAME_MAX];
+	hs_err_t err;
+
+	hs_listener_defaults(&cfg);
+	snprintf(prefix, sizeof(prefix), "hetsched.%u.%u", job.job_id, step_id);
+	cfg.name_prefix = prefix;
+	cfg.uid = uid;
+	cfg.ancestor = getpid();       /* slurmstepd: the tasks descend from it */
+	cfg.max_rate = conf.max_rate;
+	cfg.publish_interval = conf.publish_interval;
+	cfg.est.window_s = conf.window;
+	cfg.est.max_sps = conf.max_sps;
+	cfg.seed_sps = job.seed_sps;
+	cfg.seed_n = job.seed_n;
+	cfg.publish = hs_spank_job_publish;
+	cfg.log = listener_log;
+	cfg.arg = &job;
+	listener = hs_listener_start(&cfg, name, sizeof(name), &err);
+	if (!listener) {
+		slurm_error("spank/hetsched: job %u step %u: no report listener: %s",
+			    job.job_id, step_id, err.msg);
+		return;
+	}
+	task_env(sp, "HS_REPORT_SOCKET", name);
+	task_env_num(sp, "HS_REPORT_MIN_INTERVAL_US", conf.min_interval_us);
+}
+
+static void step_setup(spank_t sp)
+{
+	static const char *const ours[] = {
+		"HS_REPORT_SOCKET", "HS_REPORT_MIN_INTERVAL_US", "HS_GPU_TYPE", "HS_GPU_SHARED",
+		"HS_CKPT_DIR", "HS_CKPT_SIGNAL", "HS_CKPT_HOLD", "HS_RESTART_COUNT",
+		"HS_MODEL", "HS_STEPS", "HS_NO_PREEMPT",
+	};
+	char dir[HS_HINT_PATH_MAX + 1];
+	const char *node = getenv("SLURMD_NODENAME");  /* slurmstepd sets it */
+	uint32_t nodeid = 0, rc = 0;
+	uid_t uid;
+
+	/* Nothing inherited from a submitting job may leak into this one. */
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		task_env(sp, ours[i], NULL);
+	if (spank_get_item(sp, S_JOB_ID, &job.job_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {
+		slurm_error("spank/hetsched: cannot identify the job step; reporting is off");
+		return;
+	}
+	(void)spank_get_item(sp, S_JOB_NODEID, &nodeid);
+	if (spank_get_item(sp, S_SLURM_RESTART_COUNT, &rc) != ESPANK_SUCCESS)
+		rc = 0;
+	job.restart_count = rc;
+	job.start_t = (int64_t)time(NULL);
+	snprintf(job.node, sizeof(job.node), "%s", node ? node : "");
+
+	task_env_num(sp, "HS_RESTART_COUNT", rc);
+	task_env_num(sp, "HS_CKPT_SIGNAL", (unsigned long long)conf.ckpt_signal);
+	task_env_num(sp, "HS_CKPT_HOLD", conf.ckpt_hold);
+	if (opt_model[0])
+		task_env(sp, "HS_MODEL", opt_model);
+	if (opt_steps[0])
+		task_env(sp, "HS_STEPS", opt_steps);
+	if (opt_no_preempt)
+		task_env(sp, "HS_NO_PREEMPT", "1");
+	if (opt_ckpt) {
+		if (ckpt_dir(sp, uid, dir, sizeof(dir)) == 0)
+			task_env(sp, "HS_CKPT_DIR", dir);
+		else
+			slurm_error("spank/hetsched: job %u: no usable checkpoint directory "
+				    "(set --hs-ckpt-dir or ckpt_base)", job.job_id);
+	}
+	if (hs_spank_job_load(&job) < 0)
+		return;
+	if (!job.gpu[0]) {
+		slurm_debug("spank/hetsched: job %u step %u: no typed GPU on %s; reporting is off",
+			    job.job_id, step_id, job.node);
+		return;
+	}
+	task_env(sp, "HS_GPU_TYPE", job.gpu);
+	task_env(sp, "HS_GPU_SHARED", job.shared ? "1" : "0");
+	if (nodeid == 0)   /* data-parallel ranks advance together: node 0 speaks */
+		start_listener(sp, uid);
+}
+
+/* ---- callbacks ---------------------------------------------------------- */
+
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
+	char err[256];
+	int bad;
+
+	/* Daemons log at info level (their log file); in user commands the
+	 * line shows only with -v, so it never clutters job submission. */
+	if (user_context())
+		slurm_verbose("spank/hetsched: loaded in %s context", context_name(ctx));
+	else
+		slurm_info("spank/hetsched: loaded in %s context", context_name(ctx));
+	hs_spank_conf_defaults(&conf);
+	bad = hs_spank_conf_parse(&conf, ac, av, err, sizeof(err));
+	if (bad) {
+		if (user_context())
+			slurm_verbose("spank/hetsched: %s (%d bad, defaults used)", err, bad);
+		else
+			slurm_error("spank/hetsched: %s (%d bad, defaults used)", err, bad);
+	}
+	if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR || ctx == S_CTX_REMOTE) {
+		for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+			if (spank_option_register(sp, &options[i]) != ESPANK_SUCCESS)
+				slurm_error("spank/hetsched: cannot register --%s", options[i].name);
+	}
+	return ESPANK_SUCCESS;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	switch (spank_context()) {
+	case S_CTX_ALLOCATOR:
+	case S_CTX_LOCAL:
+		submit_hints(sp);
+		break;
+	case S_CTX_REMOTE:
+		step_setup(sp);
+		break;
+	default:
+		break;
+	}
+	return ESPANK_SUCCESS;   /* never fail a job over hetsched */
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
 
 	(void)sp;
 	(void)ac;
 	(void)av;
-	/* Daemons log at info level (their log file); in user commands the
-	 * line shows only with -v, so it never clutters job submission. */
-	if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR)
-		slurm_verbose("spank/hetsched: loaded in %s context", context_name(ctx));
-	else
-		slurm_info("spank/hetsched: loaded in %s context", context_name(ctx));
+	if (!listener)
+		return ESPANK_SUCCESS;
+	hs_listener_stop(listener, &c, &st);   /* joins after the final publish */
+	listener = NULL;
+	slurm_info("spank/hetsched: job %u step %u on %s: %lu report(s) accepted, %lu dropped "
+		   "(%lu malformed, %lu oversized, %lu foreign), %lu checkpoint ack(s); "
+		   "%.6g steps/s on %s from %lu sample(s), step %llu",
+		   job.job_id, step_id, job.gpu, c.accepted,
+		   c.malformed + c.truncated + c.foreign + c.no_creds, c.malformed, c.truncated,
+		   c.foreign, c.ckpts, st.n ? st.ema : 0.0, job.key, st.n,
+		   (unsigned long long)st.step);
 	return ESPANK_SUCCESS;
 }
