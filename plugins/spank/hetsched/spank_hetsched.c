@@ -43,6 +43,7 @@ static int opt_ckpt, opt_no_preempt;
 static hs_spank_job_t job;
 static hs_listener_t *listener;
 static uint32_t step_id;
+static char step_name[16];     /* "batch", "extern", "interactive" or the id */
 
 static const char *context_name(spank_context_t ctx)
 {
@@ -209,9 +210,9 @@ static void listener_log(void *arg, int err, const char *msg)
 {
 	(void)arg;
 	if (err)
-		slurm_error("spank/hetsched: job %u step %u: %s", job.job_id, step_id, msg);
+		slurm_error("spank/hetsched: job %u step %s: %s", job.job_id, step_name, msg);
 	else
-		slurm_info("spank/hetsched: job %u step %u: %s", job.job_id, step_id, msg);
+		slurm_info("spank/hetsched: job %u step %s: %s", job.job_id, step_name, msg);
 }
 
 static void start_listener(spank_t sp, uid_t uid)
@@ -221,7 +222,7 @@ static void start_listener(spank_t sp, uid_t uid)
 	hs_err_t err;
 
 	hs_listener_defaults(&cfg);
-	snprintf(prefix, sizeof(prefix), "hetsched.%u.%u", job.job_id, step_id);
+	snprintf(prefix, sizeof(prefix), "hetsched.%u.%s", job.job_id, step_name);
 	cfg.name_prefix = prefix;
 	cfg.uid = uid;
 	cfg.ancestor = getpid();       /* slurmstepd: the tasks descend from it */
@@ -236,8 +237,8 @@ static void start_listener(spank_t sp, uid_t uid)
 	cfg.arg = &job;
 	listener = hs_listener_start(&cfg, name, sizeof(name), &err);
 	if (!listener) {
-		slurm_error("spank/hetsched: job %u step %u: no report listener: %s",
-			    job.job_id, step_id, err.msg);
+		slurm_error("spank/hetsched: job %u step %s: no report listener: %s",
+			    job.job_id, step_name, err.msg);
 		return;
 	}
 	task_env(sp, "HS_REPORT_SOCKET", name);
@@ -265,6 +266,14 @@ static void step_setup(spank_t sp)
 		slurm_error("spank/hetsched: cannot identify the job step; reporting is off");
 		return;
 	}
+	if (step_id == SLURM_BATCH_SCRIPT)
+		snprintf(step_name, sizeof(step_name), "batch");
+	else if (step_id == SLURM_EXTERN_CONT)
+		snprintf(step_name, sizeof(step_name), "extern");
+	else if (step_id == SLURM_INTERACTIVE_STEP)
+		snprintf(step_name, sizeof(step_name), "interactive");
+	else
+		snprintf(step_name, sizeof(step_name), "%u", step_id);
 	(void)spank_get_item(sp, S_JOB_NODEID, &nodeid);
 	if (spank_get_item(sp, S_SLURM_RESTART_COUNT, &rc) != ESPANK_SUCCESS)
 		rc = 0;
@@ -272,7 +281,6 @@ static void step_setup(spank_t sp)
 	job.start_t = (int64_t)time(NULL);
 	snprintf(job.node, sizeof(job.node), "%s", node ? node : "");
 
-	task_env_num(sp, "HS_RESTART_COUNT", rc);
 	task_env_num(sp, "HS_CKPT_SIGNAL", (unsigned long long)conf.ckpt_signal);
 	task_env_num(sp, "HS_CKPT_HOLD", conf.ckpt_hold);
 	if (opt_model[0])
@@ -288,16 +296,21 @@ static void step_setup(spank_t sp)
 			slurm_error("spank/hetsched: job %u: no usable checkpoint directory "
 				    "(set --hs-ckpt-dir or ckpt_base)", job.job_id);
 	}
-	if (hs_spank_job_load(&job) < 0)
+	if (hs_spank_job_load(&job) < 0) {
+		task_env_num(sp, "HS_RESTART_COUNT", job.restart_count);
 		return;
+	}
+	task_env_num(sp, "HS_RESTART_COUNT", job.restart_count);
 	if (!job.gpu[0]) {
-		slurm_debug("spank/hetsched: job %u step %u: no typed GPU on %s; reporting is off",
-			    job.job_id, step_id, job.node);
+		slurm_debug("spank/hetsched: job %u step %s: no typed GPU on %s; reporting is off",
+			    job.job_id, step_name, job.node);
 		return;
 	}
 	task_env(sp, "HS_GPU_TYPE", job.gpu);
 	task_env(sp, "HS_GPU_SHARED", job.shared ? "1" : "0");
-	if (nodeid == 0)   /* data-parallel ranks advance together: node 0 speaks */
+	/* Data-parallel ranks advance together: node 0 speaks. The extern
+	 * step runs no training. */
+	if (nodeid == 0 && step_id != SLURM_EXTERN_CONT)
 		start_listener(sp, uid);
 }
 
@@ -361,12 +374,13 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 		return ESPANK_SUCCESS;
 	hs_listener_stop(listener, &c, &st);   /* joins after the final publish */
 	listener = NULL;
-	slurm_info("spank/hetsched: job %u step %u on %s: %lu report(s) accepted, %lu dropped "
+	slurm_info("spank/hetsched: job %u step %s on %s: %lu report(s) accepted, %lu dropped "
 		   "(%lu malformed, %lu oversized, %lu foreign), %lu checkpoint ack(s); "
-		   "%.6g steps/s on %s from %lu sample(s), step %llu",
-		   job.job_id, step_id, job.gpu, c.accepted,
+		   "%.6g steps/s on %s from %lu sample(s), step %llu; excluded intervals: "
+		   "%lu stopped, %lu gaps, %lu too fast",
+		   job.job_id, step_name, job.gpu, c.accepted,
 		   c.malformed + c.truncated + c.foreign + c.no_creds, c.malformed, c.truncated,
 		   c.foreign, c.ckpts, st.n ? st.ema : 0.0, job.key, st.n,
-		   (unsigned long long)st.step);
+		   (unsigned long long)st.step, c.excluded_stop, c.excluded_gap, c.excluded_fast);
 	return ESPANK_SUCCESS;
 }

@@ -66,6 +66,9 @@ int hs_spank_job_load(hs_spank_job_t *j)
 		return -1;
 	}
 	ji = &msg->job_array[0];
+	/* slurmstepd fills S_SLURM_RESTART_COUNT for srun steps only */
+	if (ji->restart_cnt > j->restart_count)
+		j->restart_count = ji->restart_cnt;
 	idx = node_index(ji->nodes, j->node);
 	j->gpu[0] = j->key[0] = '\0';
 	j->shared = 0;
