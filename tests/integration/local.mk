@@ -14,3 +14,9 @@ EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \
 	tests/integration/gpu_jobs.sh
+# spank_hetsched (issue 6)
+if BUILD_PLUGINS
+TESTS += tests/integration/spank_report.sh tests/integration/spank_ckpt.sh
+endif
+EXTRA_DIST += tests/integration/spank_lib.sh tests/integration/hs_admincomment.py \
+	tests/integration/spank_report.sh tests/integration/spank_ckpt.sh
