@@ -274,18 +274,30 @@ if ls "$out"/cost/*.json >/dev/null 2>&1; then
 	echo "## Preemption cost"
 	echo
 	echo "Gavel's heterogeneity-aware LAS, single-GPU, 4 jobs/hour; every restart"
-	echo "(migration or resume after a preemption) loses the given seconds."
+	echo "(migration or resume after a preemption) loses the given seconds. *Gavel's"
+	echo "mechanism* chooses as if restarts were free (\`--ignore-restart-cost\`);"
+	echo "the *restart-aware* one scales the priority of a job that would restart by"
+	echo "the share of the round it would still use."
 	echo
-	echo "| cost (s) | avg JCT (h), 360 s rounds | avg JCT (h), 1440 s rounds | restarts per job, 360 s |"
-	echo "|---|---|---|---|"
+	echo "| cost (s) | avg JCT (h): Gavel's mechanism, 360 s rounds | Gavel's mechanism, 1440 s rounds | restart-aware, 360 s rounds | restarts per job: Gavel's, 360 s | restart-aware, 360 s |"
+	echo "|---|---|---|---|---|---|"
 	for c in $(ls "$out"/cost/*-s0.json | sed -n 's/.*\/c\([0-9]*\)-r.*/\1/p' | sort -g -u); do
-		# shellcheck disable=SC2046
-		a=$(set -- $(files "$out/cost/c$c-r360-s*.json"); stat avg_jct_s "$@" | cut -d' ' -f3)
-		# shellcheck disable=SC2046
-		b=$(set -- $(files "$out/cost/c$c-r1440-s*.json"); stat avg_jct_s "$@" | cut -d' ' -f3)
-		# shellcheck disable=SC2046
-		rs=$(set -- $(files "$out/cost/c$c-r360-s*.json"); [ $# -gt 0 ] && jq -s -r '[.[] | .restarts / .jobs_arrived] | add / length | . * 100 | round / 100' "$@")
-		echo "| $c | $(hours "$a") | $(hours "$b") | $rs |"
+		row="| $c |"
+		for v in r360-ignore r1440-ignore r360-aware; do
+			# shellcheck disable=SC2046
+			set -- $(files "$out/cost/c$c-$v-s*.json")
+			if [ $# -eq 0 ]; then row="$row – |"; continue; fi
+			st=$(stat avg_jct_s "$@")
+			if [ "$(echo "$st" | cut -d' ' -f2)" != 0 ]; then row="$row saturated |"
+			else row="$row $(hours "$(echo "$st" | cut -d' ' -f3)") |"; fi
+		done
+		for v in r360-ignore r360-aware; do
+			# shellcheck disable=SC2046
+			set -- $(files "$out/cost/c$c-$v-s*.json")
+			if [ $# -eq 0 ]; then row="$row – |"; continue; fi
+			row="$row $(jq -s -r '[.[] | .restarts / .jobs_arrived] | add / length | . * 100 | round / 100' "$@") |"
+		done
+		echo "$row"
 	done
 	echo
 fi

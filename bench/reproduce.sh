@@ -21,7 +21,8 @@
 #   makespan    static traces (all jobs at t=0): FIFO, Gandiva, Gavel
 #               (min_total_duration_perf), Gavel with space sharing
 #   round       round length vs the ideal fluid allocation
-#   cost        non-zero preemption (checkpoint + restart) cost
+#   cost        non-zero preemption (checkpoint + restart) cost, with
+#               Gavel's mechanism and with the restart-aware one
 #   speed       a 6,000-job trace, non-packed policies, wall time vs the
 #               isolated policy (no solver) as baseline; run alone, last
 set -eu
@@ -130,9 +131,15 @@ if have max_min_fairness_perf; then
 				--window $window --seed $s --round $rl --reset-interval 0 --max-time $mt
 		done
 		for c in $costs; do
-			for rl in 360 1440; do
-				task "cost/c$c-r$rl-s$s.json" $gavel_sim --policy $p --generate --rate $r \
-					--window $window --seed $s --round $rl --preempt-cost $c --max-time $mt
+			# Gavel's mechanism (choices blind to the cost) with 360 s and
+			# 1440 s rounds, and the restart-aware mechanism
+			for v in r360-ignore r1440-ignore r360-aware; do
+				rl=${v%-*} rl=${rl#r}
+				flag=
+				[ "${v#*-}" = ignore ] && flag=--ignore-restart-cost
+				task "cost/c$c-$v-s$s.json" $gavel_sim --policy $p --generate --rate $r \
+					--window $window --seed $s --round $rl --preempt-cost $c $flag \
+					--max-time $mt
 			done
 		done
 	done

@@ -50,6 +50,8 @@ static void usage(FILE *f)
 		"  --reset-interval S    minimum seconds between allocation resets\n"
 		"                        (default 1920, Gavel's)\n"
 		"  --preempt-cost S      checkpoint + restart seconds per restart (0)\n"
+		"  --ignore-restart-cost choose jobs as if restarts were free (Gavel's\n"
+		"                        mechanism; the cost is still charged)\n"
 		"  --ideal               run the allocation as a fluid (no rounds)\n"
 		"measurement and output:\n"
 		"  --window FIRST:LAST   measure only jobs FIRST..LAST (0-based ids)\n"
@@ -140,7 +142,7 @@ enum {
 	OPT_TRACE = 1000, OPT_GENERATE, OPT_RATE, OPT_JOBS, OPT_MULTI_GPU, OPT_MULTI_PRIO,
 	OPT_REFTYPE, OPT_SEED, OPT_WRITE_TRACE, OPT_CLUSTER, OPT_GPS, OPT_CONS,
 	OPT_THROUGHPUTS, OPT_POLICY, OPT_ROUND, OPT_RESET, OPT_PREEMPT, OPT_IDEAL,
-	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP,
+	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP, OPT_IGNORE_RESTART,
 };
 
 int hs_cmd_simulate(int argc, char **argv)
@@ -164,6 +166,7 @@ int hs_cmd_simulate(int argc, char **argv)
 		{ "reset-interval", required_argument, NULL, OPT_RESET },
 		{ "preempt-cost", required_argument, NULL, OPT_PREEMPT },
 		{ "ideal", no_argument, NULL, OPT_IDEAL },
+		{ "ignore-restart-cost", no_argument, NULL, OPT_IGNORE_RESTART },
 		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "max-time", required_argument, NULL, OPT_MAXTIME },
 		{ "csv", required_argument, NULL, OPT_CSV },
@@ -173,7 +176,7 @@ int hs_cmd_simulate(int argc, char **argv)
 	};
 	const char *trace_path = NULL, *table_path = NULL, *cluster_spec = NULL;
 	const char *csv_path = NULL, *trace_out = NULL, *cons = "placement";
-	int generate = 0;
+	int generate = 0, restart_aware = 1;
 	long seed = 0, gps = 1;
 	hs_gen_opts_t g = { .jobs_per_hour = -1, .njobs = -1 };
 	hs_sim_opts_t o;
@@ -203,6 +206,7 @@ int hs_cmd_simulate(int argc, char **argv)
 		case OPT_RESET: bad = parse_num(optarg, 0.0, &reset); break;
 		case OPT_PREEMPT: bad = parse_num(optarg, 0.0, &preempt); break;
 		case OPT_IDEAL: o.ideal = 1; break;
+		case OPT_IGNORE_RESTART: restart_aware = 0; break;
 		case OPT_WINDOW: bad = parse_window(optarg, &o.window_first, &o.window_last); break;
 		case OPT_MAXTIME: bad = parse_num(optarg, 0.0, &o.max_time_s); break;
 		case OPT_CSV: csv_path = optarg; break;
@@ -260,6 +264,7 @@ int hs_cmd_simulate(int argc, char **argv)
 	hs_mech_opts_for_policy(&o.mopts, o.policy);
 	o.mopts.min_reset_s = reset;
 	o.mopts.preempt_cost_s = preempt;
+	o.mopts.restart_aware = restart_aware;
 	o.mopts.seed = (unsigned long)seed;
 	o.popts.seed = (unsigned long)seed;
 	g.seed = (unsigned long)seed;
@@ -314,6 +319,7 @@ int hs_cmd_simulate(int argc, char **argv)
 	json_object_object_add(cfg, "round_s", json_object_new_double(o.round_s));
 	json_object_object_add(cfg, "reset_interval_s", json_object_new_double(reset));
 	json_object_object_add(cfg, "preempt_cost_s", json_object_new_double(preempt));
+	json_object_object_add(cfg, "restart_aware", json_object_new_boolean(restart_aware));
 	json_object_object_add(cfg, "gpus_per_server", json_object_new_int((int)gps));
 	json_object_object_add(cfg, "consolidation", json_object_new_string(cons));
 	json_object_object_add(cfg, "ideal", json_object_new_boolean(o.ideal));

@@ -34,6 +34,8 @@ void hs_mech_opts_default(hs_mech_opts_t *o)
 	o->backfill = 1;
 	o->shuffle_types = 0;
 	o->seed = 0;
+	o->round_s = 360.0;
+	o->restart_aware = 1;
 }
 
 void hs_mech_opts_for_policy(hs_mech_opts_t *o, const char *name)
@@ -137,8 +139,10 @@ hs_mech_t *hs_mech_alloc(const hs_mech_opts_t *o, hs_err_t *err)
 	else
 		hs_mech_opts_default(&m->o);
 	if (!isfinite(m->o.min_reset_s) || m->o.min_reset_s < 0 ||
-	    !isfinite(m->o.preempt_cost_s) || m->o.preempt_cost_s < 0) {
-		hs_err_set(err, "mechanism options: min_reset_s and preempt_cost_s must be >= 0");
+	    !isfinite(m->o.preempt_cost_s) || m->o.preempt_cost_s < 0 ||
+	    !isfinite(m->o.round_s) || m->o.round_s < 0) {
+		hs_err_set(err, "mechanism options: min_reset_s, preempt_cost_s and round_s "
+			   "must be >= 0");
 		free(m);
 		return NULL;
 	}
@@ -725,9 +729,27 @@ typedef struct pick {
 
 /* Builds the candidates of type j (problem index) into c; returns count.
  * single[i] is job i's own entry (NULL if it has none yet). */
-static int candidates(hs_mech_t *m, const hs_problem_t *p, hs_mentry_t **single, int j,
+/* Restart-aware choice: the share of a round job i would still use on
+ * type j after paying the checkpoint + restart cost. 1 when it keeps
+ * running there, has never run (nothing to restore), or the cost is
+ * ignored; (R - cost) / R otherwise. Priorities are scaled by it, so a
+ * running job is displaced only by a job whose need outweighs the time
+ * the switch wastes. */
+static double useful_share(const hs_mech_t *m, const hs_round_in_t *in, int i, int j)
+{
+	const double cost = m->o.preempt_cost_s, R = m->o.round_s;
+	if (!m->o.restart_aware || cost <= 0.0 || !(R > 0.0) || !m->prec[i]->ever_ran)
+		return 1.0;
+	if (in->run && in->run[i].ngpus == in->problem->jobs[i].scale_factor &&
+	    run_type(in, i) == j)
+		return 1.0;
+	return cost >= R ? 0.0 : (R - cost) / R;
+}
+
+static int candidates(hs_mech_t *m, const hs_round_in_t *in, hs_mentry_t **single, int j,
 		      cand_t *c)
 {
+	const hs_problem_t *p = in->problem;
 	const int it = m->tmap[j];
 	const double since = m->clock - m->last_reset;
 	int n = 0;
@@ -738,17 +760,20 @@ static int candidates(hs_mech_t *m, const hs_problem_t *p, hs_mentry_t **single,
 		double x = e ? e->x[it] : 0.0;
 		if (x <= 0.0 && !m->o.backfill)
 			continue;
+		double prio = e ? priority(x, e->recv[it], since) : 0.0;
 		c[n++] = (cand_t){ .ia = i, .ib = -1, .x = x,
-				   .prio = e ? priority(x, e->recv[it], since) : 0.0,
+				   .prio = prio * useful_share(m, in, i, j),
 				   .def = e ? e->def[it] : 0.0 };
 	}
 	for (int q = 0; q < m->nents; q++) {
 		hs_mentry_t *e = m->ents[q];
 		if (!e->b || e->x[it] <= 0.0 || e->ia < 0 || e->ib < 0 || !runnable(p, e->ia, e->ib, j))
 			continue;
+		double share = fmin(useful_share(m, in, e->ia, j), useful_share(m, in, e->ib, j));
 		c[n++] = (cand_t){ .ia = e->ia < e->ib ? e->ia : e->ib,
 				   .ib = e->ia < e->ib ? e->ib : e->ia, .x = e->x[it],
-				   .prio = priority(e->x[it], e->recv[it], since), .def = e->def[it] };
+				   .prio = priority(e->x[it], e->recv[it], since) * share,
+				   .def = e->def[it] };
 	}
 	return n;
 }
@@ -819,7 +844,7 @@ static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 		int free_gpus = hs_gpu_pool_count(pool, j);
 		if (free_gpus <= 0)
 			continue;
-		int n = candidates(m, p, single, j, c);
+		int n = candidates(m, in, single, j, c);
 		heapify(c, n);
 		while (n > 0 && free_gpus > 0) {
 			cand_t top;

@@ -67,6 +67,8 @@
  *  - Every change of placement of a job that has run before (migration, or
  *    start after a preemption) costs opts.preempt_cost_s seconds of
  *    checkpoint + restart, reported in hs_decision_t.cost_s and counted.
+ *    With opts.restart_aware the selection weighs that cost (see the
+ *    option); with a zero cost the choices are Gavel's.
  *
  * No global state; every function takes the mechanism. Not thread-safe per
  * mechanism (one caller at a time).
@@ -108,9 +110,17 @@ typedef struct hs_mech_opts {
 	                         * (heterogeneity-agnostic policies), 0 = fastest
 	                         * type first */
 	unsigned long seed;     /* for shuffle_types */
+	double round_s;         /* nominal round length (restart_aware) */
+	int restart_aware;      /* 1 = scale the priority of an entry whose job
+	                         * would restart by (round_s - preempt_cost_s) /
+	                         * round_s, the share of the round it would
+	                         * still use: a running job is displaced only
+	                         * when that pays. No effect when the cost is 0
+	                         * (Gavel's mechanism exactly). */
 } hs_mech_opts_t;
 
-/* Defaults: min_reset_s 1920, preempt_cost_s 0, backfill 1, shuffle 0. */
+/* Defaults: min_reset_s 1920, preempt_cost_s 0, backfill 1, shuffle 0,
+ * round_s 360, restart_aware 1. */
 void hs_mech_opts_default(hs_mech_opts_t *o);
 /* Gavel's per-policy conventions: heterogeneity-agnostic policies (no
  * "_perf"/"_packed" in the name, and not allox) visit types in a random
@@ -143,7 +153,7 @@ typedef struct hs_decision {
 	                        * GPUs, -1 = alone */
 	int resume;            /* START/MIGRATE from a checkpoint */
 	double cost_s;         /* checkpoint + restart seconds charged now */
-	double priority;       /* priority of the chosen entry (diagnostics) */
+	double priority;       /* priority the choice used (diagnostics) */
 	double x;              /* its allocation share on the chosen type */
 } hs_decision_t;
 

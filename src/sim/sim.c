@@ -139,7 +139,9 @@ static int setup(sim_t *s, hs_err_t *err)
 	s->pol = hs_policy_ctx_new(s->o->policy, &s->o->popts, err);
 	if (!s->pol)
 		return -1;
-	if (!s->o->ideal && !(s->mech = hs_mech_new(&s->o->mopts, err)))
+	hs_mech_opts_t mo = s->o->mopts;
+	mo.round_s = s->o->round_s;
+	if (!s->o->ideal && !(s->mech = hs_mech_new(&mo, err)))
 		return -1;
 	return 0;
 }

@@ -104,6 +104,7 @@ static void rotation(void **state)
 	hs_mech_opts_default(&o);
 	o.min_reset_s = 0;
 	o.preempt_cost_s = 30;
+	o.restart_aware = 0; /* Gavel's choices; the cost is still charged */
 	world_init(&w, "a:1", 2, &o);
 	add_server(&w, "n0", 0, 1);
 	hs_alloc_t a;
@@ -141,6 +142,50 @@ static void rotation(void **state)
 	assert_int_equal(st.preemptions, 2);
 	assert_int_equal(st.keeps, 0);
 	assert_true(st.cost_s == 30.0);
+	hs_alloc_free(&a);
+	world_free(&w);
+}
+
+/* Restart-aware selection: the same two jobs with a 180 s restart cost
+ * and 360 s rounds. r2: j0 would restart (it ran in r0), so its priority
+ * 1.0 counts for 1.0 * (360 - 180) / 360 = 0.5 against j1's 1.0 for
+ * staying: j1 keeps the GPU. r3: j1 has 720/1080 -> 0.5/0.667 = 0.75, j0
+ * 360/1080 -> 1.5 * 0.5 = 0.75; tie, deficits 0, X equal -> j0 (lower
+ * index) restarts. A job that never ran pays nothing and is not
+ * discounted. */
+static void restart_aware(void **state)
+{
+	(void)state;
+	world_t w;
+	hs_mech_opts_t o;
+	hs_mech_opts_default(&o);
+	o.min_reset_s = 0;
+	o.preempt_cost_s = 180;
+	o.round_s = 360;
+	world_init(&w, "a:1", 2, &o);
+	add_server(&w, "n0", 0, 1);
+	hs_alloc_t a;
+	alloc_equal(&a, &w, 0.5);
+	hs_round_out_t out;
+	round_(&w, 0, &a, &out);
+	assert_int_equal(out.d[0].action, HS_ACT_START);
+	hs_round_out_free(&out);
+	round_(&w, 360, NULL, &out);
+	assert_int_equal(out.d[1].action, HS_ACT_START); /* never ran: 0.5e9 */
+	assert_true(out.d[1].cost_s == 0.0);
+	hs_round_out_free(&out);
+	round_(&w, 360, NULL, &out);
+	assert_int_equal(out.d[1].action, HS_ACT_KEEP);
+	assert_int_equal(out.d[0].action, HS_ACT_NONE);
+	assert_true(out.d[1].priority == 1.0);
+	hs_round_out_free(&out);
+	round_(&w, 360, NULL, &out);
+	assert_int_equal(out.d[0].action, HS_ACT_START);
+	assert_int_equal(out.d[0].resume, 1);
+	assert_true(out.d[0].cost_s == 180.0);
+	assert_true(out.d[0].priority == 0.75);
+	assert_int_equal(out.d[1].action, HS_ACT_PREEMPT);
+	hs_round_out_free(&out);
 	hs_alloc_free(&a);
 	world_free(&w);
 }
@@ -720,6 +765,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rotation),
+		cmocka_unit_test(restart_aware),
 		cmocka_unit_test(deficits),
 		cmocka_unit_test(lease_extension),
 		cmocka_unit_test(few_servers),
