@@ -18,7 +18,7 @@ check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
 # the value of a top-level number in the summary (json-c prints "k":v)
 val() { sed -n "s/^  \"$1\":\([^,]*\),*$/\1/p" "$2"; }
 
-echo 1..20
+echo 1..21
 printf '%s\n' "{\"fast\": {\"('A', 1)\": {\"null\": 1.0}}}" >"$tmp/table.json"
 printf 'A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\nA\tc\td\t-s\t0\t360\t1\t1\t-1\t0\n' >"$tmp/t.trace"
 common="--throughputs $tmp/table.json --cluster fast:1 --quiet"
@@ -35,6 +35,9 @@ check "CSV job 1 finished at 720" grep -q '^1,A,1,1,0.000000,360.000000,720.0000
 
 "$hs" simulate --policy isolated $common --trace "$tmp/t.trace" --preempt-cost 60 >"$tmp/out"
 check "restart cost 60 s delays job 0 to 1140 s" test "$(val avg_jct_s "$tmp/out")" = "930.0"
+"$hs" simulate --policy isolated $common --trace "$tmp/t.trace" --preempt-cost 60 \
+	--ignore-restart-cost >"$tmp/out"
+check "--ignore-restart-cost is echoed" grep -q '"restart_aware":false' "$tmp/out"
 
 # progress goes to stderr without --quiet
 "$hs" simulate --policy isolated --throughputs "$tmp/table.json" --cluster fast:1 \
