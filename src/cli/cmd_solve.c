@@ -189,6 +189,8 @@ int hs_cmd_solve(int argc, char **argv)
 		fprintf(stderr, "hetsched solve: %s: %s\n", policy, err.msg);
 		goto out;
 	}
+	if (*hs_policy_ctx_note(ctx))
+		fprintf(stderr, "hetsched solve: note: %s\n", hs_policy_ctx_note(ctx));
 	json = hs_alloc_to_json(&a, &p, policy, ms, pretty, &err);
 	if (!json) {
 		fprintf(stderr, "hetsched solve: %s\n", err.msg);

@@ -5,11 +5,15 @@ libhetsched_core_la_SOURCES = \
 	src/core/model.c src/core/model.h \
 	src/core/thrtable.c src/core/thrtable.h \
 	src/core/lp.c src/core/lp.h \
+	src/core/alloc_lp.c src/core/alloc_lp.h \
 	src/core/problem_json.c src/core/problem_json.h \
 	src/core/policy.c src/core/policy.h src/core/policy_impl.h \
 	src/core/policy_common.c \
 	src/core/policy_isolated.c \
-	src/core/policy_maxmin.c
+	src/core/policy_maxmin.c \
+	src/core/policy_makespan.c \
+	src/core/policy_ftf.c \
+	src/core/policy_throughput.c
 libhetsched_core_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 libhetsched_core_la_LIBADD = $(GLPK_LIBS) $(JSONC_LIBS) -lm
 # The round mechanism (priorities, selection, placement, saved state).

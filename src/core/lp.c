@@ -346,6 +346,42 @@ int hs_lp_set_coef(hs_lp_t *lp, int row, int col, double val, hs_err_t *err)
 	return 0;
 }
 
+int hs_lp_set_col_coefs(hs_lp_t *lp, int col, int len, const int *rows, const double *vals,
+			hs_err_t *err)
+{
+	int R = glp_get_num_rows(lp->P), C = glp_get_num_cols(lp->P);
+	if (col < 0 || col >= C || len < 0 || len > R)
+		return hs_err_set(err, "LP: column %d out of range", col);
+	if (flush(lp, err) < 0)
+		return -1;
+	int *ind = malloc(((size_t)len + 1) * sizeof(*ind));
+	double *v = malloc(((size_t)len + 1) * sizeof(*v));
+	char *seen = calloc((size_t)R + 1, 1);
+	int rc = 0, n = 0;
+	if (!ind || !v || !seen) {
+		rc = hs_err_set(err, "out of memory");
+		goto out;
+	}
+	for (int k = 0; k < len; k++) {
+		if (rows[k] < 0 || rows[k] >= R || seen[rows[k]] || !isfinite(vals[k])) {
+			rc = hs_err_set(err, "LP: bad coefficient for row %d of column %d", rows[k], col);
+			goto out;
+		}
+		seen[rows[k]] = 1;
+		if (vals[k] != 0.0) {
+			n++;
+			ind[n] = rows[k] + 1;
+			v[n] = vals[k];
+		}
+	}
+	glp_set_mat_col(lp->P, col + 1, n, ind, v);
+out:
+	free(ind);
+	free(v);
+	free(seen);
+	return rc;
+}
+
 static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 {
 	glp_smcp parm;
@@ -469,6 +505,13 @@ double hs_lp_col_value(const hs_lp_t *lp, int col)
 	if (col < 0 || col >= glp_get_num_cols(lp->P))
 		return 0.0;
 	return lp->last_interior ? glp_ipt_col_prim(lp->P, col + 1) : glp_get_col_prim(lp->P, col + 1);
+}
+
+double hs_lp_row_dual(const hs_lp_t *lp, int row)
+{
+	if (row < 0 || row >= glp_get_num_rows(lp->P))
+		return 0.0;
+	return lp->last_interior ? glp_ipt_row_dual(lp->P, row + 1) : glp_get_row_dual(lp->P, row + 1);
 }
 
 long hs_lp_iterations(const hs_lp_t *lp)

@@ -70,12 +70,19 @@ int hs_lp_add_coef(hs_lp_t *lp, int row, int col, double val, hs_err_t *err);
  * loads it); the basis is kept. */
 int hs_lp_set_coef(hs_lp_t *lp, int row, int col, double val, hs_err_t *err);
 
+/* Replaces column col's coefficients with rows[k] -> vals[k] (k < len;
+ * rows distinct); the basis is kept. */
+int hs_lp_set_col_coefs(hs_lp_t *lp, int col, int len, const int *rows, const double *vals,
+			hs_err_t *err);
+
 /* Solves; returns the status, or HS_LP_FAILED with err filled. */
 hs_lp_status_t hs_lp_solve(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err);
 
 /* The solution of the last HS_LP_OPTIMAL solve. */
 double hs_lp_obj_value(const hs_lp_t *lp);
 double hs_lp_col_value(const hs_lp_t *lp, int col);
+/* Dual value (shadow price) of a row: d objective / d bound. */
+double hs_lp_row_dual(const hs_lp_t *lp, int row);
 /* Simplex iterations used by the solves so far (bench/diagnostics). */
 long hs_lp_iterations(const hs_lp_t *lp);
 

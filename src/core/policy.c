@@ -14,6 +14,20 @@ static const hs_policy_desc_t registry[] = {
 	  .evaluate = hs_maxmin_evaluate },
 	{ .name = "max_min_fairness_perf", .solve = hs_policy_maxmin_solve, .aware = 1, .lp = 1,
 	  .evaluate = hs_maxmin_evaluate },
+	{ .name = "finish_time_fairness", .solve = hs_policy_ftf_solve, .lp = 1,
+	  .evaluate = hs_ftf_evaluate },
+	{ .name = "finish_time_fairness_perf", .solve = hs_policy_ftf_solve, .aware = 1, .lp = 1,
+	  .evaluate = hs_ftf_evaluate },
+	{ .name = "min_total_duration", .solve = hs_policy_makespan_solve, .lp = 1,
+	  .evaluate = hs_makespan_evaluate },
+	{ .name = "min_total_duration_perf", .solve = hs_policy_makespan_solve, .aware = 1, .lp = 1,
+	  .evaluate = hs_makespan_evaluate },
+	{ .name = "max_sum_throughput_perf", .solve = hs_policy_throughput_solve, .aware = 1, .lp = 1,
+	  .variant = 0, .evaluate = hs_throughput_value },
+	{ .name = "min_cost", .solve = hs_policy_throughput_solve, .aware = 1, .lp = 1,
+	  .variant = 1, .evaluate = hs_throughput_value },
+	{ .name = "min_cost_slo", .solve = hs_policy_throughput_solve, .aware = 1, .lp = 1,
+	  .variant = 2, .evaluate = hs_throughput_value },
 };
 #define NPOLICIES ((int)(sizeof(registry) / sizeof(registry[0])))
 
@@ -108,6 +122,11 @@ void hs_policy_ctx_free(hs_policy_ctx_t *ctx)
 const char *hs_policy_ctx_name(const hs_policy_ctx_t *ctx)
 {
 	return ctx->desc->name;
+}
+
+const char *hs_policy_ctx_note(const hs_policy_ctx_t *ctx)
+{
+	return ctx->note;
 }
 
 /* ---- POP partitioning ---------------------------------------------------- */
@@ -207,6 +226,11 @@ int hs_policy_solve(hs_policy_ctx_t *ctx, const hs_problem_t *p, hs_alloc_t *out
 		cap[j] = p->cluster.count[j];
 	hs_solve_in_t in = { p, cap };
 	int rc;
+	ctx->last_iterations = 0;
+	ctx->last_lp_solves = 0;
+	ctx->last_lp_items = 0;
+	ctx->last_items = 0;
+	ctx->note[0] = '\0';
 	if (ctx->opts.pop_partitions > 1 && ctx->desc->lp && p->njobs > 1) {
 		rc = pop_solve(ctx, p, cap, out, err);
 		if (rc == 0 && ctx->desc->evaluate)

@@ -36,6 +36,9 @@ int hs_policy_is_packed(const char *name);
 hs_policy_ctx_t *hs_policy_ctx_new(const char *name, const hs_policy_opts_t *o, hs_err_t *err);
 void hs_policy_ctx_free(hs_policy_ctx_t *ctx);
 const char *hs_policy_ctx_name(const hs_policy_ctx_t *ctx);
+/* A remark on the last successful solve worth telling the user (e.g.
+ * "the SLOs cannot all be met; solved without SLO constraints"), or "". */
+const char *hs_policy_ctx_note(const hs_policy_ctx_t *ctx);
 
 /* Solves the problem; out must be uninitialized and is initialized here
  * (hs_alloc_free it afterwards, also on failure). Validates the problem

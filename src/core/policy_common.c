@@ -2,6 +2,7 @@
  * policy_impl.h): usable types, the isolated allocation, grouping jobs
  * into interchangeable classes, a per-context random generator, and
  * cleaning solver noise out of allocations. */
+#include "core/alloc_lp.h"
 #include "core/policy_impl.h"
 
 #include <math.h>
@@ -126,6 +127,80 @@ void hs_classes_free(hs_classes_t *cl)
 	free(cl->rep);
 	free(cl->size);
 	memset(cl, 0, sizeof(*cl));
+}
+
+typedef struct ck_ctx {
+	const hs_problem_t *p;
+	const double *cap;
+	int flags;
+} ck_ctx_t;
+
+static unsigned long long ck_hash(const void *vctx, int m)
+{
+	const ck_ctx_t *k = vctx;
+	const hs_job_t *jb = &k->p->jobs[m];
+	if (k->flags & HS_CK_DISTINCT)
+		return hs_hash_mix(0, (unsigned long long)m);
+	unsigned long long h = hs_hash_mix(0, (unsigned long long)jb->scale_factor);
+	if (k->flags & HS_CK_WEIGHT)
+		h = hs_hash_double(h, jb->weight);
+	if (k->flags & HS_CK_STEPS)
+		h = hs_hash_double(h, jb->remaining_steps);
+	if (k->flags & HS_CK_AGE)
+		h = hs_hash_double(h, jb->age_s);
+	if (k->flags & HS_CK_SLO)
+		h = hs_hash_double(h, jb->slo_s);
+	if (k->flags & HS_CK_JOBTYPE)
+		h = hs_hash_mix(h, (unsigned long long)(jb->job_type + 1));
+	if (k->flags & HS_CK_ENTITY)
+		h = hs_hash_mix(h, (unsigned long long)(jb->entity + 1));
+	for (int j = 0; j < k->p->cluster.ntypes; j++) {
+		if (k->flags & HS_CK_THR)
+			h = hs_hash_double(h, jb->thr[j]);
+		if (k->flags & HS_CK_USABLE)
+			h = hs_hash_mix(h, (unsigned long long)hs_job_usable(k->p, k->cap, m, j));
+	}
+	return h;
+}
+
+static int ck_eq(const void *vctx, int m, int n)
+{
+	const ck_ctx_t *k = vctx;
+	const hs_job_t *a = &k->p->jobs[m], *b = &k->p->jobs[n];
+	if (k->flags & HS_CK_DISTINCT)
+		return m == n;
+	if (a->scale_factor != b->scale_factor)
+		return 0;
+	if (((k->flags & HS_CK_WEIGHT) && a->weight != b->weight) ||
+	    ((k->flags & HS_CK_STEPS) && a->remaining_steps != b->remaining_steps) ||
+	    ((k->flags & HS_CK_AGE) && a->age_s != b->age_s) ||
+	    ((k->flags & HS_CK_SLO) && a->slo_s != b->slo_s) ||
+	    ((k->flags & HS_CK_JOBTYPE) && a->job_type != b->job_type) ||
+	    ((k->flags & HS_CK_ENTITY) && a->entity != b->entity))
+		return 0;
+	for (int j = 0; j < k->p->cluster.ntypes; j++) {
+		if ((k->flags & HS_CK_THR) && a->thr[j] != b->thr[j])
+			return 0;
+		if ((k->flags & HS_CK_USABLE) &&
+		    hs_job_usable(k->p, k->cap, m, j) != hs_job_usable(k->p, k->cap, n, j))
+			return 0;
+	}
+	return 1;
+}
+
+int hs_job_classes(hs_classes_t *cl, const hs_problem_t *p, const double *cap, int flags,
+		   hs_err_t *err)
+{
+	ck_ctx_t k = { p, cap, flags };
+	return hs_classes_build(cl, p->njobs, ck_hash, ck_eq, &k, err);
+}
+
+void hs_policy_note_lp(hs_policy_ctx_t *ctx, const hs_alp_t *alp)
+{
+	ctx->last_iterations += alp->iterations;
+	ctx->last_lp_solves += alp->lp_solves;
+	ctx->last_lp_items = alp->lp_items;
+	ctx->last_items = alp->n;
 }
 
 /* ---- random numbers -------------------------------------------------------- */

@@ -42,8 +42,18 @@ struct hs_policy_ctx {
 	void *state;             /* family-owned state across rounds */
 	unsigned long long rng;  /* splitmix64 state, from opts.seed */
 	int no_classes;          /* benchmark baseline: no class aggregation */
-	long last_iterations;    /* simplex iterations of the last solve */
+	int no_active_set;       /* benchmark baseline: full LP, no folding */
+	/* statistics of the last solve (bench, diagnostics) */
+	long last_iterations;    /* simplex iterations */
+	int last_lp_solves;      /* LPs solved */
+	int last_lp_items;       /* items (jobs/classes) with rows of their own */
+	int last_items;          /* items after class aggregation */
+	char note[HS_ERRLEN];    /* what the last solve wants users to know */
 };
+
+struct hs_alp;
+/* Adds an allocation LP's statistics to the context's. */
+void hs_policy_note_lp(hs_policy_ctx_t *ctx, const struct hs_alp *alp);
 
 /* ---- helpers (policy_common.c) ------------------------------------------ */
 
@@ -77,6 +87,21 @@ int hs_classes_build(hs_classes_t *cl, int njobs, hs_class_hash_fn hash,
 		     hs_class_eq_fn eq, const void *ctx, hs_err_t *err);
 void hs_classes_free(hs_classes_t *cl);
 
+/* What makes jobs interchangeable for a policy (scale factor always). */
+enum {
+	HS_CK_THR = 1 << 0,      /* the exact throughput row */
+	HS_CK_USABLE = 1 << 1,   /* only which types are usable */
+	HS_CK_WEIGHT = 1 << 2,
+	HS_CK_STEPS = 1 << 3,    /* remaining steps */
+	HS_CK_AGE = 1 << 4,
+	HS_CK_SLO = 1 << 5,
+	HS_CK_JOBTYPE = 1 << 6,
+	HS_CK_ENTITY = 1 << 7,
+	HS_CK_DISTINCT = 1 << 8, /* no aggregation: one class per job */
+};
+int hs_job_classes(hs_classes_t *cl, const hs_problem_t *p, const double *cap, int flags,
+		   hs_err_t *err);
+
 /* Hash mixing for class keys. */
 unsigned long long hs_hash_mix(unsigned long long h, unsigned long long v);
 unsigned long long hs_hash_double(unsigned long long h, double v);
@@ -104,10 +129,23 @@ double hs_maxmin_value(const hs_policy_desc_t *d, const hs_problem_t *p, const d
 		       const hs_alloc_t *a);
 double hs_maxmin_evaluate(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const hs_alloc_t *a);
 
+double hs_makespan_value(const hs_problem_t *p, const hs_alloc_t *a);
+double hs_makespan_evaluate(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const hs_alloc_t *a);
+double hs_ftf_value(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap,
+		    const hs_alloc_t *a);
+double hs_ftf_evaluate(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const hs_alloc_t *a);
+double hs_throughput_value(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const hs_alloc_t *a);
+
 /* The policy families. */
 int hs_policy_isolated_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			     hs_alloc_t *out, hs_err_t *err);
 int hs_policy_maxmin_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			   hs_alloc_t *out, hs_err_t *err);
+int hs_policy_makespan_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			     hs_alloc_t *out, hs_err_t *err);
+int hs_policy_ftf_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			hs_alloc_t *out, hs_err_t *err);
+int hs_policy_throughput_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			       hs_alloc_t *out, hs_err_t *err);
 
 #endif /* HS_CORE_POLICY_IMPL_H */

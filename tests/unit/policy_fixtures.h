@@ -53,7 +53,16 @@ static inline double fx_rand(unsigned long long *s)
  * non-empty), 1-maxjobs jobs with scale factors 1/2/4, weights 0.5-2,
  * throughputs 0.1-10 (about one in six zero, at least one usable type),
  * remaining steps 1e2-1e5, ages 0-1e4 s. */
+static inline void fx_random_n(hs_problem_t *p, unsigned long long seed, int maxjobs, int fixed_m);
+
 static inline void fx_random(hs_problem_t *p, unsigned long long seed, int maxjobs)
+{
+	fx_random_n(p, seed, maxjobs, 0);
+}
+
+/* As fx_random, with exactly fixed_m jobs when fixed_m > 0 (and
+ * capacities scaled so that they are contended). */
+static inline void fx_random_n(hs_problem_t *p, unsigned long long seed, int maxjobs, int fixed_m)
 {
 	unsigned long long s = seed * 0x9e3779b97f4a7c15ULL + 1;
 	hs_err_t err;
@@ -66,12 +75,12 @@ static inline void fx_random(hs_problem_t *p, unsigned long long seed, int maxjo
 		char name[16];
 		snprintf(name, sizeof(name), "gpu%d", j);
 		p->cluster.names[j] = strdup(name);
-		p->cluster.count[j] = (int)(fx_rand(&s) * 13);
+		p->cluster.count[j] = (int)(fx_rand(&s) * 13 * (fixed_m > 0 ? 1 + fixed_m / 20 : 1));
 		p->cluster.price[j] = 0.5 + 3.0 * fx_rand(&s);
 	}
 	if (hs_cluster_total(&p->cluster) < 4)
 		p->cluster.count[0] = 4;
-	int M = 1 + (int)(fx_rand(&s) * maxjobs);
+	int M = fixed_m > 0 ? fixed_m : 1 + (int)(fx_rand(&s) * maxjobs);
 	if (hs_problem_alloc_jobs(p, M, &err) < 0)
 		abort();
 	static const int sfs[] = { 1, 1, 1, 1, 2, 4 };

@@ -15,7 +15,10 @@
 static void registry(void **state)
 {
 	(void)state;
-	const char *must[] = { "isolated", "max_min_fairness", "max_min_fairness_perf" };
+	const char *must[] = { "isolated", "max_min_fairness", "max_min_fairness_perf",
+			       "finish_time_fairness", "finish_time_fairness_perf",
+			       "min_total_duration", "min_total_duration_perf",
+			       "max_sum_throughput_perf", "min_cost", "min_cost_slo" };
 	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++)
 		assert_true(hs_policy_exists(must[i]));
 	assert_false(hs_policy_exists("no_such_policy"));
@@ -183,6 +186,102 @@ static void isolated_hand(void **state)
 	hs_problem_free(&p);
 }
 
+/* Makespan on fast:1, slow:2 with a (4, 1), R 300 and b (2, 1), R 100.
+ * Slow capacity does not bind, so with f = a's fast share: thr_a = 1 + 3f,
+ * thr_b = 2 - f (each job fills its time with slow). Both finish together
+ * at the optimum: (1 + 3f) / 300 = (2 - f) / 100, f = 5/6, thr_a = 3.5:
+ * makespan 300 / 3.5 = 600/7 s. One LP, no bisection: exact. */
+static void makespan_hand(void **state)
+{
+	(void)state;
+	const double steps[] = { 300, 100 };
+	hs_problem_t p;
+	fx_problem(&p, "fast:1,slow:2", 2, thr2, NULL, NULL, steps);
+	hs_alloc_t a, g;
+	fx_solve("min_total_duration_perf", &p, &a);
+	assert_true(NEAR(a.objective, 600.0 / 7.0));
+	assert_true(NEAR(a.x[0], 5.0 / 6.0));
+	/* the agnostic variant cannot do better on real throughputs */
+	fx_solve("min_total_duration", &p, &g);
+	assert_true(g.objective >= a.objective - 1e-9);
+	hs_alloc_free(&a);
+	hs_alloc_free(&g);
+	hs_problem_free(&p);
+}
+
+/* Finish-time fairness on the max-min instance. Isolated (M = 2): fast
+ * 1/2 and slow 1 scaled to fast 1/3, slow 2/3: T^iso_a = 2, T^iso_b = 4/3.
+ * With ages 0, rho_m = T^iso_m / thr_m, so min max rho = 1 / (7/6) = 6/7.
+ * With t_a = 10 and R = 100 each: D_a = 60, D_b = 75 and equal rhos need
+ * (10 + 100 / (1 + 3f)) / 60 = 4 / (3 (2 - f)), i.e. 9f^2 + 87f - 42 = 0,
+ * f = (-87 + sqrt(9081)) / 18, rho = 4 / (3 (2 - f)). */
+static void ftf_hand(void **state)
+{
+	(void)state;
+	const double steps[] = { 100, 100 };
+	hs_problem_t p;
+	fx_problem(&p, "fast:1,slow:2", 2, thr2, NULL, NULL, steps);
+	hs_alloc_t a;
+	fx_solve("finish_time_fairness_perf", &p, &a);
+	assert_true(fabs(a.objective - 6.0 / 7.0) < 1e-5);
+	hs_alloc_free(&a);
+	p.jobs[0].age_s = 10;
+	fx_solve("finish_time_fairness_perf", &p, &a);
+	double f = (-87.0 + sqrt(9081.0)) / 18.0;
+	assert_true(fabs(a.objective - 4.0 / (3.0 * (2.0 - f))) < 1e-5);
+	assert_true(fabs(a.x[0] - f) < 1e-4);
+	hs_alloc_free(&a);
+	/* agnostic (reference type fast: a is 4, b is 2 everywhere): the
+	 * isolated allocation already uses every accelerator, so 1 is best */
+	fx_solve("finish_time_fairness", &p, &a);
+	assert_true(fabs(a.objective - 1.0) < 1e-5);
+	hs_alloc_free(&a);
+	hs_problem_free(&p);
+}
+
+/* Summed throughput: a on fast (4), b on slow (1): 5. Cost with prices
+ * fast 3, slow 1: a's fast is worth 4/3 vs 1 on slow, b's 2/3 vs 1: a
+ * fast, b slow, 4/3 + 1 = 7/3. An SLO for b of 100 steps in 80 s needs
+ * thr_b >= 1.25, i.e. 1/4 of fast for b: 1 + 1/4 + 1/6 + 3/4 = 13/6. In
+ * 40 s it needs 2.5 > 2: infeasible, so the SLO is dropped (7/3). */
+static void throughput_and_cost_hand(void **state)
+{
+	(void)state;
+	const double steps[] = { 100, 100 };
+	hs_problem_t p;
+	fx_problem(&p, "fast:1,slow:2", 2, thr2, NULL, NULL, steps);
+	p.cluster.price[0] = 3.0;
+	p.cluster.price[1] = 1.0;
+	hs_alloc_t a;
+	fx_solve("max_sum_throughput_perf", &p, &a);
+	assert_true(NEAR(a.objective, 5.0));
+	hs_alloc_free(&a);
+	fx_solve("min_cost", &p, &a);
+	assert_true(NEAR(a.objective, 7.0 / 3.0));
+	hs_alloc_free(&a);
+	p.jobs[1].slo_s = 80;
+	fx_solve("min_cost_slo", &p, &a);
+	assert_true(NEAR(a.objective, 13.0 / 6.0));
+	assert_true(hs_alloc_effective_thr(&a, &p, 1) >= 1.25 - 1e-7);
+	hs_alloc_free(&a);
+	p.jobs[1].slo_s = 40;
+	hs_err_t err;
+	hs_policy_ctx_t *ctx = hs_policy_ctx_new("min_cost_slo", NULL, &err);
+	assert_int_equal(hs_policy_solve(ctx, &p, &a, &err), 0);
+	assert_true(NEAR(a.objective, 7.0 / 3.0));
+	assert_non_null(strstr(hs_policy_ctx_note(ctx), "SLO"));
+	hs_alloc_free(&a);
+	hs_policy_ctx_free(ctx);
+	/* no price for a usable type: a clear error */
+	p.cluster.price[1] = 0.0;
+	ctx = hs_policy_ctx_new("min_cost", NULL, &err);
+	assert_int_equal(hs_policy_solve(ctx, &p, &a, &err), -1);
+	assert_non_null(strstr(err.msg, "price"));
+	hs_alloc_free(&a);
+	hs_policy_ctx_free(ctx);
+	hs_problem_free(&p);
+}
+
 static void empty_and_invalid(void **state)
 {
 	(void)state;
@@ -244,6 +343,9 @@ int main(void)
 		cmocka_unit_test(maxmin_agnostic),
 		cmocka_unit_test(maxmin_classes_exact),
 		cmocka_unit_test(isolated_hand),
+		cmocka_unit_test(makespan_hand),
+		cmocka_unit_test(ftf_hand),
+		cmocka_unit_test(throughput_and_cost_hand),
 		cmocka_unit_test(empty_and_invalid),
 		cmocka_unit_test(pop_partitions),
 	};

@@ -1,0 +1,908 @@
+/* alloc_lp.c — the allocation LP over items (see alloc_lp.h), with an
+ * exact active-set method for large instances.
+ *
+ * Why: the plain LP has 2n + J rows; GLPK's simplex brings every item's
+ * variable into the basis one pivot at a time, so it needs about n
+ * iterations of O(n) work each, which is ~10 s at n = 10,000. Yet only J
+ * (3-4) capacity rows couple the items. Given capacity prices pi_j, an
+ * item's best use of time is clear for most items:
+ *
+ *  MAXMIN  reach its demand alpha_i z + beta_i on the type k maximizing
+ *          a_ik / pi_k (throughput per unit of price), with
+ *          x_ik = (alpha_i z + beta_i) / a_ik;
+ *  LINEAR  run all the time on the type maximizing c_ik - pi_k s_i if that
+ *          is positive, else not at all.
+ *
+ * Such an item is "folded": its variables leave the LP and its capacity use
+ * becomes a term of the z column (MAXMIN) or a constant (both) in the
+ * capacity rows. Items with near-ties keep their own rows ("free"). After
+ * solving the small LP, its capacity duals pi are checked against every
+ * folded item: if each folded choice is still optimal under pi (and its
+ * time share stays <= 1), the duals of the small LP extend to a dual
+ * feasible solution of the full LP with the same objective — i.e. the
+ * folded solution is optimal for the full LP (LP duality; the fold keeps
+ * primal feasibility by construction). Items that fail the check are
+ * unfolded (rows added, warm simplex from the previous basis) and the loop
+ * repeats; it ends at the latest when every item is free, so the result is
+ * always the exact optimum. The first prices come from the same LP on a
+ * random sample of the items with proportionally scaled capacities (POP's
+ * observation that random sub-problems look like the whole), refined by a
+ * few price-balancing passes over all items.
+ *
+ * Exact ties: an item whose coefficients are equal on several types (the
+ * heterogeneity-agnostic policies see every usable type alike) is
+ * indifferent among them, so it is folded into a "group" of those types:
+ * the group's items need a total time that the LP may place on any of the
+ * group's types (one column per type, one balance row per group); each
+ * item then gets the group's split in proportion. A group of one type is
+ * just a term of that type's capacity row.
+ */
+#include "core/alloc_lp.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FREE_ITEM (-2)
+#define FOLD_NONE (-1)
+#define ACTIVE_MIN_ITEMS 400   /* below this, solve the full LP directly */
+#define SAMPLE_ITEMS 300
+#define INIT_MARGIN 0.02       /* initial fold: best type wins by 2% */
+#define INIT_TIME_LIMIT 0.9    /* initial fold: leave 10% time slack */
+#define VERIFY_TOL 1e-7        /* relative tolerance of the dual check */
+#define MAX_ROUNDS 40
+#define MAX_GROUP_TYPES 64     /* tie groups are bit masks */
+
+typedef struct group {
+	int type;                /* the single type, or -1 for a tie group */
+	uint64_t mask;           /* tie group: its types */
+	int row;                 /* tie group: balance row in the LP, or -1 */
+	int col0;                /* tie group: first of its columns (one per type) */
+	double lz, lb;           /* scratch: z coefficient and constant of its load */
+} group_t;
+
+struct hs_alp_work {
+	hs_lp_t *lp;
+	int *state;      /* [n] FREE_ITEM, FOLD_NONE, or a group index */
+	int *col;        /* [n * J] column of a free item's x_ij, or -1 */
+	int *frow;       /* [n] fair/SLO row of a free item, or -1 */
+	int *trow;       /* [n] time row of a free item, or -1 */
+	double *rs;      /* [n] row normalization 1 / max_j a_ij */
+	group_t *g;
+	int ng, capg;
+	int zcol;        /* MAXMIN z (LINEAR: a fixed dummy column) */
+	int caprow0;
+	int built;
+	double *pi;      /* [J] capacity prices */
+	int *zrows;      /* scratch for the z column */
+	double *zvals;
+};
+
+int hs_alp_init(hs_alp_t *alp, int n, int J, hs_alp_mode_t mode, hs_err_t *err)
+{
+	memset(alp, 0, sizeof(*alp));
+	if (n < 0 || J <= 0)
+		return hs_err_set(err, "allocation LP: invalid size");
+	alp->n = n;
+	alp->J = J;
+	alp->mode = mode;
+	alp->active_set = 1;
+	alp->seed = 1;
+	size_t nj = (size_t)n * J + 1;
+	alp->cap = calloc((size_t)J, sizeof(double));
+	alp->mult = calloc((size_t)n + 1, sizeof(double));
+	alp->scale = calloc((size_t)n + 1, sizeof(double));
+	alp->a = calloc(nj, sizeof(double));
+	alp->alpha = calloc((size_t)n + 1, sizeof(double));
+	alp->beta = calloc((size_t)n + 1, sizeof(double));
+	alp->c = calloc(nj, sizeof(double));
+	alp->x = calloc(nj, sizeof(double));
+	if (!alp->cap || !alp->mult || !alp->scale || !alp->a || !alp->alpha || !alp->beta ||
+	    !alp->c || !alp->x) {
+		hs_alp_free(alp);
+		return hs_err_set(err, "out of memory");
+	}
+	for (int i = 0; i < n; i++)
+		alp->mult[i] = alp->scale[i] = 1.0;
+	return 0;
+}
+
+static void work_free(hs_alp_work_t *w)
+{
+	if (!w)
+		return;
+	hs_lp_free(w->lp);
+	free(w->state);
+	free(w->col);
+	free(w->frow);
+	free(w->trow);
+	free(w->rs);
+	free(w->g);
+	free(w->pi);
+	free(w->zrows);
+	free(w->zvals);
+	free(w);
+}
+
+void hs_alp_free(hs_alp_t *alp)
+{
+	if (!alp)
+		return;
+	free(alp->cap);
+	free(alp->mult);
+	free(alp->scale);
+	free(alp->a);
+	free(alp->alpha);
+	free(alp->beta);
+	free(alp->c);
+	free(alp->x);
+	work_free(alp->work);
+	memset(alp, 0, sizeof(*alp));
+}
+
+static hs_alp_work_t *work_new(const hs_alp_t *alp, hs_err_t *err)
+{
+	const size_t n = (size_t)alp->n, J = (size_t)alp->J;
+	hs_alp_work_t *w = calloc(1, sizeof(*w));
+	if (!w) {
+		hs_err_set(err, "out of memory");
+		return NULL;
+	}
+	w->state = malloc((n + 1) * sizeof(int));
+	w->col = malloc((n * J + 1) * sizeof(int));
+	w->frow = malloc((n + 1) * sizeof(int));
+	w->trow = malloc((n + 1) * sizeof(int));
+	w->rs = malloc((n + 1) * sizeof(double));
+	w->pi = calloc(J, sizeof(double));
+	if (!w->state || !w->col || !w->frow || !w->trow || !w->rs || !w->pi) {
+		work_free(w);
+		hs_err_set(err, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double mx = 0.0;
+		for (size_t j = 0; j < J; j++)
+			if (alp->a[i * J + j] > mx)
+				mx = alp->a[i * J + j];
+		w->rs[i] = mx > 0.0 ? 1.0 / mx : 1.0;
+		w->state[i] = FREE_ITEM;
+	}
+	return w;
+}
+
+/* The group of a single type or of a tie mask (found or added); -1 if out
+ * of memory. */
+static int group_get(hs_alp_work_t *w, int type, uint64_t mask)
+{
+	for (int k = 0; k < w->ng; k++)
+		if (w->g[k].type == type && w->g[k].mask == mask)
+			return k;
+	if (w->ng == w->capg) {
+		int cap = w->capg ? 2 * w->capg : 16;
+		group_t *ng = realloc(w->g, (size_t)cap * sizeof(*ng));
+		if (!ng)
+			return -1;
+		w->g = ng;
+		w->capg = cap;
+	}
+	w->g[w->ng] = (group_t){ .type = type, .mask = mask, .row = -1, .col0 = -1 };
+	return w->ng++;
+}
+
+static int in_group(const group_t *g, int j)
+{
+	return g->type >= 0 ? j == g->type : (int)((g->mask >> j) & 1);
+}
+
+/* ---- folding rules ------------------------------------------------------------ */
+
+/* Best type of MAXMIN item i under prices pi: maximize a_ij / pi_j (a zero
+ * price is infinitely good); -1 when the item can use no type. */
+static int maxmin_best(const hs_alp_t *alp, const double *pi, int i)
+{
+	const double *a = &alp->a[(size_t)i * alp->J];
+	int k = -1;
+	for (int j = 0; j < alp->J; j++)
+		if (a[j] > 0.0 && (k < 0 || a[j] * pi[k] > a[k] * pi[j]))
+			k = j;
+	return k;
+}
+
+/* Initial fold of a MAXMIN item: the group of its best type and the
+ * types exactly tied with it (equal a_ij), provided every other type is
+ * worse by the margin; FREE_ITEM otherwise. */
+static int maxmin_fold(const hs_alp_t *alp, hs_alp_work_t *w, const double *pi, int i, double z)
+{
+	const int J = alp->J;
+	const double *a = &alp->a[(size_t)i * J];
+	int k = maxmin_best(alp, pi, i);
+	if (k < 0 || (alp->alpha[i] * z + alp->beta[i]) / a[k] > INIT_TIME_LIMIT)
+		return FREE_ITEM;
+	uint64_t mask = 0;
+	int nt = 0;
+	for (int j = 0; j < J; j++) {
+		if (a[j] <= 0.0)
+			continue;
+		if (a[j] == a[k]) {
+			if (J > MAX_GROUP_TYPES && j != k)
+				return FREE_ITEM;
+			if (J <= MAX_GROUP_TYPES)
+				mask |= (uint64_t)1 << j;
+			nt++;
+		} else if (a[j] * pi[k] * (1.0 + INIT_MARGIN) >= a[k] * pi[j]) {
+			return FREE_ITEM; /* a near-tie: leave it to the LP */
+		}
+	}
+	int g = nt == 1 ? group_get(w, k, 0) : group_get(w, -1, mask);
+	return g < 0 ? FREE_ITEM : g;
+}
+
+static double linear_value(const hs_alp_t *alp, const double *pi, int i, int j)
+{
+	return alp->c[(size_t)i * alp->J + j] - pi[j] * alp->scale[i];
+}
+
+/* Best LINEAR choice: a type, FOLD_NONE (not worth running), or
+ * FREE_ITEM when the relative margin rel does not separate the choices. */
+static int linear_choice(const hs_alp_t *alp, const double *pi, int i, double rel)
+{
+	const int J = alp->J;
+	double cmax = 0.0;
+	int k = -1;
+	for (int j = 0; j < J; j++) {
+		if (alp->a[(size_t)i * J + j] <= 0.0)
+			continue;
+		double c = fabs(alp->c[(size_t)i * J + j]);
+		if (c > cmax)
+			cmax = c;
+		if (k < 0 || linear_value(alp, pi, i, j) > linear_value(alp, pi, i, k))
+			k = j;
+	}
+	if (k < 0)
+		return FOLD_NONE;
+	double tol = rel * (cmax > 0.0 ? cmax : 1.0);
+	double vk = linear_value(alp, pi, i, k);
+	if (vk < -tol)
+		return FOLD_NONE;
+	if (vk < tol)
+		return FREE_ITEM;
+	for (int j = 0; j < J; j++)
+		if (j != k && alp->a[(size_t)i * J + j] > 0.0 && linear_value(alp, pi, i, j) > vk - tol)
+			return FREE_ITEM;
+	return k;
+}
+
+/* The coefficient a folded MAXMIN item has on its group's types. */
+static double group_coef(const hs_alp_t *alp, const group_t *g, int i)
+{
+	const double *a = &alp->a[(size_t)i * alp->J];
+	if (g->type >= 0)
+		return a[g->type];
+	for (int j = 0; j < alp->J; j++)
+		if (in_group(g, j))
+			return a[j];
+	return 0.0;
+}
+
+/* Time share a folded MAXMIN item needs at value z. */
+static double fold_need(const hs_alp_t *alp, const group_t *g, int i, double z)
+{
+	return (alp->alpha[i] * z + alp->beta[i]) / group_coef(alp, g, i);
+}
+
+/* ---- building and updating the LP ------------------------------------------------ */
+
+static int add_free_item(hs_alp_t *alp, hs_alp_work_t *w, int i, hs_err_t *err)
+{
+	const int J = alp->J;
+	hs_lp_t *lp = w->lp;
+	int ncol = 0;
+	for (int j = 0; j < J; j++)
+		ncol += alp->a[(size_t)i * J + j] > 0.0;
+	int need_frow = alp->mode == HS_ALP_MAXMIN || alp->beta[i] > 0.0;
+	int c0 = hs_lp_add_cols(lp, ncol, err);
+	int r0 = hs_lp_add_rows(lp, 1 + need_frow, err);
+	if (c0 < 0 || r0 < 0)
+		return -1;
+	w->state[i] = FREE_ITEM;
+	w->trow[i] = r0;
+	w->frow[i] = need_frow ? r0 + 1 : -1;
+	if (hs_lp_set_row_bounds(lp, r0, -INFINITY, 1.0, err) < 0)
+		return -1;
+	if (need_frow && hs_lp_set_row_bounds(lp, r0 + 1, alp->beta[i] * w->rs[i], INFINITY, err) < 0)
+		return -1;
+	int c = c0;
+	for (int j = 0; j < J; j++) {
+		double aij = alp->a[(size_t)i * J + j];
+		if (aij <= 0.0) {
+			w->col[(size_t)i * J + j] = -1;
+			continue;
+		}
+		w->col[(size_t)i * J + j] = c;
+		if (hs_lp_set_col_bounds(lp, c, 0.0, 1.0, err) < 0 ||
+		    hs_lp_add_coef(lp, r0, c, 1.0, err) < 0 ||
+		    hs_lp_add_coef(lp, w->caprow0 + j, c, alp->mult[i] * alp->scale[i], err) < 0 ||
+		    (need_frow && hs_lp_add_coef(lp, r0 + 1, c, aij * w->rs[i], err) < 0))
+			return -1;
+		if (alp->mode == HS_ALP_LINEAR &&
+		    hs_lp_set_obj(lp, c, alp->mult[i] * alp->c[(size_t)i * J + j], err) < 0)
+			return -1;
+		c++;
+	}
+	return 0;
+}
+
+/* A tie group's balance row and columns: sum_j l_j - lz z = lb. */
+static int add_group(hs_alp_t *alp, hs_alp_work_t *w, group_t *g, hs_err_t *err)
+{
+	int nt = 0;
+	for (int j = 0; j < alp->J; j++)
+		nt += in_group(g, j);
+	g->row = hs_lp_add_rows(w->lp, 1, err);
+	g->col0 = hs_lp_add_cols(w->lp, nt, err);
+	if (g->row < 0 || g->col0 < 0)
+		return -1;
+	for (int j = 0, c = g->col0; j < alp->J; j++) {
+		if (!in_group(g, j))
+			continue;
+		if (hs_lp_add_coef(w->lp, g->row, c, 1.0, err) < 0 ||
+		    hs_lp_add_coef(w->lp, w->caprow0 + j, c, 1.0, err) < 0)
+			return -1;
+		c++;
+	}
+	return 0;
+}
+
+/* Rewrites everything the folded items and the alphas/betas determine:
+ * the z column, the capacity and group bounds, the fair rows' bounds. */
+static int update_folds(hs_alp_t *alp, hs_alp_work_t *w, hs_err_t *err)
+{
+	const int J = alp->J, n = alp->n;
+	size_t nzmax = (size_t)n + (size_t)J + (size_t)w->ng + 1;
+	int *zrows = malloc(nzmax * sizeof(int));
+	double *zvals = malloc(nzmax * sizeof(double));
+	double *zcap = calloc((size_t)J * 2, sizeof(double)), *cb = zcap + J;
+	int rc = -1;
+	if (!zrows || !zvals || !zcap) {
+		hs_err_set(err, "out of memory");
+		goto out;
+	}
+	for (int j = 0; j < J; j++)
+		cb[j] = alp->cap[j];
+	for (int k = 0; k < w->ng; k++)
+		w->g[k].lz = w->g[k].lb = 0.0;
+	int nz = 0;
+	for (int i = 0; i < n; i++) {
+		int s = w->state[i];
+		double ns = alp->mult[i] * alp->scale[i];
+		if (s == FREE_ITEM) {
+			if (alp->mode == HS_ALP_MAXMIN) {
+				zrows[nz] = w->frow[i];
+				zvals[nz] = -alp->alpha[i] * w->rs[i];
+				nz++;
+			}
+			if (w->frow[i] >= 0 &&
+			    hs_lp_set_row_bounds(w->lp, w->frow[i], alp->beta[i] * w->rs[i], INFINITY, err) < 0)
+				goto out;
+		} else if (s >= 0) {
+			group_t *g = &w->g[s];
+			if (alp->mode == HS_ALP_MAXMIN) {
+				double a = group_coef(alp, g, i);
+				if (g->type >= 0) {
+					zcap[g->type] += ns * alp->alpha[i] / a;
+					cb[g->type] -= ns * alp->beta[i] / a;
+				} else {
+					g->lz += ns * alp->alpha[i] / a;
+					g->lb += ns * alp->beta[i] / a;
+				}
+			} else {
+				cb[g->type] -= ns;
+			}
+		}
+	}
+	for (int k = 0; k < w->ng; k++) {
+		group_t *g = &w->g[k];
+		if (g->row < 0)
+			continue;
+		if (hs_lp_set_row_bounds(w->lp, g->row, g->lb, g->lb, err) < 0)
+			goto out;
+		zrows[nz] = g->row;
+		zvals[nz] = -g->lz;
+		nz++;
+	}
+	if (alp->mode == HS_ALP_MAXMIN) {
+		for (int j = 0; j < J; j++) {
+			zrows[nz] = w->caprow0 + j;
+			zvals[nz] = zcap[j];
+			nz++;
+		}
+		if (hs_lp_set_col_coefs(w->lp, w->zcol, nz, zrows, zvals, err) < 0)
+			goto out;
+	}
+	/* a folded overload makes the LP infeasible; the caller then unfolds */
+	for (int j = 0; j < J; j++)
+		if (hs_lp_set_row_bounds(w->lp, w->caprow0 + j, -INFINITY, cb[j], err) < 0)
+			goto out;
+	rc = 0;
+out:
+	free(zrows);
+	free(zvals);
+	free(zcap);
+	return rc;
+}
+
+static int build(hs_alp_t *alp, hs_alp_work_t *w, hs_err_t *err)
+{
+	const int J = alp->J;
+	hs_lp_free(w->lp);
+	w->lp = hs_lp_new(1, err);
+	if (!w->lp)
+		return -1;
+	w->zcol = hs_lp_add_cols(w->lp, 1, err);
+	w->caprow0 = hs_lp_add_rows(w->lp, J, err);
+	if (w->zcol < 0 || w->caprow0 < 0)
+		return -1;
+	if (alp->mode == HS_ALP_MAXMIN) {
+		if (hs_lp_set_col_bounds(w->lp, w->zcol, 0.0, INFINITY, err) < 0 ||
+		    hs_lp_set_obj(w->lp, w->zcol, 1.0, err) < 0)
+			return -1;
+	} else if (hs_lp_set_col_bounds(w->lp, w->zcol, 0.0, 0.0, err) < 0) {
+		return -1; /* a placeholder so the LP never has zero columns */
+	}
+	for (int k = 0; k < w->ng; k++) {
+		w->g[k].row = w->g[k].col0 = -1;
+		if (w->g[k].type < 0 && add_group(alp, w, &w->g[k], err) < 0)
+			return -1;
+	}
+	for (int i = 0; i < alp->n; i++)
+		if (w->state[i] == FREE_ITEM && add_free_item(alp, w, i, err) < 0)
+			return -1;
+	if (update_folds(alp, w, err) < 0)
+		return -1;
+	w->built = 1;
+	return 0;
+}
+
+/* ---- the active-set loop -------------------------------------------------------- */
+
+static void read_prices(hs_alp_work_t *w, int J)
+{
+	double mx = 0.0;
+	for (int j = 0; j < J; j++) {
+		double d = hs_lp_row_dual(w->lp, w->caprow0 + j);
+		w->pi[j] = d > 0.0 ? d : 0.0;
+		if (w->pi[j] > mx)
+			mx = w->pi[j];
+	}
+	for (int j = 0; j < J; j++) /* solver noise on slack rows */
+		if (w->pi[j] < 1e-11 * mx)
+			w->pi[j] = 0.0;
+}
+
+/* Is the fold of MAXMIN item i into group g still optimal under the
+ * prices, with its time share <= 1? */
+static int maxmin_fold_ok(const hs_alp_t *alp, const hs_alp_work_t *w, const group_t *g, int i, double z)
+{
+	const double *a = &alp->a[(size_t)i * alp->J];
+	double ag = group_coef(alp, g, i);
+	if (fold_need(alp, g, i, z) > 1.0 + 1e-9)
+		return 0;
+	/* the group's price: the cheapest of its types (used types have equal
+	 * prices, unused ones are no cheaper) */
+	double pg = INFINITY;
+	for (int j = 0; j < alp->J; j++)
+		if (in_group(g, j) && w->pi[j] < pg)
+			pg = w->pi[j];
+	for (int j = 0; j < alp->J; j++)
+		if (!in_group(g, j) && a[j] > 0.0 && a[j] * pg > ag * w->pi[j] * (1.0 + VERIFY_TOL))
+			return 0;
+	return 1;
+}
+
+static int linear_fold_ok(const hs_alp_t *alp, const hs_alp_work_t *w, int s, int i)
+{
+	const int J = alp->J;
+	if (s == FOLD_NONE) {
+		for (int j = 0; j < J; j++)
+			if (alp->a[(size_t)i * J + j] > 0.0 &&
+			    linear_value(alp, w->pi, i, j) > VERIFY_TOL * fabs(alp->c[(size_t)i * J + j]) + 1e-12)
+				return 0;
+		return 1;
+	}
+	int k = w->g[s].type;
+	double vk = linear_value(alp, w->pi, i, k);
+	double tol = VERIFY_TOL * fabs(alp->c[(size_t)i * J + k]) + 1e-12;
+	if (vk < -tol)
+		return 0;
+	for (int j = 0; j < J; j++)
+		if (j != k && alp->a[(size_t)i * J + j] > 0.0 && linear_value(alp, w->pi, i, j) > vk + tol)
+			return 0;
+	return 1;
+}
+
+/* Checks every folded item against the current prices and value; unfolds
+ * the ones that fail. Returns how many were unfolded, or -1. */
+static int verify(hs_alp_t *alp, hs_alp_work_t *w, double z, hs_err_t *err)
+{
+	int bad = 0;
+	for (int i = 0; i < alp->n; i++) {
+		int s = w->state[i], ok;
+		if (s == FREE_ITEM)
+			continue;
+		if (alp->mode == HS_ALP_LINEAR)
+			ok = linear_fold_ok(alp, w, s, i);
+		else if (s == FOLD_NONE)
+			ok = alp->alpha[i] == 0.0 && alp->beta[i] == 0.0;
+		else
+			ok = maxmin_fold_ok(alp, w, &w->g[s], i, z);
+		if (!ok) {
+			if (add_free_item(alp, w, i, err) < 0)
+				return -1;
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int unfold_all(hs_alp_t *alp, hs_alp_work_t *w, hs_err_t *err)
+{
+	for (int i = 0; i < alp->n; i++)
+		if (w->state[i] != FREE_ITEM && add_free_item(alp, w, i, err) < 0)
+			return -1;
+	return 0;
+}
+
+static void extract(hs_alp_t *alp, hs_alp_work_t *w)
+{
+	const int J = alp->J;
+	double zl = alp->mode == HS_ALP_MAXMIN ? hs_lp_col_value(w->lp, w->zcol) : 0.0;
+	double obj = alp->mode == HS_ALP_MAXMIN ? zl : hs_lp_obj_value(w->lp);
+	double split[MAX_GROUP_TYPES];
+	for (int i = 0; i < alp->n; i++) {
+		double *x = &alp->x[(size_t)i * J];
+		int s = w->state[i];
+		for (int j = 0; j < J; j++)
+			x[j] = s == FREE_ITEM && w->col[(size_t)i * J + j] >= 0
+			       ? hs_lp_col_value(w->lp, w->col[(size_t)i * J + j]) : 0.0;
+		if (s < 0)
+			continue;
+		const group_t *g = &w->g[s];
+		if (alp->mode == HS_ALP_LINEAR) {
+			x[g->type] = 1.0;
+			obj += alp->mult[i] * alp->c[(size_t)i * J + g->type];
+			continue;
+		}
+		double need = fold_need(alp, g, i, zl);
+		need = need < 0.0 ? 0.0 : need > 1.0 ? 1.0 : need;
+		if (g->type >= 0) {
+			x[g->type] = need;
+			continue;
+		}
+		/* a tie group: the item's share split like the group's load */
+		double tot = 0.0;
+		for (int j = 0, c = g->col0; j < J; j++)
+			if (in_group(g, j)) {
+				split[j] = hs_lp_col_value(w->lp, c++);
+				split[j] = split[j] > 0.0 ? split[j] : 0.0;
+				tot += split[j];
+			}
+		for (int j = 0; j < J; j++)
+			if (in_group(g, j))
+				x[j] = tot > 0.0 ? need * split[j] / tot : 0.0;
+	}
+	alp->z = obj;
+}
+
+/* Prices from the same LP on a random sample of the items. Returns 0 and
+ * fills pi and *z, or -1 (then everything stays free). */
+static int sample_prices(hs_alp_t *alp, const hs_lp_opts_t *o, double *pi, double *z)
+{
+	const int n = alp->n, J = alp->J, S = SAMPLE_ITEMS;
+	int *idx = malloc((size_t)n * sizeof(int));
+	hs_alp_t sub;
+	hs_err_t err;
+	if (!idx)
+		return -1;
+	if (hs_alp_init(&sub, S, J, alp->mode, &err) < 0) {
+		free(idx);
+		return -1;
+	}
+	sub.active_set = 0;
+	for (int i = 0; i < n; i++)
+		idx[i] = i;
+	unsigned long long st = alp->seed;
+	double tot = 0.0, part = 0.0;
+	for (int i = 0; i < n; i++)
+		tot += alp->mult[i] * alp->scale[i];
+	for (int k = 0; k < S; k++) { /* partial Fisher-Yates, splitmix64 */
+		unsigned long long r = (st += 0x9e3779b97f4a7c15ULL);
+		r = (r ^ (r >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		r = (r ^ (r >> 27)) * 0x94d049bb133111ebULL;
+		r ^= r >> 31;
+		int pick = k + (int)(r % (unsigned long long)(n - k));
+		int t = idx[k];
+		idx[k] = idx[pick];
+		idx[pick] = t;
+		int i = idx[k];
+		sub.mult[k] = alp->mult[i];
+		sub.scale[k] = alp->scale[i];
+		sub.alpha[k] = alp->alpha[i];
+		sub.beta[k] = alp->beta[i];
+		memcpy(&sub.a[(size_t)k * J], &alp->a[(size_t)i * J], (size_t)J * sizeof(double));
+		memcpy(&sub.c[(size_t)k * J], &alp->c[(size_t)i * J], (size_t)J * sizeof(double));
+		part += alp->mult[i] * alp->scale[i];
+	}
+	for (int j = 0; j < J; j++)
+		sub.cap[j] = tot > 0.0 ? alp->cap[j] * part / tot : alp->cap[j];
+	int rc = -1;
+	if (hs_alp_solve(&sub, o, &err) == HS_LP_OPTIMAL) {
+		memcpy(pi, sub.work->pi, (size_t)J * sizeof(double));
+		*z = alp->mode == HS_ALP_MAXMIN ? sub.z : 0.0;
+		rc = 0;
+	}
+	alp->lp_solves += sub.lp_solves;
+	alp->iterations += sub.iterations;
+	hs_alp_free(&sub);
+	free(idx);
+	return rc;
+}
+
+/* MAXMIN: refines sampled prices so that the items' best types load the
+ * types evenly (cheap price-adjustment passes over all items, O(n J)
+ * each): raise the price of overloaded types, lower the others. The sample
+ * alone estimates price ratios to a few percent, which is enough to
+ * misplace whole groups of items; balanced prices leave the small LP only
+ * the near-ties to sort out. Returns the value estimate. */
+static double balance_prices(const hs_alp_t *alp, double *pi, double z)
+{
+	const int n = alp->n, J = alp->J;
+	double *L = calloc((size_t)J * 2, sizeof(double)), *B = L + J;
+	if (!L)
+		return z;
+	double pmax = 0.0;
+	for (int j = 0; j < J; j++)
+		pmax = pi[j] > pmax ? pi[j] : pmax;
+	for (int j = 0; j < J; j++) /* a zero price would make a type infinitely attractive */
+		pi[j] = pmax > 0.0 ? (pi[j] > 1e-3 * pmax ? pi[j] : 1e-3 * pmax) : 1.0;
+	for (int it = 0; it < 60; it++) {
+		for (int j = 0; j < J; j++)
+			L[j] = B[j] = 0.0;
+		for (int i = 0; i < n; i++) {
+			if (alp->alpha[i] == 0.0 && alp->beta[i] == 0.0)
+				continue;
+			int k = maxmin_best(alp, pi, i);
+			if (k < 0)
+				continue;
+			double ns = alp->mult[i] * alp->scale[i] / alp->a[(size_t)i * J + k];
+			L[k] += ns * alp->alpha[i];
+			B[k] += ns * alp->beta[i];
+		}
+		double zz = INFINITY;
+		for (int j = 0; j < J; j++)
+			if (L[j] > 0.0) {
+				double zj = (alp->cap[j] - B[j]) / L[j];
+				zz = zj < zz ? zj : zz;
+			}
+		if (!isfinite(zz) || zz <= 0.0)
+			break;
+		z = zz;
+		double umin = INFINITY, umax = 0.0;
+		double step = 0.5 / (1.0 + it / 10.0);
+		for (int j = 0; j < J; j++) {
+			if (alp->cap[j] <= 0.0)
+				continue;
+			double u = (L[j] * z + B[j]) / alp->cap[j];
+			umin = u < umin ? u : umin;
+			umax = u > umax ? u : umax;
+			pi[j] *= pow(u > 1e-3 ? u : 1e-3, step);
+		}
+		if (umax - umin < 0.005)
+			break;
+	}
+	free(L);
+	return z;
+}
+
+/* LINEAR: price adjustment until the items' best choices (c_ij - pi_j s_i,
+ * when positive) fit the capacities: raise the prices of overloaded
+ * types, lower (down to 0) those of types with room. */
+static void balance_linear(const hs_alp_t *alp, double *pi)
+{
+	const int n = alp->n, J = alp->J;
+	double *L = calloc((size_t)J, sizeof(double));
+	if (!L)
+		return;
+	double unit = 0.0; /* typical value per accelerator, the step's scale */
+	for (int i = 0; i < n; i++) {
+		double mx = 0.0;
+		for (int j = 0; j < J; j++)
+			if (alp->a[(size_t)i * J + j] > 0.0 && alp->c[(size_t)i * J + j] > mx)
+				mx = alp->c[(size_t)i * J + j];
+		unit += mx / alp->scale[i];
+	}
+	unit = n > 0 ? unit / n : 1.0;
+	for (int it = 0; it < 100; it++) {
+		for (int j = 0; j < J; j++)
+			L[j] = 0.0;
+		for (int i = 0; i < n; i++) {
+			int k = -1;
+			double vk = 0.0;
+			for (int j = 0; j < J; j++)
+				if (alp->a[(size_t)i * J + j] > 0.0 && linear_value(alp, pi, i, j) > vk) {
+					vk = linear_value(alp, pi, i, j);
+					k = j;
+				}
+			if (k >= 0)
+				L[k] += alp->mult[i] * alp->scale[i];
+		}
+		double worst = 0.0, step = 0.5 / (1.0 + it / 5.0);
+		for (int j = 0; j < J; j++) {
+			double ex = (L[j] - alp->cap[j]) / (alp->cap[j] > 1.0 ? alp->cap[j] : 1.0);
+			if (ex > 0.0 || pi[j] > 0.0)
+				worst = fabs(ex) > worst ? fabs(ex) : worst;
+			pi[j] += step * unit * ex;
+			pi[j] = pi[j] > 0.0 ? pi[j] : 0.0;
+		}
+		if (worst < 0.005)
+			break;
+	}
+	free(L);
+}
+
+/* LINEAR: folded items run full time, so their load is a constant; if it
+ * would exceed a type's capacity (the prices are estimates), unfold the
+ * items with the narrowest margins until it fits with 1% to spare. */
+typedef struct margin {
+	double m;
+	int i;
+} margin_t;
+
+static int cmp_margin(const void *x, const void *y)
+{
+	double a = ((const margin_t *)x)->m, b = ((const margin_t *)y)->m;
+	return a < b ? -1 : a > b;
+}
+
+static void repair_linear(const hs_alp_t *alp, hs_alp_work_t *w, const double *pi)
+{
+	const int n = alp->n, J = alp->J;
+	margin_t *c = malloc(((size_t)n + 1) * sizeof(*c));
+	for (int j = 0; j < J; j++) {
+		double load = 0.0;
+		int nc = 0;
+		for (int i = 0; i < n; i++)
+			if (w->state[i] >= 0 && w->g[w->state[i]].type == j) {
+				load += alp->mult[i] * alp->scale[i];
+				if (c)
+					c[nc++] = (margin_t){ linear_value(alp, pi, i, j) / alp->scale[i], i };
+			}
+		if (load <= 0.99 * alp->cap[j])
+			continue;
+		if (!c) { /* no memory to rank them: unfold them all */
+			for (int i = 0; i < n; i++)
+				if (w->state[i] >= 0 && w->g[w->state[i]].type == j)
+					w->state[i] = FREE_ITEM;
+			continue;
+		}
+		qsort(c, (size_t)nc, sizeof(*c), cmp_margin);
+		for (int k = 0; k < nc && load > 0.99 * alp->cap[j]; k++) {
+			w->state[c[k].i] = FREE_ITEM;
+			load -= alp->mult[c[k].i] * alp->scale[c[k].i];
+		}
+	}
+	free(c);
+}
+
+static void initial_folds(hs_alp_t *alp, hs_alp_work_t *w, const hs_lp_opts_t *o)
+{
+	const int n = alp->n;
+	for (int i = 0; i < n; i++)
+		w->state[i] = FREE_ITEM;
+	if (!alp->active_set || n < ACTIVE_MIN_ITEMS)
+		return;
+	double *pi = calloc((size_t)alp->J, sizeof(double)), z = 0.0;
+	if (!pi)
+		return;
+	if (sample_prices(alp, o, pi, &z) == 0) {
+		if (alp->mode == HS_ALP_MAXMIN)
+			z = balance_prices(alp, pi, z);
+		else
+			balance_linear(alp, pi);
+		for (int i = 0; i < n; i++) {
+			if (alp->mode == HS_ALP_MAXMIN) {
+				if (alp->alpha[i] == 0.0 && alp->beta[i] == 0.0)
+					w->state[i] = FOLD_NONE;
+				else
+					w->state[i] = maxmin_fold(alp, w, pi, i, z);
+			} else if (alp->beta[i] <= 0.0) {
+				int k = linear_choice(alp, pi, i, INIT_MARGIN);
+				w->state[i] = k >= 0 ? group_get(w, k, 0) : k;
+				if (k >= 0 && w->state[i] < 0)
+					w->state[i] = FREE_ITEM;
+			}
+		}
+		if (alp->mode == HS_ALP_LINEAR)
+			repair_linear(alp, w, pi);
+	}
+	free(pi);
+}
+
+static hs_lp_status_t run(hs_alp_t *alp, const hs_lp_opts_t *o, int rebuild, hs_err_t *err)
+{
+	hs_alp_work_t *w = alp->work;
+	for (int round = 0;; round++) {
+		if (rebuild) {
+			if (build(alp, w, err) < 0)
+				return HS_LP_FAILED;
+			rebuild = 0;
+		} else if (update_folds(alp, w, err) < 0) {
+			return HS_LP_FAILED;
+		}
+		long it0 = hs_lp_iterations(w->lp);
+		hs_lp_status_t st = hs_lp_solve(w->lp, o, err);
+		alp->lp_solves++;
+		alp->iterations += hs_lp_iterations(w->lp) - it0;
+		int nfolded = 0;
+		for (int i = 0; i < alp->n; i++)
+			nfolded += w->state[i] != FREE_ITEM;
+		if (st == HS_LP_INFEASIBLE && nfolded > 0) {
+			/* folding may have been too rigid (fixed levels): unfold */
+			if (unfold_all(alp, w, err) < 0)
+				return HS_LP_FAILED;
+			continue;
+		}
+		if (st != HS_LP_OPTIMAL)
+			return st;
+		read_prices(w, alp->J);
+		int bad = 0;
+		if (nfolded > 0) {
+			double z = alp->mode == HS_ALP_MAXMIN ? hs_lp_col_value(w->lp, w->zcol) : 0.0;
+			bad = verify(alp, w, z, err);
+			if (bad < 0)
+				return HS_LP_FAILED;
+			if (bad > 0 && round >= MAX_ROUNDS && unfold_all(alp, w, err) < 0)
+				return HS_LP_FAILED;
+		}
+		if (bad == 0) {
+			extract(alp, w);
+			alp->lp_items = alp->n - nfolded;
+			return HS_LP_OPTIMAL;
+		}
+	}
+}
+
+hs_lp_status_t hs_alp_solve(hs_alp_t *alp, const hs_lp_opts_t *o, hs_err_t *err)
+{
+	hs_lp_opts_t def;
+	if (!o) {
+		hs_lp_opts_default(&def);
+		o = &def;
+	}
+	alp->lp_solves = 0;
+	alp->iterations = 0;
+	work_free(alp->work);
+	alp->work = work_new(alp, err);
+	if (!alp->work)
+		return HS_LP_FAILED;
+	initial_folds(alp, alp->work, o);
+	return run(alp, o, 1, err);
+}
+
+hs_lp_status_t hs_alp_resolve(hs_alp_t *alp, const hs_lp_opts_t *o, hs_err_t *err)
+{
+	hs_lp_opts_t def;
+	if (!o) {
+		hs_lp_opts_default(&def);
+		o = &def;
+	}
+	if (!alp->work || !alp->work->built)
+		return hs_alp_solve(alp, o, err);
+	/* items folded to nothing (alpha = beta = 0) may have gained a demand */
+	for (int i = 0; i < alp->n; i++)
+		if (alp->work->state[i] == FOLD_NONE && alp->mode == HS_ALP_MAXMIN &&
+		    (alp->alpha[i] != 0.0 || alp->beta[i] != 0.0) &&
+		    add_free_item(alp, alp->work, i, err) < 0)
+			return HS_LP_FAILED;
+	return run(alp, o, 0, err);
+}

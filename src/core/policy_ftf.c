@@ -1,0 +1,191 @@
+/* policy_ftf.c — finish-time fairness (Themis): finish_time_fairness_perf
+ * (aware) and finish_time_fairness (agnostic: every usable type is taken
+ * to give the job its throughput on the reference type).
+ *
+ *   rho_m(X) = (t_m + R_m / thr_m(X)) / D_m,   D_m = t_m + R_m / T^iso_m
+ *
+ * with T^iso_m the job's throughput under the isolated allocation (an
+ * equal 1/M share of the cluster); minimize max_m rho_m. Not an LP, but
+ * for a fixed rho the constraints thr_m(X) >= b_m(rho) = R_m / (rho D_m -
+ * t_m) are linear. Feasibility is tested with alloc_lp.c's MAXMIN form,
+ * Z(rho) = max z s.t. thr_m(X) >= z b_m(rho): feasible iff Z >= 1. rho
+ * only changes the z column, so the bisection keeps one LP and re-solves
+ * from the previous basis (hs_alp_resolve). Bounds: rho <= 1 (the isolated
+ * allocation achieves 1 for everyone) and rho >= max_m (t_m + R_m /
+ * max_j T_mj) / D_m (no job can beat its best type full time). A feasible
+ * step also lowers the upper bound to the rho its allocation actually
+ * achieves (<= the rho tested, since Z >= 1), which shortens the search.
+ * It stops at a relative gap of 1e-6.
+ *
+ * The objective reported is max_m rho_m(X) under the policy's
+ * throughputs.
+ */
+#include "core/alloc_lp.h"
+#include "core/policy_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FTF_REL_GAP 1e-6
+#define FTF_MAX_STEPS 80
+
+/* The throughput the policy sees for job m on type j (0 if unusable). */
+static double ftf_thr(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap, int m, int j)
+{
+	if (!hs_job_usable(p, cap, m, j))
+		return 0.0;
+	if (d->aware)
+		return p->jobs[m].thr[j];
+	int ref = p->reference_type >= 0 ? p->reference_type : 0;
+	if (p->jobs[m].thr[ref] > 0.0)
+		return p->jobs[m].thr[ref];
+	/* it cannot run on the reference type: its first usable type stands in */
+	for (int k = 0; k < p->cluster.ntypes; k++)
+		if (hs_job_usable(p, cap, m, k))
+			return p->jobs[m].thr[k];
+	return 0.0;
+}
+
+/* T^iso_m under the policy's throughputs. */
+static double ftf_iso(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap, int m)
+{
+	const int J = p->cluster.ntypes, M = p->njobs;
+	double sum = 0.0, thr = 0.0;
+	for (int j = 0; j < J; j++) {
+		if (!hs_job_usable(p, cap, m, j))
+			continue;
+		double x = cap[j] / ((double)M * p->jobs[m].scale_factor);
+		sum += x;
+		thr += x * ftf_thr(d, p, cap, m, j);
+	}
+	return sum > 1.0 ? thr / sum : thr;
+}
+
+double hs_ftf_value(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap,
+		    const hs_alloc_t *a)
+{
+	const int J = p->cluster.ntypes;
+	double worst = 0.0;
+	for (int m = 0; m < p->njobs; m++) {
+		const hs_job_t *jb = &p->jobs[m];
+		double thr = 0.0;
+		if (d->aware) { /* real throughputs, pairs included (packed) */
+			thr = hs_alloc_effective_thr(a, p, m);
+		} else {
+			for (int j = 0; j < J; j++)
+				thr += ftf_thr(d, p, cap, m, j) * a->x[(size_t)m * J + j];
+		}
+		double iso = ftf_iso(d, p, cap, m);
+		double D = jb->age_s + jb->remaining_steps / iso;
+		double rho = thr > 0.0 ? (jb->age_s + jb->remaining_steps / thr) / D : INFINITY;
+		worst = rho > worst ? rho : worst;
+	}
+	return worst;
+}
+
+double hs_ftf_evaluate(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const hs_alloc_t *a)
+{
+	return hs_ftf_value(ctx->desc, in->p, in->cap, a);
+}
+
+int hs_policy_ftf_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			hs_alloc_t *out, hs_err_t *err)
+{
+	const hs_problem_t *p = in->p;
+	const int J = p->cluster.ntypes, M = p->njobs;
+	const hs_policy_desc_t *d = ctx->desc;
+	if (M == 0) {
+		out->objective = 0.0;
+		return 0;
+	}
+	int flags = ctx->no_classes ? HS_CK_DISTINCT : HS_CK_THR | HS_CK_STEPS | HS_CK_AGE;
+	hs_classes_t cl;
+	if (hs_job_classes(&cl, p, in->cap, flags, err) < 0)
+		return -1;
+	const int C = cl.n;
+	hs_alp_t alp;
+	int rc = -1;
+	double *D = malloc(((size_t)C + 1) * 2 * sizeof(double)), *best = D + C + 1;
+	double *xbest = malloc(((size_t)C * J + 1) * sizeof(double));
+	if (hs_alp_init(&alp, C, J, HS_ALP_MAXMIN, err) < 0 || !D || !xbest) {
+		if (!D || !xbest)
+			hs_err_set(err, "out of memory");
+		goto out;
+	}
+	memcpy(alp.cap, in->cap, (size_t)J * sizeof(double));
+	alp.active_set = !ctx->no_active_set;
+	alp.seed = ctx->opts.seed;
+	double lo = 0.0;
+	for (int c = 0; c < C; c++) {
+		int m = cl.rep[c];
+		const hs_job_t *jb = &p->jobs[m];
+		alp.mult[c] = cl.size[c];
+		alp.scale[c] = jb->scale_factor;
+		best[c] = 0.0;
+		for (int j = 0; j < J; j++) {
+			double t = ftf_thr(d, p, in->cap, m, j);
+			alp.a[(size_t)c * J + j] = t;
+			best[c] = t > best[c] ? t : best[c];
+		}
+		double iso = ftf_iso(d, p, in->cap, m);
+		if (!(iso > 0.0) || !(best[c] > 0.0)) {
+			hs_err_set(err, "job '%s' gets no throughput in the isolated allocation", jb->id);
+			goto out;
+		}
+		D[c] = jb->age_s + jb->remaining_steps / iso;
+		double l = (jb->age_s + jb->remaining_steps / best[c]) / D[c];
+		lo = l > lo ? l : lo;
+	}
+	double hi = 1.0;
+	int have = 0;
+	for (int step = 0; step < FTF_MAX_STEPS; step++) {
+		/* the first step tests rho = 1 (always feasible) */
+		double rho = have ? 0.5 * (lo + hi) : (lo < 1.0 ? 1.0 : lo);
+		for (int c = 0; c < C; c++) {
+			const hs_job_t *jb = &p->jobs[cl.rep[c]];
+			alp.alpha[c] = jb->remaining_steps / (rho * D[c] - jb->age_s);
+		}
+		hs_lp_status_t st = have ? hs_alp_resolve(&alp, &ctx->lp_opts, err)
+					 : hs_alp_solve(&alp, &ctx->lp_opts, err);
+		if (st == HS_LP_FAILED)
+			goto out;
+		if (st == HS_LP_OPTIMAL && alp.z >= 1.0 - 1e-9) {
+			/* feasible: the rho this allocation actually achieves */
+			double achieved = 0.0;
+			for (int c = 0; c < C; c++) {
+				const hs_job_t *jb = &p->jobs[cl.rep[c]];
+				double thr = 0.0;
+				for (int j = 0; j < J; j++)
+					thr += alp.a[(size_t)c * J + j] * alp.x[(size_t)c * J + j];
+				double r = thr > 0.0 ? (jb->age_s + jb->remaining_steps / thr) / D[c] : INFINITY;
+				achieved = r > achieved ? r : achieved;
+			}
+			hi = achieved < rho ? achieved : rho;
+			memcpy(xbest, alp.x, (size_t)C * J * sizeof(double));
+			have = 1;
+		} else if (!have) {
+			hs_err_set(err, "finish-time fairness: the isolated allocation's rho is infeasible "
+				   "(internal error)");
+			goto out;
+		} else {
+			lo = rho;
+		}
+		if (have && hi - lo <= FTF_REL_GAP * hi)
+			break;
+	}
+	hs_policy_note_lp(ctx, &alp);
+	for (int m = 0; m < M; m++)
+		memcpy(&out->x[(size_t)m * J], &xbest[(size_t)cl.class_of[m] * J],
+		       (size_t)J * sizeof(double));
+	if (hs_alloc_clean(out, p, in->cap, err) < 0)
+		goto out;
+	out->objective = hs_ftf_value(d, p, in->cap, out);
+	rc = 0;
+out:
+	free(D);
+	free(xbest);
+	hs_alp_free(&alp);
+	hs_classes_free(&cl);
+	return rc;
+}

@@ -1,0 +1,111 @@
+/* policy_makespan.c — makespan: min_total_duration_perf (aware) and
+ * min_total_duration (agnostic: every usable throughput taken as 1).
+ *
+ * minimize T  s.t.  thr_m(X) >= R_m / T  plus the base constraints.
+ * Gavel bisects on T (about 20 feasibility LPs, 5% tolerance). With
+ * y = 1/T the constraint is linear, thr_m(X) >= R_m y, so one exact LP
+ * does it: maximize y — alloc_lp.c's MAXMIN form with a = T_m and
+ * alpha = R_m. Jobs with the same throughput row, scale factor and
+ * remaining steps are interchangeable (same argument as max-min fairness)
+ * and solved as one class.
+ *
+ * The objective reported is the makespan in seconds of the allocation
+ * under the jobs' real throughputs, max_m R_m / thr_m(X) (for the aware
+ * policy that is exactly 1/y).
+ */
+#include "core/alloc_lp.h"
+#include "core/policy_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double hs_makespan_value(const hs_problem_t *p, const hs_alloc_t *a)
+{
+	double t = 0.0;
+	for (int m = 0; m < p->njobs; m++) {
+		double thr = hs_alloc_effective_thr(a, p, m);
+		double tm = thr > 0.0 ? p->jobs[m].remaining_steps / thr : INFINITY;
+		t = tm > t ? tm : t;
+	}
+	return t;
+}
+
+double hs_makespan_evaluate(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const hs_alloc_t *a)
+{
+	(void)ctx;
+	return hs_makespan_value(in->p, a);
+}
+
+int hs_policy_makespan_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			     hs_alloc_t *out, hs_err_t *err)
+{
+	const hs_problem_t *p = in->p;
+	const int J = p->cluster.ntypes, M = p->njobs;
+	const hs_policy_desc_t *d = ctx->desc;
+	if (M == 0) {
+		out->objective = 0.0;
+		return 0;
+	}
+	int flags = ctx->no_classes ? HS_CK_DISTINCT
+				    : HS_CK_STEPS | (d->aware ? HS_CK_THR : HS_CK_USABLE);
+	hs_classes_t cl;
+	if (hs_job_classes(&cl, p, in->cap, flags, err) < 0)
+		return -1;
+	hs_alp_t alp;
+	int rc = -1;
+	if (hs_alp_init(&alp, cl.n, J, HS_ALP_MAXMIN, err) < 0)
+		goto out;
+	memcpy(alp.cap, in->cap, (size_t)J * sizeof(double));
+	alp.active_set = !ctx->no_active_set;
+	alp.seed = ctx->opts.seed;
+	/* y = 1/T is ~1e-5 per second; measure it in units of the longest
+	 * job's best-case duration instead, so y is O(1) for the solver */
+	double unit = 0.0;
+	for (int c = 0; c < cl.n; c++) {
+		int m = cl.rep[c];
+		double best = 0.0;
+		for (int j = 0; j < J; j++)
+			if (hs_job_usable(p, in->cap, m, j)) {
+				double t = hs_policy_thr(d, p, m, j);
+				best = t > best ? t : best;
+			}
+		if (best > 0.0 && p->jobs[m].remaining_steps / best > unit)
+			unit = p->jobs[m].remaining_steps / best;
+	}
+	if (!(unit > 0.0))
+		unit = 1.0;
+	for (int c = 0; c < cl.n; c++) {
+		int m = cl.rep[c];
+		alp.mult[c] = cl.size[c];
+		alp.scale[c] = p->jobs[m].scale_factor;
+		alp.alpha[c] = p->jobs[m].remaining_steps / unit;
+		for (int j = 0; j < J; j++)
+			alp.a[(size_t)c * J + j] = hs_job_usable(p, in->cap, m, j) ? hs_policy_thr(d, p, m, j) : 0.0;
+	}
+	hs_lp_status_t st = hs_alp_solve(&alp, &ctx->lp_opts, err);
+	if (st == HS_LP_INFEASIBLE || st == HS_LP_UNBOUNDED) {
+		hs_err_set(err, "makespan LP is %s (internal error)",
+			   st == HS_LP_INFEASIBLE ? "infeasible" : "unbounded");
+		goto out;
+	}
+	if (st != HS_LP_OPTIMAL)
+		goto out;
+	hs_policy_note_lp(ctx, &alp);
+	for (int m = 0; m < M; m++)
+		memcpy(&out->x[(size_t)m * J], &alp.x[(size_t)cl.class_of[m] * J],
+		       (size_t)J * sizeof(double));
+	if (hs_alloc_clean(out, p, in->cap, err) < 0)
+		goto out;
+	out->objective = hs_makespan_value(p, out);
+	if (!isfinite(out->objective)) {
+		hs_err_set(err, "makespan: some job gets no throughput (the cluster is too small "
+			   "for the queue)");
+		goto out;
+	}
+	rc = 0;
+out:
+	hs_alp_free(&alp);
+	hs_classes_free(&cl);
+	return rc;
+}
