@@ -16,6 +16,11 @@ plugins_sched_hetsched_sched_hetsched_la_LDFLAGS = $(PLUGIN_LDFLAGS)
 slurmplugin_LTLIBRARIES += plugins/select/hetsched/select_hetsched_cons_tres.la
 plugins_select_hetsched_select_hetsched_cons_tres_la_SOURCES = \
 	plugins/select/hetsched/select_hetsched_cons_tres.c
+# issue 7: space sharing (packing)
+plugins_select_hetsched_select_hetsched_cons_tres_la_SOURCES += \
+	plugins/select/hetsched/hs_pack.h \
+	plugins/select/hetsched/pack.c plugins/select/hetsched/pack.h \
+	plugins/select/hetsched/pack_gres.c plugins/select/hetsched/pack_gres.h
 plugins_select_hetsched_select_hetsched_cons_tres_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 plugins_select_hetsched_select_hetsched_cons_tres_la_LDFLAGS = $(PLUGIN_LDFLAGS)
 

@@ -20,3 +20,13 @@ TESTS += tests/integration/spank_report.sh tests/integration/spank_ckpt.sh
 endif
 EXTRA_DIST += tests/integration/spank_lib.sh tests/integration/hs_admincomment.py \
 	tests/integration/spank_report.sh tests/integration/spank_ckpt.sh
+# space sharing (issue 7): sched/hs_packtest, a TEST-ONLY sched plugin that
+# packs jobs through plugins/select/hetsched/hs_pack.h; built by `make check`
+# only, never installed (tests add its .libs dir to PluginDir).
+if BUILD_PLUGINS
+check_LTLIBRARIES = tests/integration/packtest/sched_hs_packtest.la
+tests_integration_packtest_sched_hs_packtest_la_SOURCES = \
+	tests/integration/packtest/sched_hs_packtest.c
+tests_integration_packtest_sched_hs_packtest_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
+tests_integration_packtest_sched_hs_packtest_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+endif

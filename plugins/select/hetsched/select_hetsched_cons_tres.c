@@ -2,8 +2,10 @@
  * select_hetsched_cons_tres.c — the select/hetsched_cons_tres Slurm plugin
  * (SelectType=select/hetsched_cons_tres): a wrapper that forwards every
  * select operation to select/cons_tres, so the cluster behaves exactly like
- * cons_tres. It is the place where hetsched will later steer node choice
- * (e.g. GPU-type placement); today it changes nothing.
+ * cons_tres, except for space sharing: the scheduler may start a job on the
+ * GPUs of one running partner job (hs_pack.h), and the operations that
+ * allocate or free GPUs go through pack.c so node GPU usage stays right
+ * while two jobs share GPUs (doc/packing.md).
  *
  * Why a wrapper and why this name (see ../shared/docs/slurm-internals.md):
  * - The pattern is Slurm's own src/plugins/select/other: create a plugin
@@ -29,6 +31,18 @@
 #include "src/common/plugin.h"
 #include "src/common/run_in_daemon.h"
 #include "src/common/select.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "pack.h"
+
+/*
+ * slurmctld globals that pack.c reads. Defined here so that clients (sinfo,
+ * scontrol, squeue), which load every select plugin, can dlopen() us; in
+ * slurmctld (linked with -export-dynamic) its own definitions take
+ * precedence. Same arrangement as cons_common.c.
+ */
+List job_list;
+time_t last_job_update;
 
 const char plugin_name[] = "hetsched wrapper of select/cons_tres";
 const char plugin_type[] = "select/hetsched_cons_tres";
@@ -175,8 +189,9 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 {
 	slurm_select_ops_t *o = inner();
 
-	return o ? o->job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
-				   preemptee_candidates, preemptee_job_list, exc_core_bitmap) : SLURM_ERROR;
+	return o ? hs_pack_job_test(o->job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
+				    mode, preemptee_candidates, preemptee_job_list, exc_core_bitmap)
+		 : SLURM_ERROR;
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)
@@ -197,14 +212,20 @@ extern int select_p_job_expand(job_record_t *from_job_ptr, job_record_t *to_job_
 {
 	slurm_select_ops_t *o = inner();
 
-	return o ? o->job_expand(from_job_ptr, to_job_ptr) : SLURM_ERROR;
+	int rc;
+
+	if (!o)
+		return SLURM_ERROR;
+	rc = o->job_expand(from_job_ptr, to_job_ptr);
+	hs_pack_after_rebuild(); /* rare: recount nodes with shared GPUs */
+	return rc;
 }
 
 extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
 {
 	slurm_select_ops_t *o = inner();
 
-	return o ? o->job_resized(job_ptr, node_ptr) : SLURM_ERROR;
+	return o ? hs_pack_job_resized(o->job_resized, job_ptr, node_ptr) : SLURM_ERROR;
 }
 
 extern int select_p_job_signal(job_record_t *job_ptr, int signal)
@@ -218,7 +239,7 @@ extern int select_p_job_fini(job_record_t *job_ptr)
 {
 	slurm_select_ops_t *o = inner();
 
-	return o ? o->job_fini(job_ptr) : SLURM_ERROR;
+	return o ? hs_pack_job_fini(o->job_fini, job_ptr) : SLURM_ERROR;
 }
 
 extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
@@ -296,7 +317,7 @@ extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
 {
 	slurm_select_ops_t *o = inner();
 
-	return o ? o->nodeinfo_set(job_ptr) : SLURM_ERROR;
+	return o ? hs_pack_nodeinfo_set(o->nodeinfo_set, job_ptr) : SLURM_ERROR;
 }
 
 extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo, enum select_nodedata_type dinfo,
@@ -376,8 +397,12 @@ extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo, int mode
 extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo, job_record_t *job_ptr,
 					 void *data)
 {
-	slurm_select_ops_t *o = inner();
+	slurm_select_ops_t *o;
+	int rc;
 
+	if (hs_pack_info(dinfo, job_ptr, data, &rc)) /* our private codes */
+		return rc;
+	o = inner();
 	return o ? o->get_info_from_plugin(dinfo, job_ptr, data) : SLURM_ERROR;
 }
 
@@ -392,7 +417,13 @@ extern int select_p_reconfigure(void)
 {
 	slurm_select_ops_t *o = inner();
 
-	return o ? o->reconfigure() : SLURM_ERROR;
+	int rc;
+
+	if (!o)
+		return SLURM_ERROR;
+	rc = o->reconfigure();
+	hs_pack_after_rebuild();
+	return rc;
 }
 
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr, uint32_t node_cnt,
