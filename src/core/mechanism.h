@@ -38,7 +38,12 @@
  *        greedy per-type selection and placement; out.d[i] tells, for
  *        problem job i: action, type, GPUs (server index + GPU index),
  *        servers spanned, packed partner.
- *   5. Apply out.d[i] (see hs_action_t), hs_round_out_free(&out).
+ *   5. Apply out.d[i] (see hs_action_t), hs_round_out_free(&out). Stop
+ *        first (PREEMPT, and the stop half of MIGRATE), then start (START,
+ *        the start half of MIGRATE): a START may target GPUs that a job
+ *        preempted in the same round frees. A packed pair (d.partner >= 0)
+ *        shares the same GPUs: one member may KEEP while the other STARTs
+ *        onto its GPUs.
  *   6. Persist: json_object *st = hs_mech_save(m, &err) (e.g. to
  *        StateSaveLocation); after a restart m = hs_mech_restore(st, &opts,
  *        &err), which validates everything and rejects garbage with a
