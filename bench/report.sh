@@ -235,6 +235,31 @@ if ls "$out"/makespan/*.json >/dev/null 2>&1; then
 	done
 	echo
 fi
+if ls "$out"/consolidation/*.json >/dev/null 2>&1; then
+	echo "## Multi-GPU jobs spread over servers"
+	echo
+	echo "Multi-GPU workload at 2 jobs/hour. *Consolidated* is Gavel's simulator's"
+	echo "assumption (every multi-GPU job at its single-server throughput, although"
+	echo "the simulated servers have one GPU each); *placement* charges the table's"
+	echo "unconsolidated throughput whenever the mechanism had to spread a job over"
+	echo "servers. Average JCT in hours."
+	echo
+	echo "| policy | consolidated (1 GPU/server) | placement, 1 GPU/server | placement, 4 GPUs/server |"
+	echo "|---|---|---|---|"
+	for p in max_min_fairness max_min_fairness_perf; do
+		row="| $(label $p) |"
+		for v in always-1 placement-1 placement-4; do
+			# shellcheck disable=SC2046
+			set -- $(files "$out/consolidation/$p-$v-s*.json")
+			if [ $# -eq 0 ]; then row="$row – |"; continue; fi
+			st=$(stat avg_jct_s "$@")
+			if [ "$(echo "$st" | cut -d' ' -f2)" != 0 ]; then row="$row saturated |"
+			else row="$row $(hours "$(echo "$st" | cut -d' ' -f3)") |"; fi
+		done
+		echo "$row"
+	done
+	echo
+fi
 if ls "$out"/round/*.json >/dev/null 2>&1; then
 	echo "## Round length: the mechanism against the ideal allocation"
 	echo

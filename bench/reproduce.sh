@@ -21,6 +21,9 @@
 #   makespan    static traces (all jobs at t=0): FIFO, Gandiva, Gavel
 #               (min_total_duration_perf), Gavel with space sharing
 #   round       round length vs the ideal fluid allocation
+#   consolidation  multi-GPU jobs at Gavel's consolidated throughput vs
+#               the unconsolidated one when spread over servers (1 or 4
+#               GPUs per server), 2 jobs/hour
 #   cost        non-zero preemption (checkpoint + restart) cost, with
 #               Gavel's mechanism and with the restart-aware one
 #   speed       a 6,000-job trace, non-packed policies, wall time vs the
@@ -115,6 +118,17 @@ for p in fifo gandiva min_total_duration_perf min_total_duration_packed; do
 		for s in $seeds; do
 			task "makespan/$p-n$n-s$s.json" $gavel_sim --policy $p --generate --multi-gpu \
 				--rate 0 --jobs $n --seed $s
+		done
+	done
+done
+# Multi-GPU jobs spread over servers, at the unconsolidated throughput
+for p in max_min_fairness max_min_fairness_perf; do
+	have $p || continue
+	for s in $seeds; do
+		for v in always-1 placement-1 placement-4; do
+			task "consolidation/$p-$v-s$s.json" --cluster $cluster --consolidation ${v%-*} \
+				--gpus-per-server ${v#*-} --policy $p --generate --multi-gpu --rate 2 \
+				--window $window --seed $s --max-time "$(maxtime 2)"
 		done
 	done
 done
