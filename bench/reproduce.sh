@@ -19,7 +19,8 @@
 #   jct-multi   the same on the multi-GPU workload (no AlloX)
 #   ftf         finish-time fairness, agnostic vs aware, multi-GPU
 #   makespan    static traces (all jobs at t=0): FIFO, Gandiva, Gavel
-#               (min_total_duration_perf), Gavel with space sharing
+#               (min_total_duration_perf), Gavel with space sharing, and
+#               the heterogeneity-agnostic makespan LP
 #   round       round length vs the ideal fluid allocation
 #   consolidation  multi-GPU jobs at Gavel's consolidated throughput vs
 #               the unconsolidated one when spread over servers (1 or 4
@@ -79,63 +80,56 @@ task() { f=$1; shift; echo "$out/$f $hs simulate --throughputs $table $*" >>"$ta
 maxtime() { awk -v r="$1" -v n="$last" 'BEGIN { printf "%d", (2 * n / r + 1000) * 3600 }'; }
 gavel_sim="--cluster $cluster --consolidation always"
 
-for p in max_min_fairness max_min_fairness_perf max_min_fairness_packed gandiva allox fifo; do
-	have $p || continue
-	for r in $rates_single; do
-		for s in $seeds; do
+# tasks_for_seed S: every simulation of one seed (seed-major order, so an
+# interrupted run has complete figures for the first seeds)
+tasks_for_seed() {
+	s=$1
+	for p in max_min_fairness max_min_fairness_perf max_min_fairness_packed gandiva allox fifo; do
+		have $p || continue
+		for r in $rates_single; do
 			csv=
 			[ "$r" = "$cdf_single" ] && [ "$s" = 0 ] && csv="--csv $out/jct-single/$p-r$r-s$s.csv"
 			task "jct-single/$p-r$r-s$s.json" $gavel_sim --policy $p --generate --rate $r \
 				--window $window --seed $s --max-time "$(maxtime $r)" $csv
 		done
 	done
-done
-for p in max_min_fairness max_min_fairness_perf max_min_fairness_packed gandiva fifo; do
-	have $p || continue
-	for r in $rates_multi; do
-		for s in $seeds; do
+	for p in max_min_fairness max_min_fairness_perf max_min_fairness_packed gandiva fifo; do
+		have $p || continue
+		for r in $rates_multi; do
 			csv=
 			[ "$r" = "$cdf_multi" ] && [ "$s" = 0 ] && csv="--csv $out/jct-multi/$p-r$r-s$s.csv"
 			task "jct-multi/$p-r$r-s$s.json" $gavel_sim --policy $p --generate --multi-gpu \
 				--rate $r --window $window --seed $s --max-time "$(maxtime $r)" $csv
 		done
 	done
-done
-for p in finish_time_fairness finish_time_fairness_perf; do
-	have $p || continue
-	for r in $rates_multi; do
-		for s in $seeds; do
+	for p in finish_time_fairness finish_time_fairness_perf; do
+		have $p || continue
+		for r in $rates_multi; do
 			csv=
 			[ "$r" = "$cdf_multi" ] && [ "$s" = 0 ] && csv="--csv $out/ftf/$p-r$r-s$s.csv"
 			task "ftf/$p-r$r-s$s.json" $gavel_sim --policy $p --generate --multi-gpu --rate $r \
 				--window $window --seed $s --max-time "$(maxtime $r)" $csv
 		done
 	done
-done
-for p in fifo gandiva min_total_duration_perf min_total_duration_packed; do
-	have $p || continue
-	for n in $static_jobs; do
-		for s in $seeds; do
+	for p in fifo gandiva min_total_duration min_total_duration_perf min_total_duration_packed; do
+		have $p || continue
+		for n in $static_jobs; do
 			task "makespan/$p-n$n-s$s.json" $gavel_sim --policy $p --generate --multi-gpu \
 				--rate 0 --jobs $n --seed $s
 		done
 	done
-done
-# Multi-GPU jobs spread over servers, at the unconsolidated throughput
-for p in max_min_fairness max_min_fairness_perf; do
-	have $p || continue
-	for s in $seeds; do
+	# Multi-GPU jobs spread over servers, at the unconsolidated throughput
+	for p in max_min_fairness max_min_fairness_perf; do
+		have $p || continue
 		for v in always-1 placement-1 placement-4; do
 			task "consolidation/$p-$v-s$s.json" --cluster $cluster --consolidation ${v%-*} \
 				--gpus-per-server ${v#*-} --policy $p --generate --multi-gpu --rate 2 \
 				--window $window --seed $s --max-time "$(maxtime 2)"
 		done
 	done
-done
-if have max_min_fairness_perf; then
-	p=max_min_fairness_perf r=$knob_rate
-	mt=$(maxtime $r)
-	for s in $seeds; do
+	if have max_min_fairness_perf; then
+		p=max_min_fairness_perf r=$knob_rate
+		mt=$(maxtime $r)
 		task "round/ideal-s$s.json" $gavel_sim --policy $p --generate --rate $r --window $window \
 			--seed $s --ideal --max-time $mt
 		for rl in $rounds; do
@@ -156,15 +150,22 @@ if have max_min_fairness_perf; then
 					--max-time $mt
 			done
 		done
-	done
-fi
+	fi
+}
 
-n=$(wc -l <"$tasks")
-echo "reproduce.sh: $mode mode, $n simulations ($par in parallel), results in $out" >&2
-# shellcheck disable=SC2086
-xargs -P "$par" -L 1 "$top/bench/run_one.sh" <"$tasks"
+# run_tasks: the simulations listed in $tasks
+run_tasks() {
+	n=$(wc -l <"$tasks")
+	echo "reproduce.sh: $mode mode, $n simulations ($par in parallel), results in $out" >&2
+	xargs -P "$par" -L 1 "$top/bench/run_one.sh" <"$tasks"
+}
 
-# Speed: alone (after everything else), on one generated 6,000-job trace.
+first=${seeds%% *}
+tasks_for_seed "$first"
+run_tasks
+
+# Speed: each policy alone (after the first seed's runs), on one generated
+# 6,000-job trace.
 speed=$out/speed
 mkdir -p "$speed"
 [ -s "$speed/6000.trace" ] || "$hs" simulate --throughputs "$table" --cluster "$cluster" \
@@ -177,5 +178,12 @@ for p in isolated max_min_fairness max_min_fairness_perf fifo gandiva allox \
 		--cluster "$cluster" --consolidation always --policy $p --trace "$speed/6000.trace"
 done
 
-"$top/bench/report.sh" "$out" "$mode" "$hs" >"$top/doc/results.md"
+# The other seeds, after the first seed's figures and the speed figure.
+: >"$tasks"
+for s in ${seeds#"$first"}; do
+	tasks_for_seed "$s"
+done
+[ -s "$tasks" ] && run_tasks
+
+"$top/bench/report.sh" "$out" "$mode" "$hs" "$(echo $seeds | wc -w)" >"$top/doc/results.md"
 echo "reproduce.sh: wrote $top/doc/results.md and plots in $top/doc/results/" >&2

@@ -42,7 +42,10 @@ void hs_mech_opts_for_policy(hs_mech_opts_t *o, const char *name)
 {
 	if (!name)
 		return;
-	int aware = strstr(name, "_perf") || strstr(name, "_packed") || !strcmp(name, "allox");
+	/* Gavel's naming: "_perf"/"_packed" mark heterogeneity-aware variants;
+	 * allox and the cost policies use throughputs without the suffix. */
+	int aware = strstr(name, "_perf") || strstr(name, "_packed") || !strcmp(name, "allox") ||
+		    !strncmp(name, "min_cost", 8);
 	o->shuffle_types = !aware;
 	o->backfill = strncmp(name, "fifo", 4) != 0;
 }

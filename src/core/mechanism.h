@@ -128,8 +128,9 @@ typedef struct hs_mech_opts {
  * round_s 360, restart_aware 1. */
 void hs_mech_opts_default(hs_mech_opts_t *o);
 /* Gavel's per-policy conventions: heterogeneity-agnostic policies (no
- * "_perf"/"_packed" in the name, and not allox) visit types in a random
- * order; FIFO policies do not backfill. Leaves other fields alone. */
+ * "_perf"/"_packed" in the name; not allox, min_cost, min_cost_slo) visit
+ * types in a random order; FIFO policies do not backfill. Leaves other
+ * fields alone. */
 void hs_mech_opts_for_policy(hs_mech_opts_t *o, const char *policy_name);
 
 /* Where a job runs now, as the caller observes it. */

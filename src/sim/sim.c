@@ -59,6 +59,15 @@ static double wall_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the process: on a shared machine a fairer speed figure than
+ * wall time. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 void hs_sim_result_free(hs_sim_result_t *res)
 {
 	if (!res)
@@ -695,6 +704,7 @@ int hs_sim_run(const hs_sim_opts_t *o, const hs_cluster_t *c, const hs_thrtable_
 				  "(or a number of jobs)");
 	sim_t s = { .o = o, .c = c, .t = t, .w = w, .res = res };
 	s.wall0 = s.last_progress = wall_now();
+	double cpu0 = cpu_now();
 	res->ntypes = c->ntypes;
 	res->type_names = c->names;
 	res->total_gpus = hs_cluster_total(c);
@@ -708,6 +718,7 @@ int hs_sim_run(const hs_sim_opts_t *o, const hs_cluster_t *c, const hs_thrtable_
 	if (rc == 0) {
 		res->end_s = s.now;
 		res->wall_s = wall_now() - s.wall0;
+		res->cpu_s = cpu_now() - cpu0;
 		if (s.mech)
 			hs_mech_get_stats(s.mech, &res->mech);
 		progress(&s, 1);

@@ -103,6 +103,7 @@ typedef struct hs_sim_result {
 	int finished;                /* 0 = stopped by max_time_s */
 	long solves;
 	double solve_s, wall_s;
+	double cpu_s;                /* process CPU time of the run */
 	long rejected;               /* jobs no type could ever run */
 	hs_mech_stats_t mech;
 } hs_sim_result_t;
