@@ -98,3 +98,21 @@ EXTRA_DIST += tests/unit/test_report_py.sh tests/unit/test_report_py.py \
 	tests/unit/test_emulator.sh tests/unit/test_emulator.py
 check_PROGRAMS += hetsched-emulator
 check_PROGRAMS += hetsched-report
+
+# sched/hetsched engine, configuration, hints, estimates, state files (issue 5)
+if HAVE_CMOCKA
+SCHED_UNIT_LDADD = libhetsched_sched.la libhetsched_measure.la libhetsched_core.la \
+	$(CMOCKA_LIBS) $(GLPK_LIBS) $(JSONC_LIBS) -lm
+check_PROGRAMS += tests/unit/test_sched_engine
+tests_unit_test_sched_engine_SOURCES = tests/unit/test_sched_engine.c tests/unit/sched_fixtures.h
+tests_unit_test_sched_engine_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_sched_engine_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_sched_engine
+endif
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_sched_parts
+tests_unit_test_sched_parts_SOURCES = tests/unit/test_sched_parts.c
+tests_unit_test_sched_parts_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_sched_parts_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_sched_parts
+endif

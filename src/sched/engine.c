@@ -1,0 +1,308 @@
+/* engine.c — lifecycle of the round engine and the round driver: build the
+ * round from the snapshot, begin_round, solve when due, schedule, update
+ * the accounting, build the plan (see engine.h). */
+#include "sched/engine_impl.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void hs_engine_logf(const hs_engine_t *e, int level, const char *fmt, ...)
+{
+	if (!e->log)
+		return;
+	if (level >= HS_LOG_DEBUG && !e->conf.debug)
+		return;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	e->log(e->log_arg, level, buf);
+}
+
+int hs_engine_type_index(hs_engine_t *e, const char *name)
+{
+	for (int t = 0; t < e->ntypes; t++)
+		if (!strcmp(e->types[t], name))
+			return t;
+	if (e->ntypes >= HS_MAX_TYPES)
+		return -1;
+	if (!(e->types[e->ntypes] = strdup(name)))
+		return -1;
+	return e->ntypes++;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Policy context and mechanism options for a configuration. */
+static hs_policy_ctx_t *make_policy(const hs_sconf_t *c, hs_mech_opts_t *mo, hs_err_t *err)
+{
+	hs_policy_opts_t po;
+	hs_policy_opts_default(&po);
+	po.seed = c->seed;
+	po.pack_threshold = c->pack_threshold;
+	po.time_limit_s = c->solver_time_limit_s;
+	hs_mech_opts_default(mo);
+	hs_mech_opts_for_policy(mo, c->policy);
+	mo->min_reset_s = c->min_reset_s;
+	mo->preempt_cost_s = c->preempt_cost_s;
+	mo->seed = c->seed;
+	if (c->backfill >= 0)
+		mo->backfill = c->backfill;
+	return hs_policy_ctx_new(c->policy, &po, err);
+}
+
+hs_engine_t *hs_engine_new(const hs_sconf_t *conf, hs_log_fn log, void *log_arg, hs_err_t *err)
+{
+	hs_engine_t *e = calloc(1, sizeof(*e));
+	if (!e) {
+		hs_err_set(err, "out of memory");
+		return NULL;
+	}
+	e->log = log;
+	e->log_arg = log_arg;
+	e->warned_no_types = -1;
+	if (hs_sconf_check(conf, err) < 0 || hs_sconf_copy(&e->conf, conf, err) < 0) {
+		free(e);
+		return NULL;
+	}
+	if (hs_tables_load(&e->tables, &e->conf, err) < 0)
+		goto fail;
+	if (!(e->policy = make_policy(&e->conf, &e->mopts, err)))
+		goto fail;
+	if (!(e->mech = hs_mech_new(&e->mopts, err)))
+		goto fail;
+	return e;
+fail:
+	hs_engine_free(e);
+	return NULL;
+}
+
+void hs_engine_free(hs_engine_t *e)
+{
+	if (!e)
+		return;
+	hs_mech_free(e->mech);
+	hs_policy_ctx_free(e->policy);
+	hs_tables_free(&e->tables);
+	hs_sconf_free(&e->conf);
+	for (int t = 0; t < e->ntypes; t++)
+		free(e->types[t]);
+	free(e->acct);
+	hs_ops_free(e);
+	free(e);
+}
+
+const hs_sconf_t *hs_engine_conf(const hs_engine_t *e)
+{
+	return &e->conf;
+}
+
+int hs_engine_reconfigure(hs_engine_t *e, const hs_sconf_t *conf, hs_err_t *err)
+{
+	hs_sconf_t c;
+	hs_tables_t tb;
+	hs_mech_opts_t mo;
+	if (hs_sconf_check(conf, err) < 0 || hs_sconf_copy(&c, conf, err) < 0)
+		return -1;
+	if (hs_tables_load(&tb, &c, err) < 0) {
+		hs_sconf_free(&c);
+		return -1;
+	}
+	hs_policy_ctx_t *pol = make_policy(&c, &mo, err);
+	if (!pol) {
+		hs_tables_free(&tb);
+		hs_sconf_free(&c);
+		return -1;
+	}
+	/* The mechanism keeps its state; new options take effect through a
+	 * save/restore round trip. */
+	json_object *st = hs_mech_save(e->mech, err);
+	hs_mech_t *m = st ? hs_mech_restore(st, &mo, err) : NULL;
+	json_object_put(st);
+	if (!m) {
+		hs_policy_ctx_free(pol);
+		hs_tables_free(&tb);
+		hs_sconf_free(&c);
+		return -1;
+	}
+	if (strcmp(c.policy, e->conf.policy))
+		e->force_solve = 1;
+	hs_mech_free(e->mech);
+	e->mech = m;
+	e->mopts = mo;
+	hs_policy_ctx_free(e->policy);
+	e->policy = pol;
+	hs_tables_free(&e->tables);
+	e->tables = tb;
+	hs_sconf_free(&e->conf);
+	e->conf = c;
+	return 0;
+}
+
+int64_t hs_engine_last_round(const hs_engine_t *e)
+{
+	return e->last_round_t;
+}
+
+int hs_engine_round_due(const hs_engine_t *e, int64_t now, int changed)
+{
+	if (e->last_round_t <= 0 || now < e->last_round_t)
+		return 1;
+	int64_t since = now - e->last_round_t;
+	if (since >= e->conf.round_s)
+		return 1;
+	return changed && e->conf.early_rounds && since >= e->conf.min_round_gap_s;
+}
+
+/* Credits the elapsed time, resets, installs shares and estimates. */
+static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
+		       double elapsed, const hs_alloc_t *alloc, int reset, hs_err_t *err)
+{
+	const hs_problem_t *pb = &b->problem;
+	const int J = pb->cluster.ntypes;
+	int tmap[J > 0 ? J : 1];
+	for (int j = 0; j < J; j++)
+		if ((tmap[j] = hs_engine_type_index(e, pb->cluster.names[j])) < 0)
+			return hs_err_set(err, "too many GPU types (more than %d)", HS_MAX_TYPES);
+	long round = e->rounds + 1;
+	for (int k = 0; k < pb->njobs; k++) {
+		uint32_t id = s->jobs[b->pjob_snap[k]].id;
+		hs_jacct_t *ac = hs_acct_get(e, id, s->now);
+		if (!ac)
+			return hs_err_set(err, "out of memory");
+		ac->seen_round = round;
+		ac->active_reset_s += elapsed;
+		ac->active_total_s += elapsed;
+		if (b->run[k].ngpus > 0) {
+			int t = tmap[b->servers[b->run[k].gpus[0].server].type];
+			ac->recv_reset[t] += elapsed;
+			ac->recv_total[t] += elapsed;
+		}
+	}
+	hs_acct_drop_unseen(e, round);
+	if (reset) {
+		hs_acct_reset(e);
+		e->last_reset_t = s->now;
+	}
+	for (int k = 0; k < pb->njobs; k++) {
+		hs_jacct_t *ac = hs_acct_find(e, s->jobs[b->pjob_snap[k]].id);
+		if (!ac)
+			continue;
+		ac->src = b->src[k];
+		memset(ac->thr, 0, sizeof(ac->thr));
+		memset(ac->meas, 0, sizeof(ac->meas));
+		for (int j = 0; j < J; j++) {
+			ac->thr[tmap[j]] = pb->jobs[k].thr[j];
+			ac->meas[tmap[j]] = b->meas[(size_t)k * J + j];
+		}
+		if (alloc) {
+			memset(ac->x, 0, sizeof(ac->x));
+			for (int j = 0; j < J; j++)
+				ac->x[tmap[j]] = hs_alloc_job_type_total(alloc, k, j);
+		}
+	}
+	return 0;
+}
+
+int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_t *err)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(plan, 0, sizeof(*plan));
+	hs_ops_new_round(e);
+
+	hs_round_build_t b;
+	if (hs_build_round(e, s, &b, err) < 0)
+		return -1;
+	const hs_problem_t *pb = &b.problem;
+	double elapsed = 0;
+	if (e->last_round_t > 0 && s->now > e->last_round_t) {
+		elapsed = (double)(s->now - e->last_round_t);
+		if (elapsed > HS_MAX_CREDIT_S)
+			elapsed = HS_MAX_CREDIT_S;
+	}
+	plan->nactive = b.nactive;
+	plan->npinned = b.npinned;
+	plan->nleaving = b.nleaving;
+	plan->nskipped = b.ncut + b.nnofit;
+
+	if (pb->cluster.ntypes == 0) {
+		/* No GPU node in the managed partitions: nothing to decide. */
+		if (e->warned_no_types < 0)
+			hs_engine_logf(e, HS_LOG_INFO,
+				       "no GPU nodes in the managed partitions: GPU jobs wait");
+		e->warned_no_types = e->rounds;
+		e->last_round_t = s->now;
+		e->rounds++;
+		hs_build_free(&b);
+		plan->engine_ms = ms_since(&t0);
+		return 0;
+	}
+	e->warned_no_types = -1;
+
+	hs_round_in_t in = { .elapsed_s = elapsed, .problem = pb, .run = b.run,
+			     .nservers = b.nservers, .servers = b.servers };
+	int need = hs_mech_begin_round(e->mech, &in, err);
+	if (need < 0) {
+		hs_build_free(&b);
+		return -1;
+	}
+	hs_alloc_t alloc;
+	int have_alloc = 0;
+	if (need || e->force_solve) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		hs_err_t se;
+		int r;
+		if (pb->njobs == 0)
+			r = hs_alloc_init(&alloc, 0, pb->cluster.ntypes, &se);
+		else
+			r = hs_policy_solve(e->policy, pb, &alloc, &se);
+		plan->solve_ms = ms_since(&ts);
+		plan->solved = 1;
+		if (r < 0) {
+			/* Not fatal: the old allocation stays, the mechanism asks
+			 * again next round. */
+			hs_alloc_free(&alloc);
+			plan->solve_failed = 1;
+			hs_engine_logf(e, HS_LOG_ERROR, "policy %s failed on %d jobs: %s",
+				       e->conf.policy, pb->njobs, se.msg);
+		} else {
+			have_alloc = 1;
+			e->force_solve = 0;
+		}
+	}
+	hs_round_out_t out;
+	int rc = hs_mech_schedule(e->mech, &in, have_alloc ? &alloc : NULL, &out, err);
+	if (rc == 0)
+		rc = update_acct(e, s, &b, elapsed, have_alloc ? &alloc : NULL, out.reset, err);
+	if (rc == 0) {
+		plan->round = out.round;
+		plan->reset = out.reset;
+		plan->gpus_usable = out.gpus_usable;
+		plan->gpus_used = out.gpus_used;
+		rc = hs_build_plan(e, s, &b, &out, plan, err);
+	}
+	if (have_alloc)
+		hs_alloc_free(&alloc);
+	hs_round_out_free(&out);
+	hs_build_free(&b);
+	if (rc < 0) {
+		hs_plan_free(plan);
+		return -1;
+	}
+	e->last_round_t = s->now;
+	e->rounds++;
+	plan->engine_ms = ms_since(&t0);
+	return 0;
+}

@@ -1,0 +1,189 @@
+/* engine.h — everything the sched/hetsched plugin decides, without Slurm.
+ *
+ * The plugin copies slurmctld's state into a snapshot (snapshot.h) under
+ * read locks, then, with no lock held, calls hs_engine_round(), which:
+ *   1. classifies jobs: active (in the policy problem), pinned (running
+ *      but not preemptible: their GPUs leave the policy's hands), leaving
+ *      (a checkpoint is in flight), foreign (other partitions), ineligible;
+ *   2. builds the core problem (cluster types = GRES types of the managed
+ *      nodes, counts = usable GPUs; per job scale factor, throughput
+ *      estimates (estimate.h), weight from priority/QOS, entity = account,
+ *      remaining work and age), the servers and where jobs run now;
+ *   3. drives the core round mechanism (mechanism.h): begin_round, the
+ *      policy solve when a new allocation is due, schedule;
+ *   4. turns the decisions into a plan (hs_plan_t): per job the Slurm
+ *      operation (start / keep / checkpoint+requeue / requeue / suspend /
+ *      resume), target nodes with GPU counts, and the reason text users
+ *      see in squeue;
+ *   5. keeps per-job accounting (time received on each type since the
+ *      last allocation reset and in total, target share X, estimates) for
+ *      `hetsched status`.
+ * The plugin then re-takes write locks and applies the plan, re-checking
+ * every job. Asynchronous steps (wait for a checkpoint acknowledgement,
+ * requeue, clear the requeue delay, start on the new nodes) are "ops"
+ * that the plugin advances every tick with hs_engine_op_step().
+ *
+ * The whole state (mechanism, accounting, in-flight ops, counters) is
+ * saved and restored as JSON (hs_engine_save / hs_engine_restore).
+ * One engine per scheduler; not thread-safe (the plugin's agent thread is
+ * its only user).
+ */
+#ifndef HS_SCHED_ENGINE_H
+#define HS_SCHED_ENGINE_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+#include "core/mechanism.h"
+#include "sched/sconf.h"
+#include "sched/snapshot.h"
+
+/* Log levels of the engine's messages (mapped to Slurm's by the plugin). */
+enum { HS_LOG_ERROR = 0, HS_LOG_INFO = 1, HS_LOG_DEBUG = 2 };
+typedef void (*hs_log_fn)(void *arg, int level, const char *msg);
+
+typedef enum hs_plan_op {
+	HS_PLAN_NONE = 0,    /* leave as is (pending stays pending) */
+	HS_PLAN_KEEP,        /* running on the chosen GPUs: do not touch */
+	HS_PLAN_START,       /* pending: start on nodes[] */
+	HS_PLAN_RESUME,      /* suspended by hetsched on the chosen GPUs */
+	HS_PLAN_SUSPEND,     /* running: suspend (GPUs stay with the job) */
+	HS_PLAN_CHECKPOINT,  /* running: checkpoint signal, wait for the ack
+	                      * or the grace, requeue; then start on nodes[]
+	                      * when nnodes > 0 */
+	HS_PLAN_REQUEUE,     /* running or suspended: requeue now; then start
+	                      * on nodes[] when nnodes > 0 */
+} hs_plan_op_t;
+
+const char *hs_plan_op_name(hs_plan_op_t op);
+
+typedef struct hs_plan_node {
+	int node;            /* index into the snapshot's nodes */
+	const char *name;    /* its name (owned by the snapshot) */
+	int gpus;            /* GPUs on that node */
+} hs_plan_node_t;
+
+typedef struct hs_plan_job {
+	uint32_t id;
+	int snap;                  /* index into the snapshot's jobs */
+	hs_plan_op_t op;
+	hs_action_t action;        /* the mechanism's decision */
+	int type;                  /* problem type index, -1 = none */
+	const char *type_name;     /* owned by the engine (valid until the
+	                            * next round) */
+	int nnodes;
+	hs_plan_node_t *nodes;     /* [nnodes] start target */
+	uint32_t partner;          /* packed with this job, 0 = alone */
+	int ckpt_signal;           /* for HS_PLAN_CHECKPOINT */
+	/* what the job looked like in the snapshot, for re-validation */
+	hs_sjob_state_t state;
+	unsigned restart_cnt;
+	int64_t start_time;
+	char reason[192];          /* state_desc / SystemComment text */
+} hs_plan_job_t;
+
+typedef struct hs_plan {
+	long round;                /* mechanism round number */
+	int reset;                 /* a new allocation was installed */
+	int solved;                /* the policy ran this round */
+	int solve_failed;
+	double solve_ms;           /* policy solve */
+	double engine_ms;          /* whole hs_engine_round */
+	int njobs;
+	hs_plan_job_t *jobs;       /* active jobs (and jobs with a reason) */
+	int nactive, npinned, nleaving, nskipped;
+	int nstart, nkeep, ncheckpoint, nrequeue, nsuspend, nresume, nmigrate;
+	int gpus_usable, gpus_used;
+} hs_plan_t;
+
+void hs_plan_free(hs_plan_t *p);
+
+/* Statistics the plugin measures around the engine (for status/logs). */
+typedef struct hs_round_stats {
+	double snapshot_lock_ms;   /* read locks held for the snapshot */
+	double apply_lock_ms;      /* write locks held to apply */
+	double round_ms;           /* whole round, wall */
+	int started, start_failed, deferred, kept, suspended, resumed;
+	int checkpointing, requeued, requeue_failed, vanished;
+	int cpu_started;
+} hs_round_stats_t;
+
+typedef struct hs_engine hs_engine_t;
+
+/* conf is copied; tables are loaded here (a bad table is an error). */
+hs_engine_t *hs_engine_new(const hs_sconf_t *conf, hs_log_fn log, void *log_arg,
+			   hs_err_t *err);
+void hs_engine_free(hs_engine_t *e);
+/* Installs a new configuration (scontrol reconfigure): tables are loaded
+ * and the policy context created first; on any error the engine keeps
+ * the old configuration untouched. */
+int hs_engine_reconfigure(hs_engine_t *e, const hs_sconf_t *conf, hs_err_t *err);
+const hs_sconf_t *hs_engine_conf(const hs_engine_t *e);
+
+/* One round on a snapshot (see the file comment). plan is initialized
+ * here (hs_plan_free it, also on failure). On failure nothing is applied
+ * and the mechanism's state is unchanged except for time credits. */
+int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_t *err);
+
+/* Is a round due at time now? (round length over, or an early round:
+ * GPU jobs arrived or left and MinRoundInterval passed). `changed` is
+ * whether the plugin saw the GPU job set change since the last round. */
+int hs_engine_round_due(const hs_engine_t *e, int64_t now, int changed);
+int64_t hs_engine_last_round(const hs_engine_t *e);
+
+/* ---- in-flight operations ---------------------------------------------------- */
+
+/* Records the outcome of applying a plan entry (the plugin calls it for
+ * CHECKPOINT (signals sent at t0), REQUEUE (requeued at t0), START that
+ * could not start yet (deferred until the next round), SUSPEND). ok = 0:
+ * the operation failed and the job keeps running / stays pending. */
+int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t0,
+		      int64_t begin_time, hs_err_t *err);
+
+/* What the plugin sees of an op's job at a tick. */
+typedef struct hs_op_view {
+	int exists;                /* find_job_record found it */
+	hs_sjob_state_t state;
+	int completing;
+	unsigned restart_cnt;
+	int64_t begin_time;
+	const char *admin_comment; /* for the checkpoint acknowledgement */
+} hs_op_view_t;
+
+typedef enum hs_op_action {
+	HS_OPA_WAIT = 0,           /* nothing to do now */
+	HS_OPA_DROP,               /* op finished (or the job vanished) */
+	HS_OPA_REQUEUE,            /* call job_requeue now */
+	HS_OPA_CLEAR_BEGIN,        /* set the job's begin time to *begin */
+	HS_OPA_START,              /* try to start on the op's nodes */
+} hs_op_action_t;
+
+/* Number of in-flight ops and their job ids (for the tick loop). */
+int hs_engine_nops(const hs_engine_t *e);
+uint32_t hs_engine_op_job(const hs_engine_t *e, int i);
+/* Decides the next step of the op of job id, given what the plugin sees.
+ * For HS_OPA_CLEAR_BEGIN *begin is the new begin time; for HS_OPA_START
+ * *nodes / *nnodes name the target (engine-owned, node names). */
+hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t *v,
+				 int64_t now, int64_t *begin, char ***nodes, int **gpus,
+				 int *nnodes);
+/* Reports the result of the step just decided (ok = 0: failed; the op
+ * decides whether to retry). */
+void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, int64_t now);
+
+/* ---- state and status ----------------------------------------------------------- */
+
+/* The whole state as JSON ({"format": "hetsched-sched-state",
+ * "version": 1, ...}); the caller owns it. */
+json_object *hs_engine_save(const hs_engine_t *e, hs_err_t *err);
+/* Replaces the engine's state by a saved one; validates everything and
+ * leaves the engine untouched on error. */
+int hs_engine_restore(hs_engine_t *e, json_object *state, hs_err_t *err);
+
+/* The status document (`hetsched status` reads it; format in
+ * hetsched-status(1)) for the last round; the caller owns it. */
+json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s,
+			      const hs_plan_t *plan, const hs_round_stats_t *st,
+			      int64_t now, hs_err_t *err);
+
+#endif /* HS_SCHED_ENGINE_H */

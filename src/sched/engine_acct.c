@@ -1,0 +1,68 @@
+/* engine_acct.c — per-job accounting of the round engine: time received
+ * on each GPU type (since the last allocation reset and in total), the
+ * target share, the estimates used. Kept sorted by job id. */
+#include "sched/engine_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_id(const void *k, const void *m)
+{
+	uint32_t a = *(const uint32_t *)k, b = ((const hs_jacct_t *)m)->id;
+	return a < b ? -1 : a > b;
+}
+
+hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id)
+{
+	if (!e->nacct)
+		return NULL;
+	return bsearch(&id, e->acct, (size_t)e->nacct, sizeof(*e->acct), cmp_id);
+}
+
+hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)
+{
+	hs_jacct_t *a = hs_acct_find(e, id);
+	if (a)
+		return a;
+	if (e->nacct == e->cap_acct) {
+		int cap = e->cap_acct ? e->cap_acct * 2 : 64;
+		hs_jacct_t *n = realloc(e->acct, (size_t)cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		e->acct = n;
+		e->cap_acct = cap;
+	}
+	int lo = 0, hi = e->nacct;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (e->acct[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&e->acct[lo + 1], &e->acct[lo], (size_t)(e->nacct - lo) * sizeof(*e->acct));
+	e->nacct++;
+	a = &e->acct[lo];
+	memset(a, 0, sizeof(*a));
+	a->id = id;
+	a->first_seen = now;
+	a->seen_round = -1;
+	return a;
+}
+
+void hs_acct_drop_unseen(hs_engine_t *e, long round)
+{
+	int k = 0;
+	for (int i = 0; i < e->nacct; i++)
+		if (e->acct[i].seen_round == round || hs_op_find(e, e->acct[i].id))
+			e->acct[k++] = e->acct[i];
+	e->nacct = k;
+}
+
+void hs_acct_reset(hs_engine_t *e)
+{
+	for (int i = 0; i < e->nacct; i++) {
+		e->acct[i].active_reset_s = 0;
+		memset(e->acct[i].recv_reset, 0, sizeof(e->acct[i].recv_reset));
+	}
+}

@@ -1,0 +1,156 @@
+/* engine_impl.h — internals of the round engine shared by its files:
+ * engine.c (lifecycle, round driver), engine_problem.c (snapshot ->
+ * problem), engine_plan.c (decisions -> plan), engine_acct.c (per-job
+ * accounting), engine_ops.c (in-flight operations), engine_state.c
+ * (save/restore), engine_status.c (status document). Not for other users.
+ */
+#ifndef HS_SCHED_ENGINE_IMPL_H
+#define HS_SCHED_ENGINE_IMPL_H
+
+#include "core/policy.h"
+#include "sched/engine.h"
+#include "sched/estimate.h"
+#include "sched/hints.h"
+
+/* Longest wall time credited between two rounds (a slurmctld that was
+ * down for a day must not credit a day to whatever runs now). */
+#define HS_MAX_CREDIT_S 3600.0
+/* Cap on GPU types tracked by the accounting (far above real clusters). */
+#define HS_MAX_TYPES 64
+
+/* Per-job accounting, keyed by Slurm job id. Per-type arrays are indexed
+ * by the engine's type table (e->types), which only grows. */
+typedef struct hs_jacct {
+	uint32_t id;
+	int64_t first_seen;        /* first round the job was active */
+	double active_reset_s;     /* seconds active since the last reset */
+	double active_total_s;
+	double recv_reset[HS_MAX_TYPES];  /* seconds run on each type since reset */
+	double recv_total[HS_MAX_TYPES];
+	double x[HS_MAX_TYPES];    /* share in the allocation in force */
+	double thr[HS_MAX_TYPES];  /* estimate used in the last round */
+	double meas[HS_MAX_TYPES]; /* measured (0 = not measured) */
+	int src;                   /* hs_est_source_t */
+	int suspended_by_us;       /* hetsched suspended it (may resume) */
+	long seen_round;           /* last round it was active */
+	char last_op[16];
+	char reason[192];
+} hs_jacct_t;
+
+typedef enum hs_op_kind {
+	HS_OP_CKPT = 1,            /* signalled at t0, waiting for the ack */
+	HS_OP_REQUEUED,            /* requeued at t0, waiting to be pending */
+	HS_OP_START,               /* deferred start until the next round */
+} hs_op_kind_t;
+
+typedef struct hs_op {
+	uint32_t id;
+	hs_op_kind_t kind;
+	int64_t t0;                /* signal / requeue time */
+	int64_t deadline;          /* CKPT: grace end; START: expiry */
+	unsigned restart_cnt;      /* incarnation we acted on */
+	int64_t orig_begin;        /* begin time before our requeue */
+	int begin_cleared;
+	int requeue_tries;
+	int start_tries;
+	/* restart target, node names (may be empty) */
+	int nnodes;
+	char **nodes;
+	int *gpus;
+	char *type;
+} hs_op_t;
+
+struct hs_engine {
+	hs_sconf_t conf;
+	hs_tables_t tables;
+	hs_policy_ctx_t *policy;
+	hs_mech_opts_t mopts;
+	hs_mech_t *mech;
+	hs_log_fn log;
+	void *log_arg;
+
+	int64_t last_round_t;      /* wall time of the last round, 0 = none */
+	int64_t last_reset_t;
+	long rounds;               /* rounds run by this engine (incl. restored) */
+
+	int ntypes;                /* type table for the accounting */
+	char *types[HS_MAX_TYPES];
+
+	int nacct, cap_acct;
+	hs_jacct_t *acct;          /* sorted by id */
+
+	int nops, cap_ops;
+	hs_op_t *ops;
+
+	/* counters since the state was created (survive restarts) */
+	long tot_started, tot_preempted, tot_migrated, tot_suspended, tot_resumed;
+	long tot_requeued, tot_checkpoints, tot_ckpt_acked, tot_start_failed;
+
+	int force_solve;           /* re-solve at the next round (policy
+	                            * changed by a reconfigure) */
+	long warned_no_types;      /* round of the last "no GPU types" log */
+};
+
+/* engine.c */
+void hs_engine_logf(const hs_engine_t *e, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int hs_engine_type_index(hs_engine_t *e, const char *name); /* adds; -1 if full */
+
+/* engine_acct.c */
+hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id);
+hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now); /* adds */
+/* Drops accounting of jobs not active in round `round`. */
+void hs_acct_drop_unseen(hs_engine_t *e, long round);
+void hs_acct_reset(hs_engine_t *e);
+
+/* engine_ops.c */
+hs_op_t *hs_op_find(const hs_engine_t *e, uint32_t id);
+hs_op_t *hs_op_add(hs_engine_t *e, uint32_t id, hs_op_kind_t kind);
+void hs_op_remove(hs_engine_t *e, uint32_t id);
+void hs_op_clear_target(hs_op_t *op);
+/* Copies a plan job's target (node names, GPU counts) into the op. */
+int hs_op_set_target(hs_op_t *op, const hs_plan_job_t *pj, const char *type);
+const char *hs_op_kind_name(hs_op_kind_t k);
+void hs_ops_free(hs_engine_t *e);
+/* Drops every deferred start (a new round supersedes them). */
+void hs_ops_new_round(hs_engine_t *e);
+
+/* engine_problem.c: the classified snapshot and the problem built from it. */
+typedef enum hs_role {
+	HS_ROLE_SKIP = 0,          /* not ours / not eligible / CPU-only */
+	HS_ROLE_ACTIVE,            /* in the problem */
+	HS_ROLE_PINNED,            /* running, not preemptible */
+	HS_ROLE_LEAVING,           /* checkpoint in flight: in the problem as
+	                            * not running, its GPUs unusable */
+	HS_ROLE_CUT,               /* eligible but beyond MaxJobs */
+	HS_ROLE_NOFIT,             /* eligible GPU job no managed type can take */
+} hs_role_t;
+
+typedef struct hs_round_build {
+	hs_problem_t problem;
+	int nservers;
+	hs_server_t *servers;      /* one per typed node of a managed partition */
+	unsigned char **usable;    /* [nservers][ngpus] */
+	int *node_server;          /* [snap nnodes] server index or -1 */
+	hs_job_run_t *run;         /* [njobs] */
+	hs_gpu_ref_t *run_space;
+	int *pjob_snap;            /* [njobs] problem job -> snapshot job */
+	int *snap_pjob;            /* [snap njobs] snapshot job -> problem job or -1 */
+	hs_role_t *role;           /* [snap njobs] */
+	hs_hints_t *hints;         /* [snap njobs] parsed hints (GPU jobs) */
+	int *owner;                /* per server GPU: owning snapshot job or -1
+	                            * (flat, offsets in owner_base) */
+	int *owner_base;           /* [nservers] */
+	hs_est_source_t *src;      /* [njobs] */
+	double *meas;              /* [njobs * ntypes] */
+	int nactive, npinned, nleaving, ncut, nnofit;
+} hs_round_build_t;
+
+int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_err_t *err);
+void hs_build_free(hs_round_build_t *b);
+
+/* engine_plan.c */
+int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
+		  const hs_round_out_t *out, hs_plan_t *plan, hs_err_t *err);
+
+#endif /* HS_SCHED_ENGINE_IMPL_H */

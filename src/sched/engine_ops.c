@@ -1,0 +1,340 @@
+/* engine_ops.c — in-flight operations of the round engine: the
+ * checkpoint protocol of doc/protocol.md (d) (signal at t0, wait for the
+ * acknowledgement in AdminComment or the grace, requeue), clearing
+ * Slurm's requeue delay (begin_time = now + cred_expire + 1) so the job
+ * restarts where the policy wants it, and starts deferred until the GPUs
+ * they wait for are free. The plugin advances them every tick:
+ * hs_engine_op_step() says what to do, hs_engine_op_result() records
+ * the outcome. A failed requeue leaves the job running; a failed start
+ * leaves it pending. */
+#include "sched/engine_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Clock slack when comparing the job's checkpoint time with t0. */
+#define HS_CKPT_SLACK_S 2
+/* Requeue attempts before giving up (the job keeps running). */
+#define HS_REQUEUE_TRIES 3
+/* A requeued job that never becomes pending again is forgotten after
+ * this long (Slurm kept it completing, e.g. a node that never answers). */
+#define HS_REQUEUED_TIMEOUT_S 3600
+
+const char *hs_op_kind_name(hs_op_kind_t k)
+{
+	switch (k) {
+	case HS_OP_CKPT:
+		return "checkpoint";
+	case HS_OP_REQUEUED:
+		return "requeued";
+	case HS_OP_START:
+		return "start";
+	}
+	return "?";
+}
+
+hs_op_t *hs_op_find(const hs_engine_t *e, uint32_t id)
+{
+	for (int i = 0; i < e->nops; i++)
+		if (e->ops[i].id == id)
+			return &e->ops[i];
+	return NULL;
+}
+
+void hs_op_clear_target(hs_op_t *op)
+{
+	for (int k = 0; k < op->nnodes; k++)
+		free(op->nodes[k]);
+	free(op->nodes);
+	free(op->gpus);
+	free(op->type);
+	op->nodes = NULL;
+	op->gpus = NULL;
+	op->type = NULL;
+	op->nnodes = 0;
+}
+
+hs_op_t *hs_op_add(hs_engine_t *e, uint32_t id, hs_op_kind_t kind)
+{
+	hs_op_t *op = hs_op_find(e, id);
+	if (op) {
+		hs_op_clear_target(op);
+	} else {
+		if (e->nops == e->cap_ops) {
+			int cap = e->cap_ops ? e->cap_ops * 2 : 16;
+			hs_op_t *n = realloc(e->ops, (size_t)cap * sizeof(*n));
+			if (!n)
+				return NULL;
+			e->ops = n;
+			e->cap_ops = cap;
+		}
+		op = &e->ops[e->nops++];
+	}
+	memset(op, 0, sizeof(*op));
+	op->id = id;
+	op->kind = kind;
+	return op;
+}
+
+void hs_op_remove(hs_engine_t *e, uint32_t id)
+{
+	for (int i = 0; i < e->nops; i++)
+		if (e->ops[i].id == id) {
+			hs_op_clear_target(&e->ops[i]);
+			e->ops[i] = e->ops[--e->nops];
+			return;
+		}
+}
+
+void hs_ops_free(hs_engine_t *e)
+{
+	for (int i = 0; i < e->nops; i++)
+		hs_op_clear_target(&e->ops[i]);
+	free(e->ops);
+	e->ops = NULL;
+	e->nops = e->cap_ops = 0;
+}
+
+int hs_op_set_target(hs_op_t *op, const hs_plan_job_t *pj, const char *type)
+{
+	hs_op_clear_target(op);
+	if (pj->nnodes <= 0)
+		return 0;
+	op->nodes = calloc((size_t)pj->nnodes, sizeof(*op->nodes));
+	op->gpus = calloc((size_t)pj->nnodes, sizeof(*op->gpus));
+	op->type = type ? strdup(type) : NULL;
+	if (!op->nodes || !op->gpus || (type && !op->type)) {
+		hs_op_clear_target(op);
+		return -1;
+	}
+	for (int k = 0; k < pj->nnodes; k++) {
+		if (!(op->nodes[k] = strdup(pj->nodes[k].name ? pj->nodes[k].name : ""))) {
+			op->nnodes = k;
+			hs_op_clear_target(op);
+			return -1;
+		}
+		op->gpus[k] = pj->nodes[k].gpus;
+		op->nnodes = k + 1;
+	}
+	return 0;
+}
+
+void hs_ops_new_round(hs_engine_t *e)
+{
+	for (int i = 0; i < e->nops;) {
+		hs_op_t *op = &e->ops[i];
+		if (op->kind == HS_OP_START) {
+			hs_op_remove(e, op->id);
+			continue;
+		}
+		/* A requeued job is active again: this round decides anew. */
+		if (op->kind == HS_OP_REQUEUED)
+			hs_op_clear_target(op);
+		i++;
+	}
+}
+
+int hs_engine_nops(const hs_engine_t *e)
+{
+	return e->nops;
+}
+
+uint32_t hs_engine_op_job(const hs_engine_t *e, int i)
+{
+	return i >= 0 && i < e->nops ? e->ops[i].id : 0;
+}
+
+int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t0,
+		      int64_t begin_time, hs_err_t *err)
+{
+	hs_jacct_t *ac = hs_acct_find(e, pj->id);
+	hs_op_t *op;
+	switch (pj->op) {
+	case HS_PLAN_CHECKPOINT:
+		if (!ok)
+			return 0;
+		if (!(op = hs_op_add(e, pj->id, HS_OP_CKPT)))
+			return hs_err_set(err, "out of memory");
+		op->t0 = t0;
+		op->deadline = t0 + e->conf.ckpt_grace_s;
+		op->restart_cnt = pj->restart_cnt;
+		op->orig_begin = begin_time;
+		e->tot_checkpoints++;
+		if (pj->nnodes > 0 && hs_op_set_target(op, pj, pj->type_name) < 0)
+			return hs_err_set(err, "out of memory");
+		return 0;
+	case HS_PLAN_REQUEUE:
+		if (!ok)
+			return 0;
+		if (!(op = hs_op_add(e, pj->id, HS_OP_REQUEUED)))
+			return hs_err_set(err, "out of memory");
+		op->t0 = t0;
+		op->restart_cnt = pj->restart_cnt;
+		op->orig_begin = begin_time;
+		e->tot_requeued++;
+		if (pj->nnodes > 0)
+			e->tot_migrated++;
+		else
+			e->tot_preempted++;
+		if (ac)
+			ac->suspended_by_us = 0;
+		if (pj->nnodes > 0 && hs_op_set_target(op, pj, pj->type_name) < 0)
+			return hs_err_set(err, "out of memory");
+		return 0;
+	case HS_PLAN_START:
+		if (ok) {
+			e->tot_started++;
+			hs_op_remove(e, pj->id);
+			return 0;
+		}
+		/* Not startable yet (GPUs still held by a job being preempted,
+		 * a node still completing): retry until the next round. */
+		if (!(op = hs_op_add(e, pj->id, HS_OP_START)))
+			return hs_err_set(err, "out of memory");
+		op->t0 = t0;
+		op->deadline = t0 + e->conf.round_s;
+		if (hs_op_set_target(op, pj, pj->type_name) < 0)
+			return hs_err_set(err, "out of memory");
+		return 0;
+	case HS_PLAN_SUSPEND:
+		if (ok && ac) {
+			ac->suspended_by_us = 1;
+			e->tot_suspended++;
+		}
+		return 0;
+	case HS_PLAN_RESUME:
+		if (ok) {
+			if (ac)
+				ac->suspended_by_us = 0;
+			e->tot_resumed++;
+		}
+		return 0;
+	case HS_PLAN_NONE:
+	case HS_PLAN_KEEP:
+		return 0;
+	}
+	return 0;
+}
+
+/* Did the job acknowledge a checkpoint taken after t0 (minus slack)? */
+static int ckpt_acked(const char *admin_comment, int64_t t0)
+{
+	if (!admin_comment || !*admin_comment)
+		return 0;
+	hs_record_t r;
+	if (hs_record_parse(&r, admin_comment, NULL) < 0)
+		return 0;
+	return r.has_ckpt && r.ckpt_t >= t0 - HS_CKPT_SLACK_S;
+}
+
+hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t *v,
+				 int64_t now, int64_t *begin, char ***nodes, int **gpus,
+				 int *nnodes)
+{
+	hs_op_t *op = hs_op_find(e, id);
+	if (!op || !v->exists)
+		return HS_OPA_DROP;
+	switch (op->kind) {
+	case HS_OP_CKPT:
+		if (v->state == HS_SJ_RUNNING && !v->completing &&
+		    v->restart_cnt == op->restart_cnt) {
+			if (ckpt_acked(v->admin_comment, op->t0)) {
+				e->tot_ckpt_acked++;
+				return HS_OPA_REQUEUE;
+			}
+			return now >= op->deadline ? HS_OPA_REQUEUE : HS_OPA_WAIT;
+		}
+		/* Suspended meanwhile: never signal again, requeue. */
+		if (v->state == HS_SJ_SUSPENDED)
+			return HS_OPA_REQUEUE;
+		if (v->state == HS_SJ_PENDING || v->completing) {
+			/* It left RUNNING on its own (requeued by someone else,
+			 * node failure): continue as a requeued job. */
+			op->kind = HS_OP_REQUEUED;
+			op->t0 = now;
+			return HS_OPA_WAIT;
+		}
+		return HS_OPA_DROP; /* it ended */
+	case HS_OP_REQUEUED:
+		if (v->state == HS_SJ_PENDING && !v->completing) {
+			int64_t want = op->t0 + e->conf.restart_delay_s;
+			if (op->orig_begin > want)
+				want = op->orig_begin;
+			if (!op->begin_cleared && v->begin_time > now && v->begin_time > want) {
+				*begin = want > now ? want : now;
+				return HS_OPA_CLEAR_BEGIN;
+			}
+			if (op->nnodes == 0)
+				return op->begin_cleared || v->begin_time <= now ? HS_OPA_DROP
+										 : HS_OPA_WAIT;
+			if (now < want)
+				return HS_OPA_WAIT;
+			*nodes = op->nodes;
+			*gpus = op->gpus;
+			*nnodes = op->nnodes;
+			return HS_OPA_START;
+		}
+		if (v->state == HS_SJ_RUNNING || v->state == HS_SJ_SUSPENDED)
+			return v->restart_cnt != op->restart_cnt ? HS_OPA_DROP : HS_OPA_WAIT;
+		if (now > op->t0 + HS_REQUEUED_TIMEOUT_S)
+			return HS_OPA_DROP;
+		return HS_OPA_WAIT; /* still completing */
+	case HS_OP_START:
+		if (now >= op->deadline)
+			return HS_OPA_DROP;
+		if (v->state == HS_SJ_PENDING && !v->completing && v->begin_time <= now) {
+			*nodes = op->nodes;
+			*gpus = op->gpus;
+			*nnodes = op->nnodes;
+			return HS_OPA_START;
+		}
+		if (v->state == HS_SJ_PENDING || v->completing)
+			return HS_OPA_WAIT;
+		return HS_OPA_DROP;
+	}
+	return HS_OPA_DROP;
+}
+
+void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, int64_t now)
+{
+	hs_op_t *op = hs_op_find(e, id);
+	if (!op)
+		return;
+	switch (a) {
+	case HS_OPA_DROP:
+		hs_op_remove(e, id);
+		return;
+	case HS_OPA_REQUEUE:
+		if (ok) {
+			op->kind = HS_OP_REQUEUED;
+			op->t0 = now;
+			e->tot_requeued++;
+			if (op->nnodes > 0)
+				e->tot_migrated++;
+			else
+				e->tot_preempted++;
+			hs_jacct_t *ac = hs_acct_find(e, id);
+			if (ac)
+				ac->suspended_by_us = 0;
+		} else if (++op->requeue_tries >= HS_REQUEUE_TRIES) {
+			hs_engine_logf(e, HS_LOG_ERROR,
+				       "job %u: requeue failed %d times, it keeps running", id,
+				       op->requeue_tries);
+			hs_op_remove(e, id);
+		}
+		return;
+	case HS_OPA_CLEAR_BEGIN:
+		op->begin_cleared = 1;
+		return;
+	case HS_OPA_START:
+		if (ok) {
+			e->tot_started++;
+			hs_op_remove(e, id);
+		} else {
+			op->start_tries++;
+		}
+		return;
+	case HS_OPA_WAIT:
+		return;
+	}
+}

@@ -1,0 +1,398 @@
+/* engine_plan.c — turns the mechanism's decisions into Slurm operations
+ * (hs_plan_t): how to preempt (checkpoint + requeue, requeue, suspend),
+ * resume vs restart for suspended jobs, vacating GPUs held by suspended
+ * jobs, what to do with packed pairs while no packing interface exists,
+ * and the reason text users see. */
+#include "sched/engine_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Space sharing needs the select plugin's packing interface
+ * (doc/packing.md); until the plugin supports it, a pair runs one member
+ * alone (see resolve_pairs). */
+#define HS_PACKING_AVAILABLE 0
+
+const char *hs_plan_op_name(hs_plan_op_t op)
+{
+	switch (op) {
+	case HS_PLAN_NONE:
+		return "none";
+	case HS_PLAN_KEEP:
+		return "keep";
+	case HS_PLAN_START:
+		return "start";
+	case HS_PLAN_RESUME:
+		return "resume";
+	case HS_PLAN_SUSPEND:
+		return "suspend";
+	case HS_PLAN_CHECKPOINT:
+		return "checkpoint";
+	case HS_PLAN_REQUEUE:
+		return "requeue";
+	}
+	return "?";
+}
+
+void hs_plan_free(hs_plan_t *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->njobs; i++)
+		free(p->jobs[i].nodes);
+	free(p->jobs);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Groups a decision's GPUs by node: nodes[] with GPU counts. */
+static int set_target(hs_plan_job_t *pj, const hs_snap_t *s, const hs_round_build_t *b,
+		      const hs_decision_t *d, const int *server_node)
+{
+	free(pj->nodes);
+	pj->nodes = NULL;
+	pj->nnodes = 0;
+	if (d->ngpus <= 0)
+		return 0;
+	pj->nodes = calloc((size_t)d->ngpus, sizeof(*pj->nodes));
+	if (!pj->nodes)
+		return -1;
+	for (int g = 0; g < d->ngpus; g++) {
+		int sv = d->gpus[g].server;
+		if (sv < 0 || sv >= b->nservers)
+			continue;
+		int node = server_node[sv], k;
+		for (k = 0; k < pj->nnodes; k++)
+			if (pj->nodes[k].node == node)
+				break;
+		if (k == pj->nnodes)
+			pj->nodes[pj->nnodes++] = (hs_plan_node_t){ .node = node,
+								     .name = s->nodes[node].name };
+		pj->nodes[k].gpus++;
+	}
+	return 0;
+}
+
+/* "v100-1,v100-2" of a target, for reasons. */
+static void target_names(const hs_plan_job_t *pj, const hs_snap_t *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int k = 0; k < pj->nnodes && n + 1 < len; k++) {
+		int w = snprintf(buf + n, len - n, "%s%s", k ? "," : "",
+				 s->nodes[pj->nodes[k].node].name);
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+}
+
+/* The waiting reason of a pending job: its largest share, if any. */
+static void waiting_reason(const hs_engine_t *e, const hs_round_build_t *b, int k, long round,
+			   char *buf, size_t len)
+{
+	const hs_problem_t *pb = &b->problem;
+	const hs_jacct_t *ac = hs_acct_find(e, (uint32_t)strtoul(pb->jobs[k].id, NULL, 10));
+	int best = -1;
+	double bx = 0;
+	for (int j = 0; j < pb->cluster.ntypes && ac; j++) {
+		int t = -1;
+		for (int x = 0; x < e->ntypes; x++)
+			if (!strcmp(e->types[x], pb->cluster.names[j]))
+				t = x;
+		if (t >= 0 && ac->x[t] > bx + 1e-9) {
+			bx = ac->x[t];
+			best = j;
+		}
+	}
+	if (best >= 0)
+		snprintf(buf, len, "hetsched round %ld: waiting for its share of %s (%.0f%% of the time)",
+			 round, pb->cluster.names[best], 100.0 * bx);
+	else
+		snprintf(buf, len, "hetsched round %ld: no share in the current allocation (%s)",
+			 round, e->conf.policy);
+}
+
+/* Packed pairs without a packing interface: one member runs alone. A
+ * member that keeps running wins; otherwise the lower problem index. */
+static void resolve_pairs(hs_plan_t *plan, const hs_round_out_t *out, const int *pj_of,
+			  const hs_round_build_t *b, long round)
+{
+	if (HS_PACKING_AVAILABLE)
+		return;
+	for (int k = 0; k < out->njobs; k++) {
+		const hs_decision_t *d = &out->d[k];
+		int q = d->partner;
+		if (q < 0 || pj_of[k] < 0)
+			continue;
+		const hs_decision_t *dq = &out->d[q];
+		int loser;
+		if (d->action == HS_ACT_KEEP)
+			loser = q;
+		else if (dq->action == HS_ACT_KEEP)
+			loser = k;
+		else
+			loser = k < q ? q : k;
+		if (loser != k)
+			continue;
+		hs_plan_job_t *pj = &plan->jobs[pj_of[k]];
+		char why[96];
+		snprintf(why, sizeof(why), "would share GPUs with job %s: packing not available",
+			 b->problem.jobs[q].id);
+		if (pj->op == HS_PLAN_START || pj->op == HS_PLAN_RESUME) {
+			pj->op = HS_PLAN_NONE;
+		} else if (pj->op == HS_PLAN_CHECKPOINT || pj->op == HS_PLAN_REQUEUE) {
+			/* a migration into the pair becomes a plain preemption */
+			free(pj->nodes);
+			pj->nodes = NULL;
+			pj->nnodes = 0;
+		}
+		pj->partner = 0;
+		snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: %s", round, why);
+	}
+}
+
+/* Suspend keeps a job's GPUs, so jobs whose GPUs another job needs this
+ * round are requeued instead: suspended ones that stay off, and running
+ * ones the plan would suspend (checkpointed first when they can). */
+static void vacate(hs_plan_t *plan, const hs_snap_t *s, const hs_round_build_t *b,
+		   const int *snap_pj, long round)
+{
+	for (int i = 0; i < plan->njobs; i++) {
+		const hs_plan_job_t *pj = &plan->jobs[i];
+		int moving = pj->op == HS_PLAN_START || pj->op == HS_PLAN_RESUME ||
+			     ((pj->op == HS_PLAN_REQUEUE || pj->op == HS_PLAN_CHECKPOINT) &&
+			      pj->nnodes > 0);
+		if (!moving)
+			continue;
+		for (int k = 0; k < pj->nnodes; k++) {
+			int node = pj->nodes[k].node, sv = b->node_server[node];
+			if (sv < 0)
+				continue;
+			for (int g = 0; g < s->nodes[node].ngpus; g++) {
+				int o = b->owner[b->owner_base[sv] + g];
+				if (o < 0 || o == pj->snap)
+					continue;
+				int q = snap_pj[o];
+				if (q < 0)
+					continue;
+				hs_plan_job_t *v = &plan->jobs[q];
+				if (v->op == HS_PLAN_SUSPEND) {
+					v->op = b->hints[o].ckpt && s->jobs[o].batch &&
+							s->jobs[o].requeue_ok
+						? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
+				} else if (v->op == HS_PLAN_NONE &&
+					   s->jobs[o].state == HS_SJ_SUSPENDED) {
+					v->op = HS_PLAN_REQUEUE;
+				} else {
+					continue;
+				}
+				snprintf(v->reason, sizeof(v->reason),
+					 "hetsched round %ld: preempted (%s), its GPUs go to job %u",
+					 round, v->op == HS_PLAN_CHECKPOINT ? "checkpoint, requeue"
+									    : "requeued", pj->id);
+			}
+		}
+	}
+}
+
+int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
+		  const hs_round_out_t *out, hs_plan_t *plan, hs_err_t *err)
+{
+	const hs_problem_t *pb = &b->problem;
+	const int M = s->njobs;
+	long round = out->round;
+	int nextra = 0;
+	for (int i = 0; i < M; i++)
+		nextra += b->role[i] == HS_ROLE_CUT || b->role[i] == HS_ROLE_NOFIT;
+	int *server_node = calloc((size_t)b->nservers + 1, sizeof(int));
+	int *pj_of = malloc(((size_t)pb->njobs + 1) * sizeof(int));
+	int *snap_pj = malloc(((size_t)M + 1) * sizeof(int));
+	plan->jobs = calloc((size_t)pb->njobs + (size_t)nextra + 1, sizeof(*plan->jobs));
+	if (!server_node || !pj_of || !snap_pj || !plan->jobs) {
+		free(server_node);
+		free(pj_of);
+		free(snap_pj);
+		return hs_err_set(err, "out of memory");
+	}
+	for (int n = 0; n < s->nnodes; n++)
+		if (b->node_server[n] >= 0)
+			server_node[b->node_server[n]] = n;
+	for (int i = 0; i < M; i++)
+		snap_pj[i] = -1;
+
+	int rc = 0;
+	for (int k = 0; k < pb->njobs && rc == 0; k++) {
+		int i = b->pjob_snap[k];
+		const hs_sjob_t *sj = &s->jobs[i];
+		const hs_hints_t *h = &b->hints[i];
+		const hs_decision_t *d = &out->d[k];
+		hs_plan_job_t *pj = &plan->jobs[plan->njobs];
+		pj_of[k] = plan->njobs;
+		snap_pj[i] = plan->njobs;
+		plan->njobs++;
+		pj->id = sj->id;
+		pj->snap = i;
+		pj->action = d->action;
+		pj->type = d->type;
+		/* engine-owned name: the problem dies with the round */
+		if (d->type >= 0) {
+			int t = hs_engine_type_index(e, pb->cluster.names[d->type]);
+			pj->type_name = t >= 0 ? e->types[t] : NULL;
+		}
+		pj->partner = d->partner >= 0 ? (uint32_t)strtoul(pb->jobs[d->partner].id, NULL, 10) : 0;
+		pj->ckpt_signal = h->ckpt_signal;
+		pj->state = sj->state;
+		pj->restart_cnt = sj->restart_cnt;
+		pj->start_time = sj->start_time;
+		int ckpt = h->ckpt && sj->batch && sj->requeue_ok;
+		char where[96];
+
+		if (b->role[i] == HS_ROLE_LEAVING) {
+			/* Its checkpoint is in flight: the op carries the restart
+			 * target (or none). */
+			hs_op_t *op = hs_op_find(e, sj->id);
+			if (op) {
+				if (d->action == HS_ACT_START) {
+					if (set_target(pj, s, b, d, server_node) < 0 ||
+					    hs_op_set_target(op, pj, pj->type_name) < 0)
+						rc = hs_err_set(err, "out of memory");
+				} else {
+					hs_op_clear_target(op);
+				}
+			}
+			pj->op = HS_PLAN_NONE;
+			snprintf(pj->reason, sizeof(pj->reason),
+				 "hetsched round %ld: checkpointing before requeue%s%s", round,
+				 pj->nnodes ? ", then to " : "", pj->nnodes ? pj->type_name : "");
+			continue;
+		}
+		switch (sj->state) {
+		case HS_SJ_RUNNING:
+			if (d->action == HS_ACT_KEEP) {
+				pj->op = HS_PLAN_KEEP;
+				snprintf(pj->reason, sizeof(pj->reason),
+					 "hetsched round %ld: running on %s (kept)", round, pj->type_name);
+			} else if (d->action == HS_ACT_MIGRATE) {
+				if (set_target(pj, s, b, d, server_node) < 0) {
+					rc = hs_err_set(err, "out of memory");
+					break;
+				}
+				pj->op = ckpt ? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
+				target_names(pj, s, where, sizeof(where));
+				snprintf(pj->reason, sizeof(pj->reason),
+					 "hetsched round %ld: migrating to %s (%s)%s", round,
+					 pj->type_name, where, ckpt ? " from a checkpoint" : "");
+			} else {
+				/* PREEMPT (or anything else for a running job). */
+				if (e->conf.preempt == HS_PREEMPT_SUSPEND)
+					pj->op = HS_PLAN_SUSPEND;
+				else
+					pj->op = ckpt ? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
+				snprintf(pj->reason, sizeof(pj->reason),
+					 "hetsched round %ld: preempted (%s)", round,
+					 pj->op == HS_PLAN_SUSPEND ? "suspended"
+					 : ckpt ? "checkpoint, requeue" : "requeued");
+			}
+			break;
+		case HS_SJ_SUSPENDED:
+			if (d->action == HS_ACT_START) {
+				if (set_target(pj, s, b, d, server_node) < 0) {
+					rc = hs_err_set(err, "out of memory");
+					break;
+				}
+				/* Same GPUs: resume. Elsewhere: requeue, restart there. */
+				int same = d->ngpus == sj->nheld;
+				for (int g = 0; g < d->ngpus && same; g++) {
+					int found = 0;
+					for (int x = 0; x < sj->nheld && !found; x++)
+						found = b->node_server[sj->held[x].node] == d->gpus[g].server &&
+							sj->held[x].gpu == d->gpus[g].gpu;
+					same = found;
+				}
+				pj->op = same ? HS_PLAN_RESUME : HS_PLAN_REQUEUE;
+				snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: %s on %s",
+					 round, same ? "resumed" : "moving", pj->type_name);
+			} else {
+				pj->op = HS_PLAN_NONE;
+				snprintf(pj->reason, sizeof(pj->reason),
+					 "hetsched round %ld: suspended, waiting for its share", round);
+			}
+			break;
+		default:
+			if (d->action == HS_ACT_START) {
+				if (set_target(pj, s, b, d, server_node) < 0) {
+					rc = hs_err_set(err, "out of memory");
+					break;
+				}
+				pj->op = HS_PLAN_START;
+				target_names(pj, s, where, sizeof(where));
+				snprintf(pj->reason, sizeof(pj->reason),
+					 "hetsched round %ld: starting on %s (%s)", round, pj->type_name,
+					 where);
+			} else {
+				pj->op = HS_PLAN_NONE;
+				waiting_reason(e, b, k, round, pj->reason, sizeof(pj->reason));
+			}
+			break;
+		}
+	}
+	if (rc == 0) {
+		resolve_pairs(plan, out, pj_of, b, round);
+		vacate(plan, s, b, snap_pj, round);
+		/* Jobs that could not be in the problem still get a reason. */
+		for (int i = 0; i < M; i++) {
+			if (b->role[i] != HS_ROLE_CUT && b->role[i] != HS_ROLE_NOFIT)
+				continue;
+			const hs_sjob_t *sj = &s->jobs[i];
+			hs_plan_job_t *pj = &plan->jobs[plan->njobs++];
+			pj->id = sj->id;
+			pj->snap = i;
+			pj->op = HS_PLAN_NONE;
+			pj->type = -1;
+			pj->state = sj->state;
+			pj->restart_cnt = sj->restart_cnt;
+			pj->start_time = sj->start_time;
+			if (b->role[i] == HS_ROLE_CUT)
+				snprintf(pj->reason, sizeof(pj->reason),
+					 "hetsched: waiting, more than MaxJobs=%d jobs are active",
+					 e->conf.max_jobs);
+			else
+				snprintf(pj->reason, sizeof(pj->reason),
+					 "hetsched: needs %d GPUs%s%s and no usable type of its "
+					 "partitions has that many now", sj->gpus,
+					 sj->gpu_type ? " of type " : "", sj->gpu_type ? sj->gpu_type : "");
+		}
+	}
+	for (int k = 0; k < plan->njobs; k++) {
+		switch (plan->jobs[k].op) {
+		case HS_PLAN_START:
+			plan->nstart++;
+			break;
+		case HS_PLAN_KEEP:
+			plan->nkeep++;
+			break;
+		case HS_PLAN_CHECKPOINT:
+			plan->ncheckpoint++;
+			break;
+		case HS_PLAN_REQUEUE:
+			plan->nrequeue++;
+			break;
+		case HS_PLAN_SUSPEND:
+			plan->nsuspend++;
+			break;
+		case HS_PLAN_RESUME:
+			plan->nresume++;
+			break;
+		case HS_PLAN_NONE:
+			break;
+		}
+		if ((plan->jobs[k].op == HS_PLAN_CHECKPOINT || plan->jobs[k].op == HS_PLAN_REQUEUE) &&
+		    plan->jobs[k].nnodes > 0)
+			plan->nmigrate++;
+	}
+	free(server_node);
+	free(pj_of);
+	free(snap_pj);
+	return rc;
+}

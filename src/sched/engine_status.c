@@ -1,0 +1,242 @@
+/* engine_status.c — the status document the plugin writes after every
+ * round (next to its state) and `hetsched status` prints:
+ *
+ *   {"format": "hetsched-status", "version": 1, "time": <unix s>,
+ *    "round": <n>, "rounds": <n>, "policy": "...", "round_length": <s>,
+ *    "preempt_mode": "...", "last_reset": <unix s>,
+ *    "types": [{"name": "v100", "gpus": 8, "available": 8, "busy": 6}],
+ *    "round_stats": {"solve_ms": .., "engine_ms": .., "snapshot_lock_ms": ..,
+ *                    "apply_lock_ms": .., "round_ms": .., "solved": 0|1,
+ *                    "reset": 0|1, "active": n, "pinned": n, "leaving": n,
+ *                    "planned": {"start": n, "keep": n, "checkpoint": n,
+ *                                "requeue": n, "suspend": n, "resume": n,
+ *                                "migrate": n},
+ *                    "done": {"started": n, "start_failed": n, "deferred": n,
+ *                             "checkpointing": n, "requeued": n,
+ *                             "requeue_failed": n, "suspended": n,
+ *                             "resumed": n, "vanished": n, "cpu_started": n}},
+ *    "totals": {"started": n, "preempted": n, "migrated": n, ...},
+ *    "jobs": [{"id": n, "state": "running", "type": "v100",
+ *              "nodes": ["v100-1"], "gpus": 1, "op": "keep",
+ *              "reason": "...", "estimate": "table",
+ *              "target": {"v100": 0.5}, "received": {"v100": 0.48},
+ *              "received_s": {"v100": 120}, "active_s": 250,
+ *              "throughput": {"v100": 12.1}, "measured": {"v100": 11.9}}],
+ *    "ops": [{"id": n, "kind": "checkpoint", "since": <unix s>}]}
+ *
+ * "received" is the fraction of the time since the last allocation reset
+ * the job ran on each type; "target" is the allocation's share X.
+ */
+#include "sched/engine_impl.h"
+
+#include <string.h>
+
+static const char *state_name(hs_sjob_state_t s)
+{
+	switch (s) {
+	case HS_SJ_PENDING:
+		return "pending";
+	case HS_SJ_RUNNING:
+		return "running";
+	case HS_SJ_SUSPENDED:
+		return "suspended";
+	case HS_SJ_OTHER:
+		return "other";
+	}
+	return "?";
+}
+
+static void add_int(json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static void add_dbl(json_object *o, const char *k, double v)
+{
+	json_object_object_add(o, k, json_object_new_double(v));
+}
+
+/* {"type": value} for the non-zero entries of an accounting array. */
+static json_object *per_type(const hs_engine_t *e, const double *v, double div, int all)
+{
+	json_object *o = json_object_new_object();
+	for (int t = 0; t < e->ntypes; t++) {
+		double x = div > 0 ? v[t] / div : 0;
+		if (all || x > 0)
+			add_dbl(o, e->types[t], x);
+	}
+	return o;
+}
+
+static json_object *types_doc(const hs_snap_t *s)
+{
+	json_object *arr = json_object_new_array();
+	for (int n = 0; n < s->nnodes; n++) {
+		const hs_snode_t *nd = &s->nodes[n];
+		if (nd->ngpus <= 0 || !nd->gpu_type)
+			continue;
+		json_object *t = NULL;
+		for (size_t k = 0; k < json_object_array_length(arr); k++) {
+			json_object *x = json_object_array_get_idx(arr, k);
+			if (!strcmp(json_object_get_string(json_object_object_get(x, "name")),
+				    nd->gpu_type))
+				t = x;
+		}
+		if (!t) {
+			t = json_object_new_object();
+			json_object_object_add(t, "name", json_object_new_string(nd->gpu_type));
+			add_int(t, "gpus", 0);
+			add_int(t, "available", 0);
+			add_int(t, "busy", 0);
+			json_object_array_add(arr, t);
+		}
+		int busy = 0;
+		for (int g = 0; g < nd->ngpus; g++)
+			busy += nd->gpu_held[g] != 0;
+		add_int(t, "gpus", json_object_get_int64(json_object_object_get(t, "gpus")) + nd->ngpus);
+		add_int(t, "available",
+			json_object_get_int64(json_object_object_get(t, "available")) +
+				(nd->avail ? nd->ngpus : 0));
+		add_int(t, "busy", json_object_get_int64(json_object_object_get(t, "busy")) + busy);
+	}
+	return arr;
+}
+
+json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
+			      const hs_round_stats_t *st, int64_t now, hs_err_t *err)
+{
+	json_object *o = json_object_new_object();
+	if (!o) {
+		hs_err_set(err, "out of memory");
+		return NULL;
+	}
+	json_object_object_add(o, "format", json_object_new_string("hetsched-status"));
+	add_int(o, "version", 1);
+	add_int(o, "time", now);
+	add_int(o, "round", plan ? plan->round : 0);
+	add_int(o, "rounds", e->rounds);
+	json_object_object_add(o, "policy", json_object_new_string(e->conf.policy));
+	add_int(o, "round_length", e->conf.round_s);
+	json_object_object_add(o, "preempt_mode",
+			       json_object_new_string(hs_preempt_mode_name(e->conf.preempt)));
+	add_int(o, "last_reset", e->last_reset_t);
+	json_object_object_add(o, "types", types_doc(s));
+
+	json_object *rs = json_object_new_object();
+	if (plan) {
+		add_dbl(rs, "solve_ms", plan->solve_ms);
+		add_dbl(rs, "engine_ms", plan->engine_ms);
+		add_int(rs, "solved", plan->solved);
+		add_int(rs, "solve_failed", plan->solve_failed);
+		add_int(rs, "reset", plan->reset);
+		add_int(rs, "active", plan->nactive);
+		add_int(rs, "pinned", plan->npinned);
+		add_int(rs, "leaving", plan->nleaving);
+		add_int(rs, "waiting_outside", plan->nskipped);
+		add_int(rs, "gpus_usable", plan->gpus_usable);
+		add_int(rs, "gpus_used", plan->gpus_used);
+		json_object *pl = json_object_new_object();
+		add_int(pl, "start", plan->nstart);
+		add_int(pl, "keep", plan->nkeep);
+		add_int(pl, "checkpoint", plan->ncheckpoint);
+		add_int(pl, "requeue", plan->nrequeue);
+		add_int(pl, "suspend", plan->nsuspend);
+		add_int(pl, "resume", plan->nresume);
+		add_int(pl, "migrate", plan->nmigrate);
+		json_object_object_add(rs, "planned", pl);
+	}
+	if (st) {
+		add_dbl(rs, "snapshot_lock_ms", st->snapshot_lock_ms);
+		add_dbl(rs, "apply_lock_ms", st->apply_lock_ms);
+		add_dbl(rs, "round_ms", st->round_ms);
+		json_object *dn = json_object_new_object();
+		add_int(dn, "started", st->started);
+		add_int(dn, "start_failed", st->start_failed);
+		add_int(dn, "deferred", st->deferred);
+		add_int(dn, "kept", st->kept);
+		add_int(dn, "checkpointing", st->checkpointing);
+		add_int(dn, "requeued", st->requeued);
+		add_int(dn, "requeue_failed", st->requeue_failed);
+		add_int(dn, "suspended", st->suspended);
+		add_int(dn, "resumed", st->resumed);
+		add_int(dn, "vanished", st->vanished);
+		add_int(dn, "cpu_started", st->cpu_started);
+		json_object_object_add(rs, "done", dn);
+	}
+	json_object_object_add(o, "round_stats", rs);
+
+	json_object *tot = json_object_new_object();
+	add_int(tot, "started", e->tot_started);
+	add_int(tot, "preempted", e->tot_preempted);
+	add_int(tot, "migrated", e->tot_migrated);
+	add_int(tot, "suspended", e->tot_suspended);
+	add_int(tot, "resumed", e->tot_resumed);
+	add_int(tot, "requeued", e->tot_requeued);
+	add_int(tot, "checkpoints", e->tot_checkpoints);
+	add_int(tot, "checkpoints_acked", e->tot_ckpt_acked);
+	hs_mech_stats_t ms;
+	hs_mech_get_stats(e->mech, &ms);
+	add_int(tot, "mech_rounds", ms.rounds);
+	add_int(tot, "mech_resets", ms.resets);
+	add_int(tot, "lease_extensions", ms.keeps);
+	json_object_object_add(o, "totals", tot);
+
+	json_object *jobs = json_object_new_array();
+	for (int k = 0; plan && k < plan->njobs; k++) {
+		const hs_plan_job_t *pj = &plan->jobs[k];
+		const hs_sjob_t *sj = pj->snap >= 0 && pj->snap < s->njobs ? &s->jobs[pj->snap] : NULL;
+		json_object *j = json_object_new_object();
+		add_int(j, "id", pj->id);
+		json_object_object_add(j, "state", json_object_new_string(state_name(pj->state)));
+		if (sj) {
+			add_int(j, "gpus", sj->gpus);
+			if (sj->nheld > 0) {
+				json_object *nodes = json_object_new_array();
+				const char *type = NULL;
+				for (int g = 0; g < sj->nheld; g++) {
+					const hs_snode_t *nd = &s->nodes[sj->held[g].node];
+					type = nd->gpu_type;
+					int dup = 0;
+					for (int h = 0; h < g; h++)
+						dup |= sj->held[h].node == sj->held[g].node;
+					if (!dup)
+						json_object_array_add(nodes,
+								      json_object_new_string(nd->name));
+				}
+				json_object_object_add(j, "nodes", nodes);
+				if (type)
+					json_object_object_add(j, "type", json_object_new_string(type));
+			}
+		}
+		json_object_object_add(j, "op", json_object_new_string(hs_plan_op_name(pj->op)));
+		if (pj->type_name)
+			json_object_object_add(j, "round_type", json_object_new_string(pj->type_name));
+		json_object_object_add(j, "reason", json_object_new_string(pj->reason));
+		const hs_jacct_t *a = hs_acct_find(e, pj->id);
+		if (a) {
+			json_object_object_add(j, "estimate",
+					       json_object_new_string(hs_est_source_name(a->src)));
+			json_object_object_add(j, "target", per_type(e, a->x, 1, 0));
+			json_object_object_add(j, "received",
+					       per_type(e, a->recv_reset, a->active_reset_s, 0));
+			json_object_object_add(j, "received_s", per_type(e, a->recv_reset, 1, 0));
+			add_dbl(j, "active_s", a->active_reset_s);
+			json_object_object_add(j, "throughput", per_type(e, a->thr, 1, 0));
+			json_object_object_add(j, "measured", per_type(e, a->meas, 1, 0));
+		}
+		json_object_array_add(jobs, j);
+	}
+	json_object_object_add(o, "jobs", jobs);
+
+	json_object *ops = json_object_new_array();
+	for (int i = 0; i < e->nops; i++) {
+		json_object *j = json_object_new_object();
+		add_int(j, "id", e->ops[i].id);
+		json_object_object_add(j, "kind",
+				       json_object_new_string(hs_op_kind_name(e->ops[i].kind)));
+		add_int(j, "since", e->ops[i].t0);
+		json_object_array_add(ops, j);
+	}
+	json_object_object_add(o, "ops", ops);
+	return o;
+}

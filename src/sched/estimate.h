@@ -1,0 +1,62 @@
+/* estimate.h — a job's throughput on each GPU type of the cluster, from
+ * what the scheduler knows about it: the offline tables (Gavel format,
+ * ThroughputTable= in hetsched.conf) for its declared model, and the
+ * steps/s it measured itself (AdminComment record, doc/protocol.md (c)).
+ *
+ * Rules (hetsched.conf(5) documents them for users):
+ *  1. A type the job may not use (it asked for another type, or none of
+ *     its partitions has that type) gets 0.
+ *  2. Measured types use the measured EMA (it replaces the table value).
+ *  3. Unmeasured types with a table value: the table value, rescaled by
+ *     sum(measured) / sum(table) over the types that have both (so table
+ *     ratios between types survive while the units follow the job's own
+ *     measurements, e.g. a time-scaled emulator).
+ *  4. Otherwise (unknown model or type not in the table): the
+ *     heterogeneity-agnostic estimate, the mean of what is known about the
+ *     job (measured, then table values), or 1.0 when nothing is known.
+ *     Measuring the job on a type replaces the guess there.
+ * Slurm-free, no global state.
+ */
+#ifndef HS_SCHED_ESTIMATE_H
+#define HS_SCHED_ESTIMATE_H
+
+#include "core/model.h"
+#include "core/thrtable.h"
+#include "report/record.h"
+#include "sched/sconf.h"
+
+typedef struct hs_tables {
+	int n;
+	hs_thrtable_t t[HS_SCONF_MAX_TABLES];
+} hs_tables_t;
+
+/* Loads every ThroughputTable of the configuration (none = empty). */
+int hs_tables_load(hs_tables_t *tb, const hs_sconf_t *c, hs_err_t *err);
+void hs_tables_free(hs_tables_t *tb);
+/* The first table that knows (model, sf): returns its index and sets *jt,
+ * or -1. */
+int hs_tables_find(const hs_tables_t *tb, const char *model, int sf, int *jt);
+
+typedef enum hs_est_source {
+	HS_EST_AGNOSTIC = 0,  /* nothing known: equal on every allowed type */
+	HS_EST_TABLE,         /* offline table only */
+	HS_EST_MEASURED,      /* measured on at least one type */
+} hs_est_source_t;
+
+const char *hs_est_source_name(hs_est_source_t s);
+
+typedef struct hs_est_in {
+	const hs_cluster_t *cluster;   /* type names */
+	const hs_tables_t *tables;     /* may be NULL */
+	const char *model;             /* NULL or "" = unknown */
+	int scale_factor;              /* GPUs */
+	const hs_record_t *rec;        /* may be NULL */
+	const unsigned char *allowed;  /* [ntypes] 1 = may run there; NULL = all */
+} hs_est_in_t;
+
+/* Fills thr[ntypes] (steps/s of the whole job) and, if measured is not
+ * NULL, measured[ntypes] (0 = not measured). Never fails on bad data
+ * (records are validated by their parser); returns the source. */
+hs_est_source_t hs_estimate(const hs_est_in_t *in, double *thr, double *measured);
+
+#endif /* HS_SCHED_ESTIMATE_H */

@@ -1,0 +1,22 @@
+# src/sched — the Slurm-free part of the sched/hetsched plugin: hetsched.conf
+# values, submit hints, throughput estimates, the round engine (snapshot ->
+# problem -> mechanism -> plan, in-flight checkpoint/requeue operations,
+# accounting, saved state, status document) and atomic state files. Built
+# PIC: the plugin links it; so do the unit tests and `hetsched status`.
+noinst_LTLIBRARIES += libhetsched_sched.la
+libhetsched_sched_la_SOURCES = \
+	src/sched/sconf.c src/sched/sconf.h \
+	src/sched/hints.c src/sched/hints.h \
+	src/sched/snapshot.c src/sched/snapshot.h \
+	src/sched/estimate.c src/sched/estimate.h \
+	src/sched/engine.c src/sched/engine.h src/sched/engine_impl.h \
+	src/sched/engine_problem.c \
+	src/sched/engine_plan.c \
+	src/sched/engine_acct.c \
+	src/sched/engine_ops.c \
+	src/sched/engine_state.c \
+	src/sched/engine_status.c \
+	src/sched/statefile.c src/sched/statefile.h
+libhetsched_sched_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+libhetsched_sched_la_LIBADD = libhetsched_measure.la libhetsched_core.la \
+	$(GLPK_LIBS) $(JSONC_LIBS) -lm

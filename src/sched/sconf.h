@@ -1,0 +1,99 @@
+/* sconf.h — the configuration of the sched/hetsched plugin (hetsched.conf,
+ * see hetsched.conf(5)): typed values, defaults, and the validation of each
+ * key=value pair. Slurm-free: the plugin reads the file with Slurm's own
+ * s_p_* parser (every key as a string) and hands each pair to
+ * hs_sconf_set(), which converts and range-checks it with a message naming
+ * the key; tests do the same without Slurm. A configuration is only
+ * installed when every key of the file passed (hs_sconf_check last), so a
+ * bad file never half-applies.
+ */
+#ifndef HS_SCHED_SCONF_H
+#define HS_SCHED_SCONF_H
+
+#include "core/model.h"
+
+typedef enum hs_preempt_mode {
+	HS_PREEMPT_REQUEUE = 0,  /* checkpoint (if the job opted in) + requeue */
+	HS_PREEMPT_SUSPEND,      /* suspend; requeue only when the GPUs are
+	                          * needed by another job or the job moves */
+	HS_PREEMPT_OFF,          /* never preempt: running jobs keep their GPUs */
+} hs_preempt_mode_t;
+
+/* A name -> weight list ("normal:1,high:4"). */
+typedef struct hs_wlist {
+	int n;
+	char **names;
+	double *w;
+} hs_wlist_t;
+
+#define HS_SCONF_MAX_TABLES 8
+
+typedef struct hs_sconf {
+	char *policy;                /* Policy */
+	int round_s;                 /* RoundLength, seconds >= 1 */
+	int min_round_gap_s;         /* MinRoundInterval: earliest next round
+	                              * after a change (early rounds) */
+	int early_rounds;            /* EarlyRounds: run a round before the
+	                              * round length is over when GPU jobs
+	                              * arrive or leave */
+	double min_reset_s;          /* MinResetInterval */
+	double preempt_cost_s;       /* PreemptCost */
+	int backfill;                /* Backfill: -1 auto (policy), 0, 1 */
+	int ntables;
+	char *tables[HS_SCONF_MAX_TABLES]; /* ThroughputTable, comma list */
+	hs_preempt_mode_t preempt;   /* PreemptMode */
+	int ckpt_grace_s;            /* CheckpointGrace */
+	int restart_delay_s;         /* RestartDelay: seconds after a requeue
+	                              * before the job may start again */
+	int npartitions;             /* Partitions; 0 = all */
+	char **partitions;
+	int weight_by_priority;      /* WeightByPriority */
+	hs_wlist_t qos_weights;      /* QosWeights */
+	hs_wlist_t account_weights;  /* AccountWeights */
+	int account_shares;          /* AccountWeights=shares */
+	int entity_fifo;             /* EntityMode=fifo (else fairness) */
+	double solver_time_limit_s;  /* SolverTimeLimit, 0 = none */
+	int max_jobs;                /* MaxJobs in one round's problem */
+	int cpu_fill;                /* CpuJobs=yes: schedule jobs without GPUs */
+	int cpu_fill_max;            /* CpuFillMax: start attempts per pass */
+	unsigned long seed;          /* Seed */
+	double pack_threshold;       /* PackThreshold */
+	int debug;                   /* Debug: log every decision */
+	char *status_file;           /* StatusFile; NULL = StateSaveLocation */
+	double unknown_steps_s;      /* for jobs without HS_STEPS: remaining
+	                              * work = this many seconds at their
+	                              * estimated speed unless the time limit
+	                              * says less (UnknownJobSeconds) */
+} hs_sconf_t;
+
+/* The keys, NULL-terminated (the plugin registers each with s_p_*). */
+extern const char *const hs_sconf_keys[];
+
+/* Fills c with the defaults (Policy=max_min_fairness_perf,
+ * RoundLength=360, PreemptMode=requeue, CheckpointGrace=60, ...). */
+int hs_sconf_defaults(hs_sconf_t *c, hs_err_t *err);
+void hs_sconf_free(hs_sconf_t *c);
+/* Deep copy (dst uninitialized). */
+int hs_sconf_copy(hs_sconf_t *dst, const hs_sconf_t *src, hs_err_t *err);
+
+/* Sets one key (case-insensitive) from its text value; the message names
+ * the key and says what is allowed. */
+int hs_sconf_set(hs_sconf_t *c, const char *key, const char *value, hs_err_t *err);
+/* Cross-key checks (the policy exists, ...), after every hs_sconf_set. */
+int hs_sconf_check(const hs_sconf_t *c, hs_err_t *err);
+
+/* Parses a whole "Key=Value" text (one pair per line, '#' comments): the
+ * Slurm-free reader used by tests and `hetsched status --conf`; the
+ * plugin uses Slurm's s_p_* parser instead. */
+int hs_sconf_parse_text(hs_sconf_t *c, const char *text, hs_err_t *err);
+
+/* Is the partition managed? (no Partitions list = all) */
+int hs_sconf_manages(const hs_sconf_t *c, const char *partition);
+/* Weight of a name in a list, 1 when absent. */
+double hs_wlist_get(const hs_wlist_t *l, const char *name);
+const char *hs_preempt_mode_name(hs_preempt_mode_t m);
+
+/* One line describing the configuration (for the log). */
+int hs_sconf_describe(const hs_sconf_t *c, char *buf, size_t len);
+
+#endif /* HS_SCHED_SCONF_H */

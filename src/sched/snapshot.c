@@ -1,0 +1,113 @@
+/* snapshot.c — ownership and consistency checks of hs_snap_t. */
+#include "sched/snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/placement.h"
+
+void hs_snap_init(hs_snap_t *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static void free_job(hs_sjob_t *j)
+{
+	free(j->gpu_type);
+	free(j->parts);
+	for (uint32_t i = 0; i < j->nenv; i++)
+		free(j->env[i]);
+	free(j->env);
+	free(j->admin_comment);
+	free(j->account);
+	free(j->qos);
+	free(j->held);
+}
+
+void hs_snap_free(hs_snap_t *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->nnodes; i++) {
+		free(s->nodes[i].name);
+		free(s->nodes[i].gpu_type);
+		free(s->nodes[i].gpu_held);
+	}
+	free(s->nodes);
+	for (int i = 0; i < s->nparts; i++) {
+		free(s->parts[i].name);
+		free(s->parts[i].nodes);
+	}
+	free(s->parts);
+	for (int i = 0; i < s->njobs; i++)
+		free_job(&s->jobs[i]);
+	free(s->jobs);
+	memset(s, 0, sizeof(*s));
+}
+
+hs_sjob_t *hs_snap_add_job(hs_snap_t *s)
+{
+	if (s->njobs == s->cap_jobs) {
+		int cap = s->cap_jobs ? s->cap_jobs * 2 : 64;
+		hs_sjob_t *j = realloc(s->jobs, (size_t)cap * sizeof(*j));
+		if (!j)
+			return NULL;
+		s->jobs = j;
+		s->cap_jobs = cap;
+	}
+	hs_sjob_t *j = &s->jobs[s->njobs++];
+	memset(j, 0, sizeof(*j));
+	return j;
+}
+
+int hs_snap_node_index(const hs_snap_t *s, const char *name)
+{
+	if (!name)
+		return -1;
+	for (int i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].name && !strcmp(s->nodes[i].name, name))
+			return i;
+	return -1;
+}
+
+int hs_snap_validate(const hs_snap_t *s, hs_err_t *err)
+{
+	if (s->nnodes < 0 || s->nparts < 0 || s->njobs < 0)
+		return hs_err_set(err, "snapshot: negative counts");
+	for (int i = 0; i < s->nnodes; i++) {
+		const hs_snode_t *n = &s->nodes[i];
+		if (!n->name || !*n->name)
+			return hs_err_set(err, "snapshot: node %d has no name", i);
+		if (n->ngpus < 0 || n->ngpus > HS_MAX_GPUS_PER_SERVER)
+			return hs_err_set(err, "snapshot: node %s: %d GPUs", n->name, n->ngpus);
+		if (n->ngpus > 0 && (!n->gpu_type || !n->gpu_held))
+			return hs_err_set(err, "snapshot: node %s: GPUs without a type", n->name);
+	}
+	for (int i = 0; i < s->nparts; i++) {
+		const hs_spart_t *p = &s->parts[i];
+		if (!p->name)
+			return hs_err_set(err, "snapshot: partition %d has no name", i);
+		for (int k = 0; k < p->nnodes; k++)
+			if (p->nodes[k] < 0 || p->nodes[k] >= s->nnodes)
+				return hs_err_set(err, "snapshot: partition %s: bad node index",
+						  p->name);
+	}
+	for (int i = 0; i < s->njobs; i++) {
+		const hs_sjob_t *j = &s->jobs[i];
+		if (j->gpus < 0 || j->gpus > 1000000 || j->gpus_per_node < 0 || j->nodes < 0)
+			return hs_err_set(err, "snapshot: job %u: bad GPU request", j->id);
+		for (int k = 0; k < j->nparts; k++)
+			if (j->parts[k] < 0 || j->parts[k] >= s->nparts)
+				return hs_err_set(err, "snapshot: job %u: bad partition index", j->id);
+		if (j->nheld < 0 || (j->nheld > 0 && !j->held))
+			return hs_err_set(err, "snapshot: job %u: bad GPU list", j->id);
+		for (int k = 0; k < j->nheld; k++) {
+			const hs_sgpu_t *g = &j->held[k];
+			if (g->node < 0 || g->node >= s->nnodes || g->gpu < 0 ||
+			    g->gpu >= s->nodes[g->node].ngpus)
+				return hs_err_set(err, "snapshot: job %u: holds a GPU that does "
+						  "not exist", j->id);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,103 @@
+/* snapshot.h — a plain copy of what the scheduler needs from slurmctld for
+ * one round: GPU nodes, partitions and jobs. The sched plugin fills it
+ * under slurmctld read locks, copying raw fields only (strings are
+ * duplicated, nothing is parsed there, so lock hold time stays small);
+ * everything else — parsing hints and AdminComment records, estimating
+ * throughputs, building the policy problem — happens on the copy with no
+ * lock held (engine.h). Tests build snapshots by hand.
+ *
+ * All memory is malloc'd and owned by the snapshot (hs_snap_free).
+ */
+#ifndef HS_SCHED_SNAPSHOT_H
+#define HS_SCHED_SNAPSHOT_H
+
+#include <stdint.h>
+
+#include "core/model.h"
+
+typedef enum hs_sjob_state {
+	HS_SJ_PENDING = 0,
+	HS_SJ_RUNNING,
+	HS_SJ_SUSPENDED,
+	HS_SJ_OTHER,      /* completing, configuring, ...: hetsched waits */
+} hs_sjob_state_t;
+
+/* One node. GPU indices are Slurm's GRES indices on that node. */
+typedef struct hs_snode {
+	char *name;
+	char *gpu_type;            /* the node's one GPU type (typeless GPUs:
+	                            * "gpu"); NULL = no GPUs or several types */
+	int ngpus;                 /* GPUs of gpu_type */
+	unsigned char *gpu_held;   /* [ngpus] 1 = allocated to some job */
+	int avail;                 /* 1 = up and accepting jobs (not down,
+	                            * drained, draining, failing, powered off) */
+} hs_snode_t;
+
+typedef struct hs_spart {
+	char *name;
+	int managed;               /* listed in Partitions= (or all) */
+	int up;                    /* state UP */
+	int nnodes;
+	int *nodes;                /* [nnodes] indices into hs_snap_t.nodes */
+} hs_spart_t;
+
+/* A GPU a job holds: node index into the snapshot, GPU index on it. */
+typedef struct hs_sgpu {
+	int node;
+	int gpu;
+} hs_sgpu_t;
+
+typedef struct hs_sjob {
+	uint32_t id;
+	hs_sjob_state_t state;
+	int eligible;              /* pending and allowed to start now
+	                            * (priority > 0, begin time passed, no
+	                            * unmet dependency, not held) */
+	int gpus;                  /* GPUs the job needs in total, 0 = none */
+	int gpus_per_node;         /* > 0: exactly this many on each of
+	                            * `nodes` nodes (--gres=gpu:N) */
+	int nodes;                 /* node count for per-node requests */
+	int shape_ok;              /* 0: a GPU request hetsched cannot place
+	                            * (e.g. --gpus-per-socket) */
+	char *gpu_type;            /* type the job asked for, NULL = any */
+	int nparts;
+	int *parts;                /* [nparts] indices into hs_snap_t.parts */
+	uint32_t nenv;
+	char **env;                /* HS_* entries of spank_job_env (copies) */
+	char *admin_comment;       /* raw AdminComment, NULL = none */
+	char *account;
+	char *qos;
+	double account_shares;     /* association shares, 0 = unknown */
+	uint32_t priority;
+	int64_t submit_time;
+	int64_t start_time;        /* running: when this incarnation started */
+	int64_t begin_time;        /* earliest start (0 = none) */
+	uint32_t time_limit_min;   /* 0 = unlimited */
+	int batch;                 /* batch job (can be requeued) */
+	int requeue_ok;            /* requeue allowed (--requeue/JobRequeue) */
+	unsigned restart_cnt;      /* Slurm's count of requeues */
+	int nheld;
+	hs_sgpu_t *held;           /* [nheld] GPUs held (running/suspended) */
+} hs_sjob_t;
+
+typedef struct hs_snap {
+	int64_t now;               /* unix time of the snapshot */
+	int nnodes;
+	hs_snode_t *nodes;
+	int nparts;
+	hs_spart_t *parts;
+	int njobs, cap_jobs;
+	hs_sjob_t *jobs;
+} hs_snap_t;
+
+void hs_snap_init(hs_snap_t *s);
+void hs_snap_free(hs_snap_t *s);
+/* Appends a zeroed job (NULL on out of memory). */
+hs_sjob_t *hs_snap_add_job(hs_snap_t *s);
+/* Node index by name, -1 if absent (linear; for tests and the apply step). */
+int hs_snap_node_index(const hs_snap_t *s, const char *name);
+/* Checks internal consistency (indices in range, GPU counts sane); the
+ * engine calls it before trusting a snapshot. */
+int hs_snap_validate(const hs_snap_t *s, hs_err_t *err);
+
+#endif /* HS_SCHED_SNAPSHOT_H */

@@ -1,0 +1,318 @@
+/* test_sched_parts.c — the small pieces of the sched plugin's Slurm-free
+ * library: hetsched.conf values, submit hints from spank_job_env,
+ * throughput estimates, atomic state files. */
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "report/record.h"
+#include "sched/estimate.h"
+#include "sched/hints.h"
+#include "sched/sconf.h"
+#include "sched/statefile.h"
+
+/* ---- configuration ------------------------------------------------------------ */
+
+static void test_conf_defaults(void **state)
+{
+	(void)state;
+	hs_sconf_t c;
+	hs_err_t err;
+	assert_int_equal(hs_sconf_defaults(&c, &err), 0);
+	assert_string_equal(c.policy, "max_min_fairness_perf");
+	assert_int_equal(c.round_s, 360);
+	assert_int_equal(c.preempt, HS_PREEMPT_REQUEUE);
+	assert_int_equal(c.ckpt_grace_s, 60);
+	assert_int_equal(c.npartitions, 0);
+	assert_true(hs_sconf_manages(&c, "anything"));
+	assert_int_equal(hs_sconf_check(&c, &err), 0);
+	hs_sconf_free(&c);
+}
+
+static void test_conf_values(void **state)
+{
+	(void)state;
+	hs_sconf_t c, d;
+	hs_err_t err;
+	hs_sconf_defaults(&c, &err);
+	const char *text =
+		"# comment\n"
+		"Policy = max_min_fairness\n"
+		"roundlength=30   # keys are case-insensitive\n"
+		"PreemptMode=suspend\n"
+		"Partitions=gpu,big\n"
+		"QosWeights=normal:1,high:4.5\n"
+		"AccountWeights=shares\n"
+		"ThroughputTable=/a/t1.json,/b/t:2.json\n"
+		"EntityMode=fifo\n"
+		"Backfill=no\n"
+		"\n";
+	if (hs_sconf_parse_text(&c, text, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(c.policy, "max_min_fairness");
+	assert_int_equal(c.round_s, 30);
+	assert_int_equal(c.preempt, HS_PREEMPT_SUSPEND);
+	assert_int_equal(c.npartitions, 2);
+	assert_true(hs_sconf_manages(&c, "big"));
+	assert_false(hs_sconf_manages(&c, "debug"));
+	assert_true(fabs(hs_wlist_get(&c.qos_weights, "high") - 4.5) < 1e-12);
+	assert_true(fabs(hs_wlist_get(&c.qos_weights, "other") - 1) < 1e-12);
+	assert_true(c.account_shares);
+	assert_int_equal(c.ntables, 2);
+	assert_string_equal(c.tables[1], "/b/t:2.json");
+	assert_true(c.entity_fifo);
+	assert_int_equal(c.backfill, 0);
+	assert_int_equal(hs_sconf_copy(&d, &c, &err), 0);
+	assert_string_equal(d.partitions[1], "big");
+	assert_string_equal(d.qos_weights.names[1], "high");
+	hs_sconf_free(&c);
+	hs_sconf_free(&d);
+}
+
+static void test_conf_errors(void **state)
+{
+	(void)state;
+	const struct {
+		const char *key, *value, *msg;
+	} bad[] = {
+		{ "Policy", "no_such_policy", "unknown policy" },
+		{ "RoundLength", "0", "RoundLength" },
+		{ "RoundLength", "12x", "integer" },
+		{ "RoundLength", "99999999999999999999", "integer" },
+		{ "PreemptMode", "kill", "requeue, suspend or off" },
+		{ "CheckpointGrace", "-1", "CheckpointGrace" },
+		{ "QosWeights", "high", "name:weight" },
+		{ "QosWeights", "high:0", "QosWeights" },
+		{ "QosWeights", "a:1,a:2", "twice" },
+		{ "Partitions", "a,,b", "Partitions" },
+		{ "ThroughputTable", "relative.json", "absolute" },
+		{ "EarlyRounds", "maybe", "yes or no" },
+		{ "StatusFile", "x", "absolute" },
+		{ "SolverTimeLimit", "nan", "SolverTimeLimit" },
+		{ "NoSuchKey", "1", "unknown key" },
+		{ "Seed", "", "empty" },
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		hs_sconf_t c;
+		hs_err_t err;
+		hs_sconf_defaults(&c, &err);
+		if (hs_sconf_set(&c, bad[k].key, bad[k].value, &err) == 0)
+			fail_msg("%s=%s accepted", bad[k].key, bad[k].value);
+		if (!strstr(err.msg, bad[k].msg))
+			fail_msg("%s=%s: message '%s' lacks '%s'", bad[k].key, bad[k].value,
+				 err.msg, bad[k].msg);
+		/* the default survives a rejected value */
+		assert_int_equal(c.round_s, 360);
+		hs_sconf_free(&c);
+	}
+	hs_sconf_t c;
+	hs_err_t err;
+	hs_sconf_defaults(&c, &err);
+	assert_int_equal(hs_sconf_parse_text(&c, "RoundLength=10\nMinRoundInterval=20\n", &err), -1);
+	assert_non_null(strstr(err.msg, "MinRoundInterval"));
+	assert_int_equal(hs_sconf_parse_text(&c, "Policy\n", &err), -1);
+	assert_non_null(strstr(err.msg, "line 1"));
+	hs_sconf_free(&c);
+	/* every documented key is accepted by the setter */
+	for (int i = 0; hs_sconf_keys[i]; i++) {
+		hs_sconf_defaults(&c, &err);
+		hs_err_t e2;
+		hs_sconf_set(&c, hs_sconf_keys[i], "", &e2);
+		assert_null(strstr(e2.msg, "unknown key"));
+		hs_sconf_free(&c);
+	}
+}
+
+/* ---- hints -------------------------------------------------------------------- */
+
+static void test_hints(void **state)
+{
+	(void)state;
+	char *env[] = {
+		"OTHER=1",
+		"HS_MODEL=ResNet-50 (batch size 64)",
+		"HS_MODEL=second wins not",
+		"HS_STEPS=1000",
+		"HS_CKPT=1",
+		"HS_CKPT_SIGNAL=10",
+		NULL,
+		"HS_NO_PREEMPT=0",
+	};
+	hs_hints_t h;
+	hs_hints_parse(&h, env, 8);
+	assert_string_equal(h.model, "ResNet-50 (batch size 64)");
+	assert_int_equal(h.steps, 1000);
+	assert_true(h.ckpt);
+	assert_false(h.no_preempt);
+	assert_int_equal(h.ckpt_signal, SIGUSR1);
+	assert_string_equal(h.bad, "");
+
+	const char *bad[] = {
+		"HS_MODEL=", "HS_MODEL=a\"b", "HS_MODEL=tab\there", "HS_STEPS=0",
+		"HS_STEPS=01", "HS_STEPS=-5", "HS_STEPS=1000000000000001", "HS_STEPS=12a",
+		"HS_CKPT=yes", "HS_NO_PREEMPT=2", "HS_CKPT_SIGNAL=9", "HS_CKPT_SIGNAL=15",
+		"HS_CKPT_SIGNAL=URG",
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		char *one[1] = { (char *)bad[k] };
+		hs_hints_parse(&h, one, 1);
+		if (!h.bad[0])
+			fail_msg("'%s' accepted", bad[k]);
+		assert_string_equal(h.model, "");
+		assert_int_equal(h.steps, 0);
+		assert_false(h.ckpt);
+		assert_false(h.no_preempt);
+		assert_int_equal(h.ckpt_signal, SIGURG);
+	}
+	/* a long hostile value is quoted shortened, never overflowing */
+	char longv[4096];
+	memset(longv, 'x', sizeof(longv));
+	memcpy(longv, "HS_MODEL=", 9);
+	longv[sizeof(longv) - 1] = 0;
+	char *one[1] = { longv };
+	hs_hints_parse(&h, one, 1);
+	assert_non_null(strstr(h.bad, "..."));
+	hs_hints_parse(&h, NULL, 5); /* no environment at all */
+	assert_string_equal(h.model, "");
+}
+
+/* ---- estimates ---------------------------------------------------------------- */
+
+static const char *table_json =
+	"{\"v100\": {\"('ResNet-18', 1)\": {\"null\": 10.0}},"
+	" \"p100\": {\"('ResNet-18', 1)\": {\"null\": 5.0}},"
+	" \"k80\":  {\"('ResNet-18', 1)\": {\"null\": 2.0}}}";
+
+static void est_setup(hs_cluster_t *c, hs_tables_t *tb)
+{
+	hs_err_t err;
+	assert_int_equal(hs_cluster_parse(c, "k80:4,p100:4,v100:4,a100:4", &err), 0);
+	memset(tb, 0, sizeof(*tb));
+	assert_int_equal(hs_thrtable_parse(&tb->t[0], table_json, &err), 0);
+	tb->n = 1;
+}
+
+static void test_estimate(void **state)
+{
+	(void)state;
+	hs_cluster_t c;
+	hs_tables_t tb;
+	est_setup(&c, &tb);
+	double thr[4], meas[4];
+	hs_est_in_t in = { .cluster = &c, .tables = &tb, .model = "ResNet-18", .scale_factor = 1 };
+
+	/* table only: table values; a100 (not in the table) the table mean */
+	assert_int_equal(hs_estimate(&in, thr, meas), HS_EST_TABLE);
+	assert_true(fabs(thr[0] - 2) < 1e-9 && fabs(thr[1] - 5) < 1e-9 && fabs(thr[2] - 10) < 1e-9);
+	assert_true(fabs(thr[3] - 17.0 / 3) < 1e-9);
+
+	/* measured on v100 at twice the table: other table types rescale */
+	hs_record_t r;
+	hs_record_init(&r);
+	hs_record_thr_set(&r, "v100", 20, 3, 1);
+	hs_record_thr_set(&r, "v100:shared", 7, 3, 1); /* packed: not an alone rate */
+	in.rec = &r;
+	assert_int_equal(hs_estimate(&in, thr, meas), HS_EST_MEASURED);
+	assert_true(fabs(thr[2] - 20) < 1e-9);
+	assert_true(fabs(thr[1] - 10) < 1e-9);
+	assert_true(fabs(thr[0] - 4) < 1e-9);
+	assert_true(fabs(meas[2] - 20) < 1e-9 && meas[0] == 0);
+
+	/* unknown model: agnostic 1.0, then the measured mean */
+	in.model = "Unknown";
+	in.rec = NULL;
+	assert_int_equal(hs_estimate(&in, thr, NULL), HS_EST_AGNOSTIC);
+	for (int j = 0; j < 4; j++)
+		assert_true(fabs(thr[j] - 1) < 1e-9);
+	in.rec = &r;
+	hs_record_thr_set(&r, "k80", 4, 3, 1);
+	assert_int_equal(hs_estimate(&in, thr, NULL), HS_EST_MEASURED);
+	assert_true(fabs(thr[0] - 4) < 1e-9 && fabs(thr[2] - 20) < 1e-9);
+	assert_true(fabs(thr[1] - 12) < 1e-9 && fabs(thr[3] - 12) < 1e-9);
+
+	/* disallowed types are 0 and excluded from means */
+	unsigned char allowed[4] = { 1, 0, 0, 0 };
+	in.allowed = allowed;
+	hs_estimate(&in, thr, NULL);
+	assert_true(fabs(thr[0] - 4) < 1e-9 && thr[1] == 0 && thr[2] == 0 && thr[3] == 0);
+
+	/* scale factor 2 is another job type: not in the table */
+	in.allowed = NULL;
+	in.rec = NULL;
+	in.model = "ResNet-18";
+	in.scale_factor = 2;
+	assert_int_equal(hs_estimate(&in, thr, NULL), HS_EST_AGNOSTIC);
+	hs_tables_free(&tb);
+	hs_cluster_free(&c);
+}
+
+/* ---- state files -------------------------------------------------------------- */
+
+static void test_statefile(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/hs-statefile-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[512], moved[600];
+	hs_err_t err;
+	assert_int_equal(hs_path_join(path, sizeof(path), dir, "s.json"), 0);
+	json_object *o;
+	assert_int_equal(hs_json_read(path, &o, &err), 0); /* absent */
+
+	json_object *w = json_tokener_parse("{\"a\": [1, 2, 3]}");
+	assert_int_equal(hs_json_write_atomic(path, w, 0600, &err), 0);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(hs_json_read(path, &o, &err), 1);
+	assert_int_equal(json_object_array_length(json_object_object_get(o, "a")), 3);
+	json_object_put(o);
+	json_object_put(w);
+
+	/* torn / garbage files are errors, never crashes */
+	const char *garbage[] = { "{\"a\": [1, 2", "\x01\x02\x03", "{} trailing", "" };
+	for (size_t k = 0; k < sizeof(garbage) / sizeof(garbage[0]); k++) {
+		assert_int_equal(hs_file_write_atomic(path, garbage[k], strlen(garbage[k]), 0600,
+						      &err), 0);
+		assert_int_equal(hs_json_read(path, &o, &err), -1);
+		assert_null(o);
+	}
+	assert_int_equal(hs_file_set_aside(path, 1234, moved, sizeof(moved), &err), 0);
+	assert_non_null(strstr(moved, ".bad-1234"));
+	assert_int_equal(access(moved, F_OK), 0);
+	assert_int_equal(hs_json_read(path, &o, &err), 0);
+
+	/* a symlink is not followed */
+	char link[600];
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	assert_int_equal(symlink(moved, link), 0);
+	assert_int_equal(hs_json_read(link, &o, &err), -1);
+	/* no temporary files left behind */
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -c tmp >/dev/null", dir);
+	assert_int_not_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_conf_defaults),
+		cmocka_unit_test(test_conf_values),
+		cmocka_unit_test(test_conf_errors),
+		cmocka_unit_test(test_hints),
+		cmocka_unit_test(test_estimate),
+		cmocka_unit_test(test_statefile),
+	};
+	return cmocka_run_group_tests_name("sched_parts", tests, NULL, NULL);
+}
