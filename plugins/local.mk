@@ -9,9 +9,23 @@ PLUGIN_CPPFLAGS = -I$(SLURM_SRC) -I$(SLURM_SRC)/src/common $(AM_CPPFLAGS)
 PLUGIN_LDFLAGS = -module -avoid-version -shared -rpath $(slurmplugindir)
 
 slurmplugin_LTLIBRARIES += plugins/sched/hetsched/sched_hetsched.la
-plugins_sched_hetsched_sched_hetsched_la_SOURCES = plugins/sched/hetsched/sched_hetsched.c
+plugins_sched_hetsched_sched_hetsched_la_SOURCES = \
+	plugins/sched/hetsched/sched_hetsched.c plugins/sched/hetsched/hs_plugin.h \
+	plugins/sched/hetsched/agent.c \
+	plugins/sched/hetsched/conf.c \
+	plugins/sched/hetsched/snapshot.c \
+	plugins/sched/hetsched/apply.c \
+	plugins/sched/hetsched/ops.c \
+	plugins/sched/hetsched/cpujobs.c
 plugins_sched_hetsched_sched_hetsched_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
-plugins_sched_hetsched_sched_hetsched_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+plugins_sched_hetsched_sched_hetsched_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+# The Slurm-free engine (src/sched) and the core library are linked in;
+# only Slurm's entry points are exported, so nothing of ours can clash
+# with symbols of slurmctld or of our other plugins.
+plugins_sched_hetsched_sched_hetsched_la_LDFLAGS = $(PLUGIN_LDFLAGS) \
+	-export-symbols-regex '^(init|fini|sched_p_[a-z_]+|plugin_(name|type|version))$$'
+plugins_sched_hetsched_sched_hetsched_la_LIBADD = libhetsched_sched.la libhetsched_measure.la \
+	libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm -lpthread
 
 slurmplugin_LTLIBRARIES += plugins/select/hetsched/select_hetsched_cons_tres.la
 plugins_select_hetsched_select_hetsched_cons_tres_la_SOURCES = \

@@ -18,5 +18,5 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/engine_status.c \
 	src/sched/statefile.c src/sched/statefile.h
 libhetsched_sched_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
-libhetsched_sched_la_LIBADD = libhetsched_measure.la libhetsched_core.la \
-	$(GLPK_LIBS) $(JSONC_LIBS) -lm
+# consumers also link libhetsched_measure.la and libhetsched_core.la
+libhetsched_sched_la_LIBADD = $(GLPK_LIBS) $(JSONC_LIBS) -lm

@@ -583,6 +583,35 @@ const char *hs_preempt_mode_name(hs_preempt_mode_t m)
 	return "?";
 }
 
+int hs_sched_params_ok(const char *params, char *why, size_t len)
+{
+	int defer = 0, interval = 0;
+	const char *p = params ? params : "";
+	/* Slurm matches these as case-insensitive substrings; require the
+	 * exact comma-separated options so "defer_batch" alone is not taken
+	 * for "defer". */
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 5 && !strncasecmp(p, "defer", 5))
+			defer = 1;
+		if (n == 17 && !strncasecmp(p, "sched_interval=-1", 17))
+			interval = 1;
+		if (n > 15 && !strncasecmp(p, "sched_interval=", 15) && n != 17)
+			interval = 0;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (defer && interval)
+		return 1;
+	snprintf(why, len, "SchedulerParameters=%s lacks %s%s%s: Slurm's built-in scheduler would "
+		 "start jobs behind hetsched's back; set SchedulerParameters=defer,sched_interval=-1",
+		 params ? params : "(none)", defer ? "" : "defer",
+		 !defer && !interval ? " and " : "", interval ? "" : "sched_interval=-1");
+	return 0;
+}
+
 int hs_sconf_describe(const hs_sconf_t *c, char *buf, size_t len)
 {
 	return snprintf(buf, len,

@@ -93,6 +93,13 @@ int hs_sconf_manages(const hs_sconf_t *c, const char *partition);
 double hs_wlist_get(const hs_wlist_t *l, const char *name);
 const char *hs_preempt_mode_name(hs_preempt_mode_t m);
 
+/* Checks slurm.conf's SchedulerParameters: Slurm's built-in FIFO loop
+ * must not start jobs behind hetsched's back, which needs "defer" (no
+ * scheduling at submit time) and "sched_interval=-1" (no periodic or
+ * event-driven _schedule()). Returns 1 when both are there, else 0 with
+ * what is missing in `why`. */
+int hs_sched_params_ok(const char *params, char *why, size_t len);
+
 /* One line describing the configuration (for the log). */
 int hs_sconf_describe(const hs_sconf_t *c, char *buf, size_t len);
 

@@ -132,6 +132,22 @@ static void test_conf_errors(void **state)
 	}
 }
 
+static void test_sched_params(void **state)
+{
+	(void)state;
+	char why[512];
+	assert_int_equal(hs_sched_params_ok("defer,sched_interval=-1", why, sizeof(why)), 1);
+	assert_int_equal(hs_sched_params_ok("bf_continue,DEFER,sched_interval=-1,max_rpc_cnt=5",
+					    why, sizeof(why)), 1);
+	assert_int_equal(hs_sched_params_ok(NULL, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "defer and sched_interval=-1"));
+	assert_int_equal(hs_sched_params_ok("defer", why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "lacks sched_interval=-1"));
+	assert_int_equal(hs_sched_params_ok("defer_batch,sched_interval=-1", why, sizeof(why)), 0);
+	assert_int_equal(hs_sched_params_ok("defer,sched_interval=-10", why, sizeof(why)), 0);
+	assert_int_equal(hs_sched_params_ok("defer,sched_interval=60", why, sizeof(why)), 0);
+}
+
 /* ---- hints -------------------------------------------------------------------- */
 
 static void test_hints(void **state)
@@ -310,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_values),
 		cmocka_unit_test(test_conf_errors),
+		cmocka_unit_test(test_sched_params),
 		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_statefile),

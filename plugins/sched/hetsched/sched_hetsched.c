@@ -1,38 +1,68 @@
 /*
- * sched_hetsched.c — the sched/hetsched Slurm plugin (SchedulerType=sched/hetsched).
+ * sched_hetsched.c — the sched/hetsched Slurm plugin (SchedulerType=sched/hetsched):
+ * heterogeneity-aware rounds inside slurmctld (see sched_hetsched(8)).
  *
- * Today it only loads, logs and answers sched_p_reconfig: jobs are started by
- * Slurm's built-in FIFO scheduler (job_scheduler.c:_schedule), which runs
- * beside any sched plugin unless SchedulerParameters turns it off. The
- * round-based heterogeneity-aware loop is issue 5; it will live in its own
- * files here, with this file staying the plugin's entry points.
+ * This file holds only the entry points: init() starts the scheduling
+ * thread (agent.c), fini() stops and joins it, sched_p_reconfig() asks it
+ * to re-read hetsched.conf. The thread snapshots slurmctld's state under
+ * read locks, runs the Slurm-free round engine (src/sched) with no lock,
+ * and applies the plan under write locks. Slurm's own FIFO loop must be
+ * off (SchedulerParameters=defer,sched_interval=-1); otherwise the thread
+ * logs an error and stays passive.
  */
 #include "config.h"
+
+#include <pthread.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
 #include "src/common/log.h"
+#include "src/common/macros.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "hs_plugin.h"
 
 const char plugin_name[] = "hetsched heterogeneity-aware GPU scheduler";
 const char plugin_type[] = "sched/hetsched";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
+static pthread_t agent_thread;
+static pthread_mutex_t thread_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int init(void)
 {
+	if (slurmctld_config.scheduling_disabled)
+		return SLURM_SUCCESS;
+	slurm_mutex_lock(&thread_lock);
+	if (agent_thread) {
+		slurm_mutex_unlock(&thread_lock);
+		return SLURM_ERROR;
+	}
+	slurm_thread_create(&agent_thread, hs_agent, NULL);
+	slurm_mutex_unlock(&thread_lock);
 	/* The integration tests look for this line in slurmctld.log. */
-	info("sched/hetsched: loaded (Slurm's built-in scheduler starts jobs)");
+	info("sched/hetsched: loaded (rounds run in the hetsched thread)");
 	return SLURM_SUCCESS;
 }
 
 void fini(void)
 {
+	slurm_mutex_lock(&thread_lock);
+	if (agent_thread) {
+		hs_agent_stop();
+		pthread_join(agent_thread, NULL);
+		agent_thread = 0;
+	}
+	slurm_mutex_unlock(&thread_lock);
 	info("sched/hetsched: unloaded");
 }
 
-/* Called on `scontrol reconfigure` (a rebuilt .so needs a restart). */
+/* Called on `scontrol reconfigure` (a rebuilt .so needs a restart): the
+ * thread re-reads hetsched.conf at its next tick, outside any lock. */
 int sched_p_reconfig(void)
 {
-	info("sched/hetsched: reconfigured");
+	hs_agent_reconfig();
+	info("sched/hetsched: reconfigured (hetsched.conf is re-read)");
 	return SLURM_SUCCESS;
 }

@@ -1,0 +1,341 @@
+/* agent.c — the scheduling thread of sched/hetsched (like backfill_agent):
+ * wakes every second (or at once on fini), skips while scheduling is
+ * disabled, re-reads hetsched.conf after `scontrol reconfigure`, stays
+ * passive (with a clear error) while SchedulerParameters would let
+ * Slurm's FIFO scheduler start jobs behind its back, and otherwise:
+ *   - when a round is due (round length over, or the GPU job set changed
+ *     and MinRoundInterval passed): snapshot under read locks, engine
+ *     round with no lock, apply under write locks, save state + status;
+ *   - between rounds: advance in-flight operations and start jobs without
+ *     GPUs, under write locks, only when there is something to do.
+ * No slurmctld lock is ever held while the policy is solved.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "sched/statefile.h"
+
+#include "hs_plugin.h"
+
+static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t agent_cond = PTHREAD_COND_INITIALIZER;
+static int stop_flag;
+static int reconfig_flag = 1; /* read the configuration at start */
+
+/* Agent-thread-only state. */
+typedef struct agent {
+	hs_engine_t *engine;
+	hs_sconf_t conf;          /* the configuration in force */
+	char *conf_path;
+	char state_path[4096];
+	char status_path[4096];
+	int params_ok;            /* SchedulerParameters allow us to run */
+	time_t last_job_seen;     /* last_job_update at our last look */
+	uint64_t fingerprint;     /* GPU job set at the last round */
+	int dirty;                /* state changed since the last save */
+} agent_t;
+
+void hs_plugin_log(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	if (level == HS_LOG_ERROR)
+		error(HS_LOG_PREFIX "%s", msg);
+	else
+		info(HS_LOG_PREFIX "%s", msg);
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Sleeps up to usec or until stopped; returns the stop flag. */
+static int agent_sleep(long usec)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += usec / 1000000;
+	ts.tv_nsec += (usec % 1000000) * 1000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&agent_lock);
+	if (!stop_flag)
+		pthread_cond_timedwait(&agent_cond, &agent_lock, &ts);
+	int s = stop_flag;
+	pthread_mutex_unlock(&agent_lock);
+	return s;
+}
+
+void hs_agent_stop(void)
+{
+	pthread_mutex_lock(&agent_lock);
+	stop_flag = 1;
+	pthread_cond_broadcast(&agent_cond);
+	pthread_mutex_unlock(&agent_lock);
+}
+
+void hs_agent_reconfig(void)
+{
+	pthread_mutex_lock(&agent_lock);
+	reconfig_flag = 1;
+	pthread_mutex_unlock(&agent_lock);
+}
+
+static void save_state(agent_t *a)
+{
+	hs_err_t err;
+	json_object *st = hs_engine_save(a->engine, &err);
+	if (!st || hs_json_write_atomic(a->state_path, st, 0600, &err) < 0)
+		error(HS_LOG_PREFIX "cannot save state to %s: %s", a->state_path, err.msg);
+	else
+		a->dirty = 0;
+	json_object_put(st);
+}
+
+/* Restores the saved state; a file that cannot be trusted is set aside. */
+static void load_state(agent_t *a)
+{
+	hs_err_t err;
+	json_object *st = NULL;
+	int r = hs_json_read(a->state_path, &st, &err);
+	if (r == 0) {
+		info(HS_LOG_PREFIX "no saved state in %s: starting fresh", a->state_path);
+		return;
+	}
+	if (r == 1 && hs_engine_restore(a->engine, st, &err) == 0) {
+		info(HS_LOG_PREFIX "state restored from %s", a->state_path);
+		json_object_put(st);
+		return;
+	}
+	json_object_put(st);
+	char moved[4200], e2msg[HS_ERRLEN];
+	snprintf(e2msg, sizeof(e2msg), "%s", err.msg);
+	if (hs_file_set_aside(a->state_path, time(NULL), moved, sizeof(moved), &err) == 0)
+		error(HS_LOG_PREFIX "saved state not trusted (%s): moved to %s, starting fresh",
+		      e2msg, moved);
+	else
+		error(HS_LOG_PREFIX "saved state not trusted (%s) and not movable (%s): starting "
+		      "fresh", e2msg, err.msg);
+}
+
+/* (Re)reads hetsched.conf and slurm.conf's SchedulerParameters. */
+static void reload(agent_t *a)
+{
+	slurmctld_lock_t conf_read = { .conf = READ_LOCK };
+	char why[600];
+	char *params = NULL, *ssl = NULL;
+
+	lock_slurmctld(conf_read);
+	params = xstrdup(slurm_conf.sched_params);
+	ssl = xstrdup(slurm_conf.state_save_location);
+	unlock_slurmctld(conf_read);
+
+	int ok = hs_sched_params_ok(params, why, sizeof(why));
+	if (!ok)
+		error(HS_LOG_PREFIX "%s. hetsched stays passive until this is fixed "
+		      "(scontrol reconfigure after the change)", why);
+	else if (!a->params_ok)
+		info(HS_LOG_PREFIX "SchedulerParameters=%s: hetsched starts all jobs", params);
+	a->params_ok = ok;
+	xfree(params);
+
+	hs_sconf_t c;
+	int r = hs_conf_load(a->conf_path, &c, why, sizeof(why));
+	if (r < 0) {
+		error(HS_LOG_PREFIX "bad configuration, %s; keeping the %s", why,
+		      a->engine ? "last good one" : "defaults");
+		if (a->engine) {
+			xfree(ssl);
+			return;
+		}
+		hs_err_t err;
+		if (hs_sconf_defaults(&c, &err) < 0) {
+			xfree(ssl);
+			return;
+		}
+	} else if (r == 1) {
+		info(HS_LOG_PREFIX "%s not found: using the defaults", a->conf_path);
+	}
+	const char *status = c.status_file;
+	if (hs_path_join(a->state_path, sizeof(a->state_path), ssl ? ssl : ".", HS_STATE_FILE) < 0 ||
+	    (status ? snprintf(a->status_path, sizeof(a->status_path), "%s", status) < 0
+		    : hs_path_join(a->status_path, sizeof(a->status_path), ssl ? ssl : ".",
+				   HS_STATUS_FILE) < 0))
+		error(HS_LOG_PREFIX "StateSaveLocation path too long");
+	xfree(ssl);
+
+	hs_err_t err;
+	char desc[512];
+	hs_sconf_describe(&c, desc, sizeof(desc));
+	if (!a->engine) {
+		a->engine = hs_engine_new(&c, hs_plugin_log, NULL, &err);
+		if (!a->engine) {
+			error(HS_LOG_PREFIX "cannot use %s (%s); trying the defaults", desc, err.msg);
+			hs_sconf_free(&c);
+			hs_sconf_defaults(&c, &err);
+			a->engine = hs_engine_new(&c, hs_plugin_log, NULL, &err);
+			if (!a->engine) {
+				error(HS_LOG_PREFIX "cannot start: %s", err.msg);
+				hs_sconf_free(&c);
+				return;
+			}
+		}
+		load_state(a);
+	} else if (hs_engine_reconfigure(a->engine, &c, &err) < 0) {
+		error(HS_LOG_PREFIX "bad configuration (%s); keeping the last good one", err.msg);
+		hs_sconf_free(&c);
+		return;
+	}
+	hs_sconf_free(&a->conf);
+	a->conf = c;
+	info(HS_LOG_PREFIX "configuration: %s", desc);
+}
+
+/* Did the GPU job set change since the last round? Cheap when nothing
+ * happened at all (last_job_update unchanged). */
+static int gpu_jobs_changed(agent_t *a)
+{
+	if (last_job_update == a->last_job_seen)
+		return 0;
+	slurmctld_lock_t job_read = { .job = READ_LOCK, .part = READ_LOCK };
+	lock_slurmctld(job_read);
+	a->last_job_seen = last_job_update;
+	uint64_t fp = hs_gpu_jobs_fingerprint(&a->conf);
+	unlock_slurmctld(job_read);
+	return fp != a->fingerprint;
+}
+
+static void write_status(agent_t *a, const hs_snap_t *s, const hs_plan_t *p,
+			 const hs_round_stats_t *st)
+{
+	hs_err_t err;
+	json_object *doc = hs_engine_status(a->engine, s, p, st, time(NULL), &err);
+	if (!doc || hs_json_write_atomic(a->status_path, doc, 0644, &err) < 0)
+		error(HS_LOG_PREFIX "cannot write status %s: %s", a->status_path, err.msg);
+	json_object_put(doc);
+}
+
+static void do_round(agent_t *a)
+{
+	slurmctld_lock_t read_locks = { READ_LOCK, READ_LOCK, READ_LOCK, READ_LOCK, NO_LOCK };
+	slurmctld_lock_t write_locks = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
+	hs_round_stats_t st;
+	hs_snap_t snap;
+	hs_plan_t plan;
+	hs_err_t err;
+	memset(&st, 0, sizeof(st));
+	double t0 = now_ms();
+
+	lock_slurmctld(read_locks);
+	double l0 = now_ms();
+	int rc = hs_snapshot_take(&a->conf, &snap);
+	st.snapshot_lock_ms = now_ms() - l0;
+	unlock_slurmctld(read_locks);
+	if (rc < 0) {
+		error(HS_LOG_PREFIX "out of memory taking the snapshot; round skipped");
+		return;
+	}
+
+	/* No lock held from here to the apply. */
+	if (hs_engine_round(a->engine, &snap, &plan, &err) < 0) {
+		error(HS_LOG_PREFIX "round failed, nothing applied: %s", err.msg);
+		hs_snap_free(&snap);
+		return;
+	}
+
+	lock_slurmctld(write_locks);
+	double l1 = now_ms();
+	hs_apply_plan(a->engine, &snap, &plan, &st);
+	st.cpu_started = hs_cpu_jobs_fill(&a->conf);
+	a->fingerprint = hs_gpu_jobs_fingerprint(&a->conf);
+	a->last_job_seen = last_job_update;
+	st.apply_lock_ms = now_ms() - l1;
+	unlock_slurmctld(write_locks);
+
+	st.round_ms = now_ms() - t0;
+	save_state(a);
+	write_status(a, &snap, &plan, &st);
+	info(HS_LOG_PREFIX "round %ld: %d active (%d pinned, %d leaving), %s%.1f ms solve, "
+	     "locks %.2f ms snapshot + %.2f ms apply; started %d, kept %d, checkpointing %d, "
+	     "requeued %d, suspended %d, resumed %d, deferred %d, start failures %d, "
+	     "changed meanwhile %d, cpu jobs started %d",
+	     plan.round, plan.nactive, plan.npinned, plan.nleaving,
+	     plan.solved ? (plan.solve_failed ? "FAILED " : "") : "no ", plan.solve_ms,
+	     st.snapshot_lock_ms, st.apply_lock_ms, st.started, st.kept, st.checkpointing,
+	     st.requeued, st.suspended, st.resumed, st.deferred, st.start_failed, st.vanished,
+	     st.cpu_started);
+	hs_plan_free(&plan);
+	hs_snap_free(&snap);
+}
+
+/* Between rounds: in-flight ops and jobs without GPUs, only when there
+ * is something to do. */
+static void do_tick(agent_t *a)
+{
+	int nops = hs_engine_nops(a->engine);
+	int cpu = a->conf.cpu_fill && last_job_update != a->last_job_seen;
+	if (!nops && !cpu)
+		return;
+	slurmctld_lock_t write_locks = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
+	hs_round_stats_t st;
+	memset(&st, 0, sizeof(st));
+	lock_slurmctld(write_locks);
+	int acted = nops ? hs_ops_tick(a->engine, &st) : 0;
+	if (cpu)
+		hs_cpu_jobs_fill(&a->conf);
+	unlock_slurmctld(write_locks);
+	if (acted)
+		save_state(a);
+}
+
+void *hs_agent(void *arg)
+{
+	(void)arg;
+	agent_t a;
+	memset(&a, 0, sizeof(a));
+	(void)prctl(PR_SET_NAME, "hetsched", NULL, NULL, NULL);
+	a.conf_path = get_extra_conf_path("hetsched.conf");
+	hs_sconf_defaults(&a.conf, &(hs_err_t){ { 0 } });
+	a.last_job_seen = (time_t)-1;
+
+	while (!agent_sleep(1000000)) {
+		if (slurmctld_config.scheduling_disabled)
+			continue;
+		pthread_mutex_lock(&agent_lock);
+		int rc = reconfig_flag;
+		reconfig_flag = 0;
+		pthread_mutex_unlock(&agent_lock);
+		if (rc)
+			reload(&a);
+		if (!a.engine || !a.params_ok)
+			continue;
+		time_t now = time(NULL);
+		if (hs_engine_round_due(a.engine, now, gpu_jobs_changed(&a)))
+			do_round(&a);
+		else
+			do_tick(&a);
+	}
+	if (a.engine) {
+		save_state(&a);
+		hs_engine_free(a.engine);
+	}
+	hs_sconf_free(&a.conf);
+	xfree(a.conf_path);
+	return NULL;
+}

@@ -1,0 +1,314 @@
+/* apply.c — applies a round's plan through slurmctld's own functions,
+ * under write locks. Every job is re-found with find_job_record() and
+ * re-checked against what the snapshot saw (it may have finished, been
+ * cancelled, requeued or restarted meanwhile); a job that changed is left
+ * alone until the next round. Order: first what frees GPUs (checkpoint
+ * signals, requeues, suspends), then starts and resumes, then reasons.
+ * A failed start leaves the job pending; a failed requeue leaves it
+ * running. Starting on chosen nodes follows backfill's _start_job():
+ * exclude every other node, select_nodes(), restore, launch. */
+#include "config.h"
+
+#include <string.h>
+
+#include "src/common/bitstring.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/power.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/srun_comm.h"
+
+#include "hs_plugin.h"
+
+/* The partition to start a job in: one of its partitions hetsched
+ * manages that contains every target node. */
+static part_record_t *target_partition(job_record_t *job_ptr, bitstr_t *target)
+{
+	if (job_ptr->part_ptr_list) {
+		part_record_t *p, *found = NULL;
+		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		while ((p = list_next(it)) && !found)
+			if (p->node_bitmap && (p->state_up & PARTITION_SCHED) &&
+			    bit_super_set(target, p->node_bitmap))
+				found = p;
+		list_iterator_destroy(it);
+		return found;
+	}
+	part_record_t *p = job_ptr->part_ptr;
+	if (p && p->node_bitmap && bit_super_set(target, p->node_bitmap))
+		return p;
+	return NULL;
+}
+
+int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, const char *why)
+{
+	if (!job_ptr->details || nnodes <= 0)
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	bitstr_t *target = bit_alloc(node_record_count);
+	for (int k = 0; k < nnodes; k++) {
+		node_record_t *node_ptr = find_node_record(nodes[k]);
+		if (!node_ptr) {
+			FREE_NULL_BITMAP(target);
+			return ESLURM_INVALID_NODE_NAME;
+		}
+		bit_set(target, node_ptr->index);
+	}
+	part_record_t *part = target_partition(job_ptr, target);
+	if (!part) {
+		FREE_NULL_BITMAP(target);
+		return ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
+	}
+	part_record_t *orig_part = job_ptr->part_ptr;
+	job_ptr->part_ptr = part;
+
+	bitstr_t *orig_exc = job_ptr->details->exc_node_bitmap;
+	bitstr_t *exc = bit_copy(target);
+	bit_not(exc);
+	if (orig_exc)
+		bit_or(exc, orig_exc);
+	job_ptr->details->exc_node_bitmap = exc;
+	bool is_array_head = job_ptr->array_recs != NULL;
+	int rc = select_nodes(job_ptr, false, NULL, NULL, false, SLURMDB_JOB_FLAG_SCHED);
+	if (is_array_head && job_ptr->details) {
+		/* A split array copied our exclusion into the new pending
+		 * record: give it the job's own back. */
+		job_record_t *base = find_job_record(job_ptr->array_job_id);
+		if (base && base != job_ptr && base->array_recs && base->details) {
+			FREE_NULL_BITMAP(base->details->exc_node_bitmap);
+			if (orig_exc)
+				base->details->exc_node_bitmap = bit_copy(orig_exc);
+		}
+	}
+	if (job_ptr->details) { /* select_nodes() may reset it */
+		FREE_NULL_BITMAP(job_ptr->details->exc_node_bitmap);
+		job_ptr->details->exc_node_bitmap = orig_exc;
+	} else {
+		FREE_NULL_BITMAP(orig_exc);
+	}
+	FREE_NULL_BITMAP(target);
+
+	if (rc != SLURM_SUCCESS) {
+		if (IS_JOB_PENDING(job_ptr))
+			job_ptr->part_ptr = orig_part;
+		return rc;
+	}
+	last_job_update = time(NULL);
+	info(HS_LOG_PREFIX "started %pJ on %s (%s)", job_ptr, job_ptr->nodes, why);
+	power_g_job_start(job_ptr);
+	if (job_ptr->batch_flag == 0)
+		srun_allocate(job_ptr);
+	else if (!IS_JOB_CONFIGURING(job_ptr))
+		launch_job(job_ptr);
+	if (job_ptr->part_ptr_list)
+		rebuild_job_part_list(job_ptr);
+	return SLURM_SUCCESS;
+}
+
+/* Is the job still what the snapshot saw? */
+static job_record_t *refind(const hs_plan_job_t *pj)
+{
+	job_record_t *job_ptr = find_job_record(pj->id);
+	if (!job_ptr || IS_JOB_COMPLETING(job_ptr) || job_ptr->restart_cnt != pj->restart_cnt)
+		return NULL;
+	switch (pj->state) {
+	case HS_SJ_RUNNING:
+		if (!IS_JOB_RUNNING(job_ptr) || job_ptr->start_time != pj->start_time)
+			return NULL;
+		break;
+	case HS_SJ_SUSPENDED:
+		if (!IS_JOB_SUSPENDED(job_ptr))
+			return NULL;
+		break;
+	case HS_SJ_PENDING:
+		if (!IS_JOB_PENDING(job_ptr))
+			return NULL;
+		break;
+	case HS_SJ_OTHER:
+		return NULL;
+	}
+	return job_ptr;
+}
+
+static int do_checkpoint(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_ptr,
+			 time_t now, hs_round_stats_t *st)
+{
+	/* The protocol's two signals: the batch script's process group and
+	 * every process of the other steps (srun does not forward SIGURG). */
+	int rc = job_signal_id(pj->id, (uint16_t)pj->ckpt_signal, KILL_FULL_JOB, 0, false);
+	int rc2 = job_signal_id(pj->id, (uint16_t)pj->ckpt_signal, KILL_STEPS_ONLY, 0, false);
+	int ok = rc == SLURM_SUCCESS || rc2 == SLURM_SUCCESS;
+	if (ok) {
+		st->checkpointing++;
+		info(HS_LOG_PREFIX "%pJ: checkpoint signal %d sent (%s)", job_ptr, pj->ckpt_signal,
+		     pj->reason);
+	} else {
+		error(HS_LOG_PREFIX "%pJ: checkpoint signal failed: %s; it keeps running", job_ptr,
+		      slurm_strerror(rc));
+	}
+	hs_err_t err;
+	if (hs_engine_applied(e, pj, ok, now, job_ptr->details ? job_ptr->details->begin_time : 0,
+			      &err) < 0)
+		error(HS_LOG_PREFIX "%pJ: %s", job_ptr, err.msg);
+	return ok;
+}
+
+static int do_requeue(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_ptr,
+		      time_t now, hs_round_stats_t *st)
+{
+	time_t begin = job_ptr->details ? job_ptr->details->begin_time : 0;
+	int rc = job_requeue(0, pj->id, NULL, true, 0);
+	int ok = rc == SLURM_SUCCESS;
+	if (ok) {
+		st->requeued++;
+		info(HS_LOG_PREFIX "requeued JobId=%u (%s)", pj->id, pj->reason);
+	} else {
+		st->requeue_failed++;
+		error(HS_LOG_PREFIX "requeue of JobId=%u failed: %s; it keeps running", pj->id,
+		      slurm_strerror(rc));
+	}
+	hs_err_t err;
+	if (hs_engine_applied(e, pj, ok, now, begin, &err) < 0)
+		error(HS_LOG_PREFIX "JobId=%u: %s", pj->id, err.msg);
+	return ok;
+}
+
+static int do_suspend(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_ptr,
+		      time_t now, int op, hs_round_stats_t *st)
+{
+	suspend_msg_t msg = { .op = (uint16_t)op, .job_id = pj->id, .job_id_str = NULL };
+	int rc = job_suspend(&msg, 0, -1, false, SLURM_PROTOCOL_VERSION);
+	int ok = rc == SLURM_SUCCESS;
+	if (ok) {
+		if (op == SUSPEND_JOB)
+			st->suspended++;
+		else
+			st->resumed++;
+		info(HS_LOG_PREFIX "%s %pJ (%s)", op == SUSPEND_JOB ? "suspended" : "resumed", job_ptr,
+		     pj->reason);
+	} else {
+		error(HS_LOG_PREFIX "%s of %pJ failed: %s", op == SUSPEND_JOB ? "suspend" : "resume",
+		      job_ptr, slurm_strerror(rc));
+	}
+	hs_err_t err;
+	(void)hs_engine_applied(e, pj, ok, now, 0, &err);
+	return ok;
+}
+
+static void do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_ptr,
+		     time_t now, hs_round_stats_t *st)
+{
+	char *names[pj->nnodes > 0 ? pj->nnodes : 1];
+	for (int k = 0; k < pj->nnodes; k++)
+		names[k] = (char *)pj->nodes[k].name;
+	int rc;
+	if (job_ptr->priority == 0 || !job_independent(job_ptr))
+		rc = ESLURM_DEPENDENCY; /* held or not eligible any more */
+	else
+		rc = hs_start_on_nodes(job_ptr, names, pj->nnodes, pj->reason);
+	int ok = rc == SLURM_SUCCESS;
+	if (ok) {
+		st->started++;
+	} else if (rc == ESLURM_NODES_BUSY || rc == ESLURM_NODE_NOT_AVAIL) {
+		/* Typically GPUs still held by a job being preempted now:
+		 * retried every tick until the next round. */
+		st->deferred++;
+		debug(HS_LOG_PREFIX "%pJ waits for its GPUs on %s: %s", job_ptr,
+		      pj->nnodes ? pj->nodes[0].name : "?", slurm_strerror(rc));
+	} else {
+		st->start_failed++;
+		verbose(HS_LOG_PREFIX "could not start %pJ: %s", job_ptr, slurm_strerror(rc));
+	}
+	hs_err_t err;
+	int defer = !ok && (rc == ESLURM_NODES_BUSY || rc == ESLURM_NODE_NOT_AVAIL);
+	if (ok || defer)
+		(void)hs_engine_applied(e, pj, ok, now, 0, &err);
+}
+
+/* What users see: state_desc of pending jobs (squeue's reason),
+ * SystemComment of running ones. Only written when it changed. */
+static void set_reason(job_record_t *job_ptr, const char *why)
+{
+	if (!why || !*why)
+		return;
+	if (IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
+		if (job_ptr->state_reason == WAIT_RESOURCES && !xstrcmp(job_ptr->state_desc, why))
+			return;
+		/* Keep Slurm's own blocking reasons (held, dependency...). */
+		if (job_ptr->state_reason != WAIT_NO_REASON &&
+		    job_ptr->state_reason != WAIT_RESOURCES &&
+		    job_ptr->state_reason != WAIT_PRIORITY && job_ptr->state_reason != WAIT_TIME)
+			return;
+		job_ptr->state_reason = WAIT_RESOURCES;
+		xfree(job_ptr->state_desc);
+		job_ptr->state_desc = xstrdup(why);
+	} else if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) {
+		if (!xstrcmp(job_ptr->system_comment, why))
+			return;
+		xfree(job_ptr->system_comment);
+		job_ptr->system_comment = xstrdup(why);
+	}
+}
+
+void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
+		   hs_round_stats_t *st)
+{
+	time_t now = time(NULL);
+	/* 1. what frees GPUs */
+	for (int i = 0; i < plan->njobs; i++) {
+		const hs_plan_job_t *pj = &plan->jobs[i];
+		if (pj->op != HS_PLAN_CHECKPOINT && pj->op != HS_PLAN_REQUEUE &&
+		    pj->op != HS_PLAN_SUSPEND)
+			continue;
+		job_record_t *job_ptr = refind(pj);
+		if (!job_ptr) {
+			st->vanished++;
+			continue;
+		}
+		if (pj->op == HS_PLAN_CHECKPOINT && IS_JOB_RUNNING(job_ptr))
+			do_checkpoint(e, pj, job_ptr, now, st);
+		else if (pj->op == HS_PLAN_SUSPEND && IS_JOB_RUNNING(job_ptr))
+			do_suspend(e, pj, job_ptr, now, SUSPEND_JOB, st);
+		else
+			do_requeue(e, pj, job_ptr, now, st);
+	}
+	/* 2. starts and resumes */
+	for (int i = 0; i < plan->njobs; i++) {
+		const hs_plan_job_t *pj = &plan->jobs[i];
+		if (pj->op == HS_PLAN_KEEP) {
+			st->kept++;
+			continue;
+		}
+		if (pj->op != HS_PLAN_START && pj->op != HS_PLAN_RESUME)
+			continue;
+		job_record_t *job_ptr = refind(pj);
+		if (!job_ptr) {
+			st->vanished++;
+			continue;
+		}
+		if (pj->op == HS_PLAN_RESUME)
+			do_suspend(e, pj, job_ptr, now, RESUME_JOB, st);
+		else
+			do_start(e, pj, job_ptr, now, st);
+	}
+	/* 3. reasons, and a fresh look at jobs that were not eligible
+	 * (dependencies, begin times: job_independent updates them) */
+	for (int i = 0; i < plan->njobs; i++) {
+		job_record_t *job_ptr = find_job_record(plan->jobs[i].id);
+		if (job_ptr)
+			set_reason(job_ptr, plan->jobs[i].reason);
+	}
+	for (int i = 0; i < s->njobs; i++) {
+		if (s->jobs[i].state != HS_SJ_PENDING || s->jobs[i].eligible)
+			continue;
+		job_record_t *job_ptr = find_job_record(s->jobs[i].id);
+		if (job_ptr && IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr) &&
+		    job_ptr->priority != 0)
+			(void)job_independent(job_ptr);
+	}
+	last_job_update = now;
+}

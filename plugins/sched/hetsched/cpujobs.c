@@ -1,0 +1,112 @@
+/* cpujobs.c — jobs without GPUs in managed partitions. The rounds only
+ * place GPU jobs; with Slurm's own scheduler turned off somebody must
+ * still start everything else, so a real cluster keeps working: pending
+ * CPU jobs in priority order (then submit time), each tried with
+ * select_nodes() on any node of its partition; one that does not fit does
+ * not block the ones behind it (fill of free CPUs, like backfill without
+ * reservations). At most CpuFillMax attempts per pass bound the time under
+ * the write locks. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/power.h"
+#include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/srun_comm.h"
+
+#include "hs_plugin.h"
+
+typedef struct cand {
+	job_record_t *job_ptr;
+	uint32_t prio;
+	time_t submit;
+	uint32_t id;
+} cand_t;
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const cand_t *x = a, *y = b;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Tries each managed partition of the job in turn. */
+static int start_anywhere(const hs_sconf_t *conf, job_record_t *job_ptr)
+{
+	int rc = ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
+	if (!job_ptr->part_ptr_list) {
+		if (job_ptr->part_ptr && (job_ptr->part_ptr->state_up & PARTITION_SCHED))
+			rc = select_nodes(job_ptr, false, NULL, NULL, false, SLURMDB_JOB_FLAG_SCHED);
+	} else {
+		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		part_record_t *p;
+		while ((p = list_next(it))) {
+			if (!hs_sconf_manages(conf, p->name) || !(p->state_up & PARTITION_SCHED))
+				continue;
+			job_ptr->part_ptr = p;
+			rc = select_nodes(job_ptr, false, NULL, NULL, false, SLURMDB_JOB_FLAG_SCHED);
+			if (rc == SLURM_SUCCESS || !IS_JOB_PENDING(job_ptr))
+				break;
+		}
+		list_iterator_destroy(it);
+	}
+	if (rc != SLURM_SUCCESS)
+		return rc;
+	last_job_update = time(NULL);
+	info(HS_LOG_PREFIX "started %pJ (no GPUs) on %s", job_ptr, job_ptr->nodes);
+	power_g_job_start(job_ptr);
+	if (job_ptr->batch_flag == 0)
+		srun_allocate(job_ptr);
+	else if (!IS_JOB_CONFIGURING(job_ptr))
+		launch_job(job_ptr);
+	if (job_ptr->part_ptr_list)
+		rebuild_job_part_list(job_ptr);
+	return SLURM_SUCCESS;
+}
+
+int hs_cpu_jobs_fill(const hs_sconf_t *conf)
+{
+	if (!conf->cpu_fill || conf->cpu_fill_max <= 0)
+		return 0;
+	int n = 0, cap = 0, started = 0;
+	cand_t *c = NULL;
+	ListIterator it = list_iterator_create(job_list);
+	job_record_t *job_ptr;
+	while ((job_ptr = list_next(it))) {
+		if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->priority == 0 ||
+		    job_ptr->het_job_id || !job_ptr->details)
+			continue;
+		if (!hs_job_managed(conf, job_ptr) || hs_job_wants_gpus(job_ptr))
+			continue;
+		if (n == cap) {
+			int nc = cap ? cap * 2 : 64;
+			cand_t *x = realloc(c, (size_t)nc * sizeof(*x));
+			if (!x)
+				break;
+			c = x;
+			cap = nc;
+		}
+		c[n++] = (cand_t){ .job_ptr = job_ptr, .prio = job_ptr->priority,
+				   .submit = job_ptr->details->submit_time, .id = job_ptr->job_id };
+	}
+	list_iterator_destroy(it);
+	qsort(c, (size_t)n, sizeof(*c), cmp_cand);
+	int attempts = 0;
+	for (int i = 0; i < n && attempts < conf->cpu_fill_max; i++) {
+		job_ptr = c[i].job_ptr;
+		if (!job_independent(job_ptr))
+			continue;
+		attempts++;
+		if (start_anywhere(conf, job_ptr) == SLURM_SUCCESS)
+			started++;
+	}
+	free(c);
+	return started;
+}

@@ -1,0 +1,62 @@
+/* hs_plugin.h — internals of the sched/hetsched plugin shared by its files:
+ *   sched_hetsched.c  entry points (init, fini, sched_p_reconfig)
+ *   agent.c           the scheduling thread: ticks, rounds, persistence
+ *   conf.c            hetsched.conf through Slurm's s_p_* parser
+ *   snapshot.c        slurmctld state -> hs_snap_t, under read locks
+ *   apply.c           plan -> slurmctld calls, under write locks
+ *   ops.c             in-flight checkpoint/requeue/deferred-start steps
+ *   cpujobs.c         jobs without GPUs: priority order with fill
+ * Everything that can live without Slurm is in src/sched (engine.h).
+ */
+#ifndef HS_PLUGIN_H
+#define HS_PLUGIN_H
+
+#include <stdint.h>
+
+#include "sched/engine.h"
+#include "sched/sconf.h"
+#include "sched/snapshot.h"
+
+#include "src/slurmctld/slurmctld.h"
+
+#define HS_LOG_PREFIX "sched/hetsched: "
+
+/* conf.c: reads `path` with s_p_*; 0 and *out filled, or -1 with why. A
+ * missing file gives the defaults (returns 1). */
+int hs_conf_load(const char *path, hs_sconf_t *out, char *why, size_t len);
+
+/* snapshot.c: the caller holds {READ conf, READ job, READ node, READ part}. */
+int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s);
+/* Cheap fingerprint of the GPU job set (ids and states of managed GPU
+ * jobs that are running or eligible): a change triggers an early round.
+ * Caller holds job and part read locks. */
+uint64_t hs_gpu_jobs_fingerprint(const hs_sconf_t *conf);
+/* Does the job ask for GPUs (any gres/gpu in its request)? */
+int hs_job_wants_gpus(job_record_t *job_ptr);
+/* Is the job in a partition hetsched manages? */
+int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr);
+
+/* apply.c: the caller holds {READ, WRITE, WRITE, READ, READ}. */
+void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
+		   hs_round_stats_t *st);
+/* Starts a pending job on exactly these nodes (names + GPU counts), like
+ * backfill's _start_job; returns a Slurm error code. */
+int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, const char *why);
+
+/* ops.c: advances every in-flight op once; returns how many acted.
+ * Caller holds the write locks. */
+int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st);
+
+/* cpujobs.c: starts pending jobs without GPUs in priority order, filling
+ * free CPUs (at most conf->cpu_fill_max attempts). Write locks held. */
+int hs_cpu_jobs_fill(const hs_sconf_t *conf);
+
+/* agent.c */
+void *hs_agent(void *arg);
+void hs_agent_stop(void);
+void hs_agent_reconfig(void);
+
+/* Logging glue for the engine (engine.h's hs_log_fn). */
+void hs_plugin_log(void *arg, int level, const char *msg);
+
+#endif /* HS_PLUGIN_H */

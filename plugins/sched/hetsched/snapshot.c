@@ -1,0 +1,406 @@
+/* snapshot.c — copies what the round engine needs out of slurmctld into a
+ * plain hs_snap_t, under read locks. Only raw copies happen here (no
+ * parsing, no allocation beyond the copies) to keep lock hold time low:
+ * nodes with their GPU type, count and allocated GPU indices (from the
+ * node's gres/gpu state), partitions, and GPU jobs of managed partitions
+ * with their request, hints (HS_* entries of spank_job_env), AdminComment,
+ * priority, account, QOS and the GPUs they hold (gres_bit_alloc per node
+ * of the job). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/common/assoc_mgr.h"
+#include "src/common/bitstring.h"
+#include "src/common/gres.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "hs_plugin.h"
+
+/* AdminComment longer than this is not a hetsched record (max 1000). */
+#define HS_MAX_COMMENT 4096
+/* Caps on copies of user-controlled data. */
+#define HS_MAX_ENV 32
+#define HS_MAX_ENV_LEN 2048
+
+static uint32_t gpu_plugin_id(void)
+{
+	static uint32_t id; /* constant once computed */
+	if (!id)
+		id = gres_build_id("gpu");
+	return id;
+}
+
+/* Index of the first set bit at or after `from`, -1 if none. */
+static int next_set(bitstr_t *b, int from)
+{
+	int n = (int)bit_size(b);
+	for (int i = from < 0 ? 0 : from; i < n; i++)
+		if (bit_test(b, i))
+			return i;
+	return -1;
+}
+
+static int find_ptr(void *x, void *key)
+{
+	return x == key;
+}
+
+static char *dup_str(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int hs_job_wants_gpus(job_record_t *job_ptr)
+{
+	if (!job_ptr->gres_list_req)
+		return 0;
+	int found = 0;
+	ListIterator it = list_iterator_create(job_ptr->gres_list_req);
+	gres_state_t *gs;
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+		if (gs->plugin_id == gpu_plugin_id() && js &&
+		    (js->gres_per_job || js->gres_per_node || js->gres_per_task ||
+		     js->gres_per_socket))
+			found = 1;
+	}
+	list_iterator_destroy(it);
+	return found;
+}
+
+int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr)
+{
+	if (job_ptr->part_ptr_list) {
+		int m = 0;
+		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		part_record_t *p;
+		while ((p = list_next(it)))
+			m |= hs_sconf_manages(conf, p->name);
+		list_iterator_destroy(it);
+		return m;
+	}
+	return job_ptr->part_ptr && hs_sconf_manages(conf, job_ptr->part_ptr->name);
+}
+
+/* The node's GPUs: one type (typeless GPUs are "gpu"), count and
+ * allocated bitmap. Nodes with several GPU types or without per-GPU
+ * bitmaps (no File= in gres.conf) are not GPU nodes for hetsched. */
+static void node_gpus(node_record_t *node_ptr, hs_snode_t *nd)
+{
+	if (!node_ptr->gres_list)
+		return;
+	ListIterator it = list_iterator_create(node_ptr->gres_list);
+	gres_state_t *gs;
+	while ((gs = list_next(it))) {
+		if (gs->plugin_id != gpu_plugin_id())
+			continue;
+		gres_node_state_t *ns = gs->gres_data;
+		if (!ns || ns->gres_cnt_avail == 0 || ns->gres_cnt_avail > 1024 || !ns->gres_bit_alloc)
+			break;
+		int n = (int)ns->gres_cnt_avail;
+		if (bit_size(ns->gres_bit_alloc) < n)
+			break;
+		const char *type = NULL;
+		if (ns->type_cnt == 1 && ns->type_name && ns->type_name[0])
+			type = ns->type_name[0];
+		else if (ns->type_cnt == 0)
+			type = "gpu";
+		if (!type)
+			break;
+		nd->gpu_type = strdup(type);
+		nd->gpu_held = calloc((size_t)n + 1, 1);
+		if (!nd->gpu_type || !nd->gpu_held) {
+			free(nd->gpu_type);
+			free(nd->gpu_held);
+			nd->gpu_type = NULL;
+			nd->gpu_held = NULL;
+			break;
+		}
+		nd->ngpus = n;
+		for (int g = 0; g < n; g++)
+			nd->gpu_held[g] = bit_test(ns->gres_bit_alloc, g) ? 1 : 0;
+		break;
+	}
+	list_iterator_destroy(it);
+}
+
+/* The job's GPU request: total, per node, type; shape_ok = 0 for shapes
+ * hetsched does not place (per socket, several GPU entries). */
+static void job_request(job_record_t *job_ptr, hs_sjob_t *sj)
+{
+	int entries = 0;
+	uint64_t total = 0;
+	ListIterator it = list_iterator_create(job_ptr->gres_list_req);
+	gres_state_t *gs;
+	uint32_t min_nodes = job_ptr->details ? job_ptr->details->min_nodes : 1;
+	if (min_nodes < 1)
+		min_nodes = 1;
+	sj->shape_ok = 1;
+	sj->nodes = (int)min_nodes;
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+		if (gs->plugin_id != gpu_plugin_id() || !js)
+			continue;
+		entries++;
+		if (js->type_name && !sj->gpu_type)
+			sj->gpu_type = strdup(js->type_name);
+		if (js->gres_per_job) {
+			total = js->gres_per_job;
+		} else if (js->gres_per_node) {
+			total = js->gres_per_node * min_nodes;
+			sj->gpus_per_node = (int)(js->gres_per_node > 1024 ? 1024 : js->gres_per_node);
+		} else if (js->gres_per_task) {
+			uint32_t tasks = job_ptr->details && job_ptr->details->num_tasks
+						 ? job_ptr->details->num_tasks : 1;
+			total = js->gres_per_task * tasks;
+		} else {
+			sj->shape_ok = 0; /* --gpus-per-socket */
+		}
+	}
+	list_iterator_destroy(it);
+	if (entries != 1)
+		sj->shape_ok = 0;
+	if (total > 4096) {
+		total = 4096;
+		sj->shape_ok = 0;
+	}
+	sj->gpus = (int)total;
+}
+
+/* GPUs held: for the i-th node of the job's node_bitmap, the set bits of
+ * gres_bit_alloc[i] of every gres/gpu allocation entry. */
+static void job_held(job_record_t *job_ptr, const int *node_map, hs_sjob_t *sj)
+{
+	if (!job_ptr->gres_list_alloc || !job_ptr->node_bitmap)
+		return;
+	int cap = 0;
+	ListIterator it = list_iterator_create(job_ptr->gres_list_alloc);
+	gres_state_t *gs;
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+		if (gs->plugin_id != gpu_plugin_id() || !js || !js->gres_bit_alloc)
+			continue;
+		int n = 0;
+		for (int i = 0; (i = next_set(job_ptr->node_bitmap, i)) >= 0; i++) {
+			if (n >= (int)js->node_cnt)
+				break;
+			bitstr_t *b = js->gres_bit_alloc[n++];
+			int sn = node_map[i];
+			if (!b || sn < 0)
+				continue;
+			for (int g = 0; (g = next_set(b, g)) >= 0; g++) {
+				if (sj->nheld == cap) {
+					int nc = cap ? cap * 2 : 8;
+					hs_sgpu_t *h = realloc(sj->held, (size_t)nc * sizeof(*h));
+					if (!h)
+						goto out;
+					sj->held = h;
+					cap = nc;
+				}
+				sj->held[sj->nheld++] = (hs_sgpu_t){ .node = sn, .gpu = g };
+			}
+		}
+	}
+out:
+	list_iterator_destroy(it);
+}
+
+static int blocked_reason(uint32_t r)
+{
+	switch (r) {
+	case WAIT_DEPENDENCY:
+	case WAIT_DEP_INVALID:
+	case WAIT_HELD:
+	case WAIT_HELD_USER:
+	case WAIT_MAX_REQUEUE:
+	case WAIT_RESV_DELETED:
+	case FAIL_BURST_BUFFER_OP:
+	case FAIL_ACCOUNT:
+	case FAIL_QOS:
+	case FAIL_BAD_CONSTRAINTS:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void copy_env(job_record_t *job_ptr, hs_sjob_t *sj)
+{
+	if (!job_ptr->spank_job_env || job_ptr->spank_job_env_size == 0)
+		return;
+	uint32_t n = job_ptr->spank_job_env_size;
+	for (uint32_t i = 0; i < n && sj->nenv < HS_MAX_ENV; i++) {
+		const char *e = job_ptr->spank_job_env[i];
+		if (!e || strncmp(e, "HS_", 3) || strnlen(e, HS_MAX_ENV_LEN) >= HS_MAX_ENV_LEN)
+			continue;
+		if (!sj->env && !(sj->env = calloc(HS_MAX_ENV, sizeof(char *))))
+			return;
+		if (!(sj->env[sj->nenv] = strdup(e)))
+			return;
+		sj->nenv++;
+	}
+}
+
+int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
+{
+	hs_snap_init(s);
+	s->now = time(NULL);
+	int *node_map = malloc(((size_t)node_record_count + 1) * sizeof(int));
+	s->nodes = calloc((size_t)node_record_count + 1, sizeof(*s->nodes));
+	int nparts = part_list ? list_count(part_list) : 0;
+	part_record_t **pptr = calloc((size_t)nparts + 1, sizeof(*pptr));
+	s->parts = calloc((size_t)nparts + 1, sizeof(*s->parts));
+	if (!node_map || !s->nodes || !pptr || !s->parts)
+		goto oom;
+
+	node_record_t *node_ptr;
+	for (int i = 0; i < node_record_count; i++)
+		node_map[i] = -1;
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		hs_snode_t *nd = &s->nodes[s->nnodes];
+		if (!(nd->name = dup_str(node_ptr->name)))
+			goto oom;
+		nd->avail = avail_node_bitmap && bit_test(avail_node_bitmap, node_ptr->index) &&
+			    !IS_NODE_POWERED_DOWN(node_ptr) && !IS_NODE_POWERING_UP(node_ptr);
+		node_gpus(node_ptr, nd);
+		node_map[node_ptr->index] = s->nnodes++;
+	}
+
+	if (part_list) {
+		ListIterator it = list_iterator_create(part_list);
+		part_record_t *p;
+		while ((p = list_next(it)) && s->nparts < nparts) {
+			hs_spart_t *sp = &s->parts[s->nparts];
+			pptr[s->nparts] = p;
+			s->nparts++;
+			sp->name = dup_str(p->name);
+			sp->managed = hs_sconf_manages(conf, p->name);
+			sp->up = (p->state_up & PARTITION_SCHED) != 0;
+			int cnt = p->node_bitmap ? bit_set_count(p->node_bitmap) : 0;
+			sp->nodes = calloc((size_t)cnt + 1, sizeof(int));
+			if (!sp->name || !sp->nodes)
+				break;
+			for (int i = 0; p->node_bitmap && (i = next_set(p->node_bitmap, i)) >= 0;
+			     i++)
+				if (i < node_record_count && node_map[i] >= 0 && sp->nnodes < cnt)
+					sp->nodes[sp->nnodes++] = node_map[i];
+		}
+		list_iterator_destroy(it);
+		for (int k = 0; k < s->nparts; k++)
+			if (!s->parts[k].name || !s->parts[k].nodes)
+				goto oom;
+	}
+
+	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK };
+	if (conf->account_shares)
+		assoc_mgr_lock(&alocks);
+	ListIterator it = list_iterator_create(job_list);
+	job_record_t *job_ptr;
+	int failed = 0;
+	while ((job_ptr = list_next(it)) && !failed) {
+		if (IS_JOB_FINISHED(job_ptr) && !IS_JOB_COMPLETING(job_ptr))
+			continue;
+		if (job_ptr->het_job_id || !hs_job_managed(conf, job_ptr) ||
+		    !hs_job_wants_gpus(job_ptr))
+			continue;
+		hs_sjob_t *sj = hs_snap_add_job(s);
+		if (!sj) {
+			failed = 1;
+			break;
+		}
+		sj->id = job_ptr->job_id;
+		if (IS_JOB_COMPLETING(job_ptr))
+			sj->state = HS_SJ_OTHER;
+		else if (IS_JOB_RUNNING(job_ptr))
+			sj->state = HS_SJ_RUNNING;
+		else if (IS_JOB_SUSPENDED(job_ptr))
+			sj->state = HS_SJ_SUSPENDED;
+		else if (IS_JOB_PENDING(job_ptr))
+			sj->state = HS_SJ_PENDING;
+		else
+			sj->state = HS_SJ_OTHER;
+		struct job_details *d = job_ptr->details;
+		sj->begin_time = d ? d->begin_time : 0;
+		sj->eligible = sj->state == HS_SJ_PENDING && d && job_ptr->priority != 0 &&
+			       sj->begin_time <= s->now && !blocked_reason(job_ptr->state_reason);
+		job_request(job_ptr, sj);
+		/* partitions */
+		int np = job_ptr->part_ptr_list ? list_count(job_ptr->part_ptr_list) : 1;
+		sj->parts = calloc((size_t)np + 1, sizeof(int));
+		if (!sj->parts) {
+			failed = 1;
+			break;
+		}
+		for (int k = 0; k < s->nparts; k++) {
+			int member = job_ptr->part_ptr_list
+					     ? list_find_first(job_ptr->part_ptr_list,
+							       find_ptr, pptr[k]) != NULL
+					     : pptr[k] == job_ptr->part_ptr;
+			if (member && sj->nparts < np)
+				sj->parts[sj->nparts++] = k;
+		}
+		copy_env(job_ptr, sj);
+		if (job_ptr->admin_comment && strnlen(job_ptr->admin_comment, HS_MAX_COMMENT) <
+						      HS_MAX_COMMENT)
+			sj->admin_comment = strdup(job_ptr->admin_comment);
+		sj->account = dup_str(job_ptr->account);
+		sj->qos = dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL);
+		if (conf->account_shares && job_ptr->assoc_ptr &&
+		    job_ptr->assoc_ptr->shares_raw != NO_VAL &&
+		    job_ptr->assoc_ptr->shares_raw != INFINITE)
+			sj->account_shares = job_ptr->assoc_ptr->shares_raw;
+		sj->priority = job_ptr->priority;
+		sj->submit_time = d ? d->submit_time : 0;
+		sj->start_time = job_ptr->start_time;
+		sj->time_limit_min = (job_ptr->time_limit == NO_VAL ||
+				      job_ptr->time_limit == INFINITE) ? 0 : job_ptr->time_limit;
+		sj->batch = job_ptr->batch_flag != 0;
+		sj->requeue_ok = d && d->requeue > 0;
+		sj->restart_cnt = job_ptr->restart_cnt;
+		if (sj->state != HS_SJ_PENDING)
+			job_held(job_ptr, node_map, sj);
+	}
+	list_iterator_destroy(it);
+	if (conf->account_shares)
+		assoc_mgr_unlock(&alocks);
+	free(node_map);
+	free(pptr);
+	if (failed) {
+		hs_snap_free(s);
+		return -1;
+	}
+	return 0;
+oom:
+	free(node_map);
+	free(pptr);
+	hs_snap_free(s);
+	return -1;
+}
+
+uint64_t hs_gpu_jobs_fingerprint(const hs_sconf_t *conf)
+{
+	uint64_t h = 1469598103934665603ULL;
+	ListIterator it = list_iterator_create(job_list);
+	job_record_t *job_ptr;
+	while ((job_ptr = list_next(it))) {
+		int run = IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr);
+		int pend = IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr) &&
+			   job_ptr->priority != 0;
+		if (!run && !pend)
+			continue;
+		if (!hs_job_managed(conf, job_ptr) || !hs_job_wants_gpus(job_ptr))
+			continue;
+		/* order-independent: sum of mixed ids */
+		uint64_t x = ((uint64_t)job_ptr->job_id << 1) | (uint64_t)run;
+		x *= 0x9E3779B97F4A7C15ULL;
+		x ^= x >> 29;
+		h += x;
+	}
+	list_iterator_destroy(it);
+	return h;
+}
