@@ -7,3 +7,6 @@ hetsched_SOURCES = \
 	src/cli/cmd_simulate.c
 hetsched_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 hetsched_LDADD = libhetsched_sim.la libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
+# `hetsched status` reads the sched plugin's status document (src/sched).
+hetsched_SOURCES += src/cli/cmd_status.c
+hetsched_LDADD += libhetsched_sched.la libhetsched_core.la

@@ -13,6 +13,7 @@ static const struct {
 	/* subcommands register here, one line each */
 	{ "solve", hs_cmd_solve, "solve a scheduling policy on a problem (JSON)" },
 	{ "simulate", hs_cmd_simulate, "simulate a policy and the round mechanism on a trace" },
+	{ "status", hs_cmd_status, "what sched/hetsched decided in its last round" },
 	{ NULL, NULL, NULL },
 };
 

@@ -137,6 +137,8 @@ typedef struct hs_round_build {
 	int *pjob_snap;            /* [njobs] problem job -> snapshot job */
 	int *snap_pjob;            /* [snap njobs] snapshot job -> problem job or -1 */
 	hs_role_t *role;           /* [snap njobs] */
+	unsigned char *busy;       /* [snap njobs] NOFIT only because the GPUs
+	                            * are busy now (not: too few exist) */
 	hs_hints_t *hints;         /* [snap njobs] parsed hints (GPU jobs) */
 	int *owner;                /* per server GPU: owning snapshot job or -1
 	                            * (flat, offsets in owner_base) */

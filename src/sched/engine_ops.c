@@ -276,8 +276,8 @@ hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t
 		}
 		if (v->state == HS_SJ_RUNNING || v->state == HS_SJ_SUSPENDED)
 			return v->restart_cnt != op->restart_cnt ? HS_OPA_DROP : HS_OPA_WAIT;
-		if (now > op->t0 + HS_REQUEUED_TIMEOUT_S)
-			return HS_OPA_DROP;
+		if (!v->completing || now > op->t0 + HS_REQUEUED_TIMEOUT_S)
+			return HS_OPA_DROP; /* ended (cancelled...) or stuck */
 		return HS_OPA_WAIT; /* still completing */
 	case HS_OP_START:
 		if (now >= op->deadline)

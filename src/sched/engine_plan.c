@@ -155,8 +155,8 @@ static void resolve_pairs(hs_plan_t *plan, const hs_round_out_t *out, const int 
 /* Suspend keeps a job's GPUs, so jobs whose GPUs another job needs this
  * round are requeued instead: suspended ones that stay off, and running
  * ones the plan would suspend (checkpointed first when they can). */
-static void vacate(hs_plan_t *plan, const hs_snap_t *s, const hs_round_build_t *b,
-		   const int *snap_pj, long round)
+static void vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
+		   const hs_round_build_t *b, const int *snap_pj, long round)
 {
 	for (int i = 0; i < plan->njobs; i++) {
 		const hs_plan_job_t *pj = &plan->jobs[i];
@@ -177,6 +177,10 @@ static void vacate(hs_plan_t *plan, const hs_snap_t *s, const hs_round_build_t *
 				if (q < 0)
 					continue;
 				hs_plan_job_t *v = &plan->jobs[q];
+				/* a job that cannot checkpoint stays suspended
+				 * unless losing its progress is allowed */
+				if (!b->hints[o].ckpt && !e->conf.requeue_no_ckpt)
+					continue;
 				if (v->op == HS_PLAN_SUSPEND) {
 					v->op = b->hints[o].ckpt && s->jobs[o].batch &&
 							s->jobs[o].requeue_ok
@@ -339,7 +343,7 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 	}
 	if (rc == 0) {
 		resolve_pairs(plan, out, pj_of, b, round);
-		vacate(plan, s, b, snap_pj, round);
+		vacate(e, plan, s, b, snap_pj, round);
 		/* Jobs that could not be in the problem still get a reason. */
 		for (int i = 0; i < M; i++) {
 			if (b->role[i] != HS_ROLE_CUT && b->role[i] != HS_ROLE_NOFIT)
@@ -357,11 +361,18 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 				snprintf(pj->reason, sizeof(pj->reason),
 					 "hetsched: waiting, more than MaxJobs=%d jobs are active",
 					 e->conf.max_jobs);
+			else if (b->busy[i])
+				snprintf(pj->reason, sizeof(pj->reason),
+					 "hetsched round %ld: waiting for %d free GPU%s%s%s (held by "
+					 "jobs that are not preempted)", round, sj->gpus,
+					 sj->gpus > 1 ? "s" : "", sj->gpu_type ? " of type " : "",
+					 sj->gpu_type ? sj->gpu_type : "");
 			else
 				snprintf(pj->reason, sizeof(pj->reason),
-					 "hetsched: needs %d GPUs%s%s and no usable type of its "
-					 "partitions has that many now", sj->gpus,
-					 sj->gpu_type ? " of type " : "", sj->gpu_type ? sj->gpu_type : "");
+					 "hetsched: needs %d GPU%s%s%s in one of its partitions, "
+					 "which has no such type or not that many", sj->gpus,
+					 sj->gpus > 1 ? "s" : "", sj->gpu_type ? " of type " : "",
+					 sj->gpu_type ? sj->gpu_type : "");
 		}
 	}
 	for (int k = 0; k < plan->njobs; k++) {

@@ -27,6 +27,7 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->pjob_snap);
 	free(b->snap_pjob);
 	free(b->role);
+	free(b->busy);
 	free(b->hints);
 	free(b->owner);
 	free(b->owner_base);
@@ -40,10 +41,15 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Can hetsched preempt this job at all (requeue / suspend)? */
+/* Can hetsched preempt this running job at all? It must be a batch job
+ * Slurm may requeue, not opted out, and either checkpoint on request or
+ * be allowed to lose its progress (RequeueWithoutCheckpoint=yes) — or,
+ * in suspend mode, keep its progress while suspended. */
 static int preemptible(const hs_sconf_t *c, const hs_hints_t *h, const hs_sjob_t *j)
 {
-	return c->preempt != HS_PREEMPT_OFF && !h->no_preempt && j->batch && j->requeue_ok;
+	if (c->preempt == HS_PREEMPT_OFF || h->no_preempt || !j->batch || !j->requeue_ok)
+		return 0;
+	return h->ckpt || c->requeue_no_ckpt || c->preempt == HS_PREEMPT_SUSPEND;
 }
 
 /* Priority order for MaxJobs: running first, then priority, age, id. */
@@ -95,11 +101,12 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 	node_type = malloc(((size_t)N + 1) * sizeof(int));
 	node_base = calloc((size_t)N + 1, sizeof(int));
 	b->role = calloc((size_t)M + 1, sizeof(*b->role));
+	b->busy = calloc((size_t)M + 1, 1);
 	b->hints = calloc((size_t)M + 1, sizeof(*b->hints));
 	b->snap_pjob = malloc(((size_t)M + 1) * sizeof(int));
 	b->node_server = malloc(((size_t)N + 1) * sizeof(int));
 	tnames = calloc((size_t)N + 1, sizeof(char *));
-	if (!node_managed || !node_type || !node_base || !b->role || !b->hints ||
+	if (!node_managed || !node_type || !node_base || !b->role || !b->busy || !b->hints ||
 	    !b->snap_pjob || !b->node_server || !tnames)
 		goto oom;
 
@@ -339,12 +346,12 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 				/* Running where it is: keep it there. */
 				fits = 1;
 			} else {
-				b->role[i] = b->role[i] == HS_ROLE_LEAVING ? HS_ROLE_LEAVING
-									   : HS_ROLE_NOFIT;
-				if (b->role[i] == HS_ROLE_NOFIT)
-					continue;
 				/* a leaving job with nowhere to go is left out
 				 * too (its op continues) */
+				if (b->role[i] != HS_ROLE_LEAVING) {
+					b->role[i] = HS_ROLE_NOFIT;
+					b->busy[i] = 1;
+				}
 				continue;
 			}
 		}

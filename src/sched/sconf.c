@@ -19,7 +19,8 @@ const char *const hs_sconf_keys[] = {
 	"PreemptMode", "CheckpointGrace", "RestartDelay", "Partitions",
 	"WeightByPriority", "QosWeights", "AccountWeights", "EntityMode",
 	"SolverTimeLimit", "MaxJobs", "CpuJobs", "CpuFillMax", "Seed",
-	"PackThreshold", "Debug", "StatusFile", "UnknownJobSeconds", NULL,
+	"PackThreshold", "Debug", "StatusFile", "UnknownJobSeconds",
+	"RequeueWithoutCheckpoint", NULL,
 };
 
 /* Longest accepted value (paths, lists): far above any sane entry. */
@@ -409,6 +410,8 @@ int hs_sconf_set(hs_sconf_t *c, const char *key, const char *v, hs_err_t *err)
 			c->preempt = HS_PREEMPT_OFF;
 		else
 			return hs_err_set(err, "PreemptMode=%s: expected requeue, suspend or off", v);
+	} else if (!strcasecmp(key, "RequeueWithoutCheckpoint")) {
+		return parse_bool(key, v, &c->requeue_no_ckpt, err);
 	} else if (!strcasecmp(key, "CheckpointGrace")) {
 		if (parse_long(key, v, 0, 86400, &l, err) < 0)
 			return -1;

@@ -42,6 +42,9 @@ typedef struct hs_sconf {
 	int ntables;
 	char *tables[HS_SCONF_MAX_TABLES]; /* ThroughputTable, comma list */
 	hs_preempt_mode_t preempt;   /* PreemptMode */
+	int requeue_no_ckpt;         /* RequeueWithoutCheckpoint: also requeue
+	                              * running jobs that cannot checkpoint
+	                              * (they lose their progress) */
 	int ckpt_grace_s;            /* CheckpointGrace */
 	int restart_delay_s;         /* RestartDelay: seconds after a requeue
 	                              * before the job may start again */

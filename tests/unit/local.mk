@@ -116,3 +116,5 @@ tests_unit_test_sched_parts_LDADD = $(SCHED_UNIT_LDADD)
 tests_unit_test_sched_parts_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_sched_parts
 endif
+TESTS += tests/unit/test_status_cli.sh
+EXTRA_DIST += tests/unit/test_status_cli.sh

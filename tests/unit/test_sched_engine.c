@@ -167,9 +167,10 @@ static void test_preempt_methods(void **state)
 		hs_plan_op_t expect;
 	} cases[] = {
 		{ NULL, 1, 0, 1, HS_PLAN_CHECKPOINT },
-		{ NULL, 0, 0, 1, HS_PLAN_REQUEUE },
+		{ "RequeueWithoutCheckpoint=yes\n", 0, 0, 1, HS_PLAN_REQUEUE },
+		{ NULL, 0, 0, 1, HS_PLAN_NONE },             /* cannot checkpoint */
 		/* suspend keeps the GPU, which job 2 needs: requeue instead */
-		{ "PreemptMode=suspend\n", 0, 0, 1, HS_PLAN_REQUEUE },
+		{ "PreemptMode=suspend\nRequeueWithoutCheckpoint=yes\n", 0, 0, 1, HS_PLAN_REQUEUE },
 		{ "PreemptMode=suspend\n", 1, 0, 1, HS_PLAN_CHECKPOINT },
 		{ NULL, 1, 1, 1, HS_PLAN_NONE },             /* --hs-no-preempt */
 		{ NULL, 1, 0, 0, HS_PLAN_NONE },             /* not a batch job */
@@ -207,7 +208,7 @@ static void test_preempt_methods(void **state)
 			assert_int_equal(fx_find(&f, 1)->state, HS_SJ_RUNNING);
 			assert_non_null(pb);
 			assert_int_equal(pb->op, HS_PLAN_NONE);
-			assert_non_null(strstr(pb->reason, "no usable type"));
+			assert_non_null(strstr(pb->reason, "waiting for 1 free GPU"));
 		} else {
 			assert_non_null(pa);
 			if (pa->op != cases[k].expect)
@@ -420,6 +421,18 @@ static void test_ops_checkpoint_flow(void **state)
 			 HS_OPA_DROP);
 	hs_engine_op_result(e, 9, HS_OPA_DROP, 1, t0 + 1);
 	assert_int_equal(hs_engine_nops(e), 0);
+	/* a requeued job cancelled before it restarted: dropped */
+	pj.id = 11;
+	pj.op = HS_PLAN_REQUEUE;
+	assert_int_equal(hs_engine_applied(e, &pj, 1, t0, 0, NULL), 0);
+	v = (hs_op_view_t){ .exists = 1, .state = HS_SJ_OTHER, .completing = 1 };
+	assert_int_equal(hs_engine_op_step(e, 11, &v, t0 + 1, &begin, &names, &gpus, &nn),
+			 HS_OPA_WAIT);
+	v.completing = 0;
+	assert_int_equal(hs_engine_op_step(e, 11, &v, t0 + 2, &begin, &names, &gpus, &nn),
+			 HS_OPA_DROP);
+	hs_engine_op_result(e, 11, HS_OPA_DROP, 1, t0 + 2);
+	pj.op = HS_PLAN_CHECKPOINT;
 	/* a job that completed while checkpointing: dropped too */
 	pj.id = 10;
 	assert_int_equal(hs_engine_applied(e, &pj, 1, t0, 0, NULL), 0);

@@ -27,8 +27,9 @@ int hs_conf_load(const char *path, hs_sconf_t *out, char *why, size_t len);
 
 /* snapshot.c: the caller holds {READ conf, READ job, READ node, READ part}. */
 int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s);
-/* Cheap fingerprint of the GPU job set (ids and states of managed GPU
- * jobs that are running or eligible): a change triggers an early round.
+/* Cheap fingerprint of the GPU job set (ids of managed GPU jobs that are
+ * pending, running or suspended): a change (arrival, departure) triggers
+ * an early round; hetsched's own starts and requeues do not.
  * Caller holds job and part read locks. */
 uint64_t hs_gpu_jobs_fingerprint(const hs_sconf_t *conf);
 /* Does the job ask for GPUs (any gres/gpu in its request)? */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 
 #include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "hs_plugin.h"
@@ -70,8 +72,12 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st)
 			 * on the old nodes; RestartDelay keeps a margin. */
 			if (job_ptr->details)
 				job_ptr->details->begin_time = (time_t)begin;
-			if (job_ptr->state_reason == WAIT_TIME && begin <= now) {
-				job_ptr->state_reason = WAIT_NO_REASON;
+			if (begin <= now && (job_ptr->state_reason == WAIT_TIME ||
+					     job_ptr->state_reason == WAIT_NO_REASON)) {
+				job_ptr->state_reason = WAIT_RESOURCES;
+				xfree(job_ptr->state_desc);
+				job_ptr->state_desc = xstrdup("hetsched: preempted, restarts when "
+							      "the round gives it GPUs");
 			}
 			last_job_update = now;
 			debug(HS_LOG_PREFIX "%pJ: requeue delay cleared", job_ptr);

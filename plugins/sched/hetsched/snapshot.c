@@ -388,15 +388,16 @@ uint64_t hs_gpu_jobs_fingerprint(const hs_sconf_t *conf)
 	ListIterator it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
 	while ((job_ptr = list_next(it))) {
-		int run = IS_JOB_RUNNING(job_ptr) && !IS_JOB_COMPLETING(job_ptr);
-		int pend = IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr) &&
-			   job_ptr->priority != 0;
-		if (!run && !pend)
+		/* The set of live GPU jobs: arrivals and departures change it;
+		 * our own starts and requeues (pending <-> running, also while
+		 * completing) do not. */
+		if (!IS_JOB_PENDING(job_ptr) && !IS_JOB_RUNNING(job_ptr) &&
+		    !IS_JOB_SUSPENDED(job_ptr))
 			continue;
 		if (!hs_job_managed(conf, job_ptr) || !hs_job_wants_gpus(job_ptr))
 			continue;
 		/* order-independent: sum of mixed ids */
-		uint64_t x = ((uint64_t)job_ptr->job_id << 1) | (uint64_t)run;
+		uint64_t x = (uint64_t)job_ptr->job_id;
 		x *= 0x9E3779B97F4A7C15ULL;
 		x ^= x >> 29;
 		h += x;

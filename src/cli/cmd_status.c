@@ -1,0 +1,272 @@
+/* cmd_status.c — `hetsched status`: what sched/hetsched decided in its last
+ * round, from the status document the plugin writes atomically after
+ * every round (format in hetsched-status(1)): GPU types, round statistics
+ * (solve time, time under slurmctld locks, jobs started / preempted /
+ * migrated), and per job its allocation share X per type next to the
+ * share of time it received since the last reset, its throughput
+ * estimates and measurements, and the decision with its reason.
+ *
+ * Finding the file without talking to slurmctld: --file, else
+ * $HS_STATUS_FILE, else StatusFile= in hetsched.conf, else
+ * StateSaveLocation from slurm.conf ($SLURM_CONF, default
+ * /etc/slurm/slurm.conf) + hetsched_status.json. The two conf files are
+ * read with a minimal Key=Value scan (hand-written: the CLI stays
+ * Slurm-free and must work while slurmctld is down; Include lines are
+ * not followed).
+ */
+#include "hs_config.h"
+#include "cli/commands.h"
+#include "sched/statefile.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hetsched status [--file PATH] [--json] [--jobs-only]\n"
+		"Shows the last round of sched/hetsched: GPU types, round statistics,\n"
+		"each job's target share X vs the share it received, its throughput.\n"
+		"  -f, --file PATH   status document (default: see hetsched-status(1))\n"
+		"  -j, --json        print the document as JSON\n"
+		"      --jobs-only   only the job table\n");
+}
+
+/* Value of Key= in a Slurm-style conf file (first match), or NULL. */
+static char *conf_value(const char *path, const char *key)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char line[4096];
+	char *found = NULL;
+	size_t klen = strlen(key);
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *p = line;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (strncasecmp(p, key, klen) || p[klen] != '=')
+			continue;
+		char *v = p + klen + 1, *e = v;
+		while (*e && !isspace((unsigned char)*e) && *e != '#')
+			e++;
+		*e = 0;
+		if (*v)
+			found = strdup(v);
+	}
+	fclose(f);
+	return found;
+}
+
+static char *default_path(void)
+{
+	const char *env = getenv("HS_STATUS_FILE");
+	if (env && *env)
+		return strdup(env);
+	const char *sc = getenv("SLURM_CONF");
+	char slurm_conf[4096];
+	snprintf(slurm_conf, sizeof(slurm_conf), "%s", sc && *sc ? sc : "/etc/slurm/slurm.conf");
+	char dir[4096], hconf[4200];
+	snprintf(dir, sizeof(dir), "%s", slurm_conf);
+	snprintf(hconf, sizeof(hconf), "%s/hetsched.conf", dirname(dir));
+	char *v = conf_value(hconf, "StatusFile");
+	if (v)
+		return v;
+	char *ssl = conf_value(slurm_conf, "StateSaveLocation");
+	if (!ssl)
+		return NULL;
+	char *path = malloc(strlen(ssl) + sizeof(HS_STATUS_FILE) + 2);
+	if (path)
+		sprintf(path, "%s/%s", ssl, HS_STATUS_FILE);
+	free(ssl);
+	return path;
+}
+
+static json_object *get(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static double num(json_object *o, const char *k)
+{
+	json_object *v = get(o, k);
+	return v ? json_object_get_double(v) : 0.0;
+}
+
+static long inum(json_object *o, const char *k)
+{
+	json_object *v = get(o, k);
+	return v ? (long)json_object_get_int64(v) : 0;
+}
+
+static const char *str(json_object *o, const char *k)
+{
+	json_object *v = get(o, k);
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
+static void print_header(json_object *st, time_t now)
+{
+	time_t t = (time_t)inum(st, "time");
+	char when[64];
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+	printf("hetsched: round %ld at %s (%lds ago), policy %s, rounds of %ld s, preemption %s\n",
+	       inum(st, "round"), when, (long)(now - t), str(st, "policy"), inum(st, "round_length"),
+	       str(st, "preempt_mode"));
+	if (now - t > 3 * inum(st, "round_length") + 60)
+		printf("warning: this status is old: is slurmctld running sched/hetsched?\n");
+	json_object *types = get(st, "types");
+	printf("GPU types:");
+	for (size_t i = 0; types && i < json_object_array_length(types); i++) {
+		json_object *ty = json_object_array_get_idx(types, i);
+		printf("  %s %ld (available %ld, busy %ld)", str(ty, "name"), inum(ty, "gpus"),
+		       inum(ty, "available"), inum(ty, "busy"));
+	}
+	printf("\n");
+	json_object *rs = get(st, "round_stats"), *pl = get(rs, "planned"), *dn = get(rs, "done");
+	printf("last round: %ld active jobs (%ld not preemptible, %ld checkpointing), %s"
+	       "solve %.1f ms, engine %.1f ms, under locks %.2f ms snapshot + %.2f ms apply\n",
+	       inum(rs, "active"), inum(rs, "pinned"), inum(rs, "leaving"),
+	       inum(rs, "reset") ? "new allocation, " : "", num(rs, "solve_ms"),
+	       num(rs, "engine_ms"), num(rs, "snapshot_lock_ms"), num(rs, "apply_lock_ms"));
+	printf("  planned: start %ld, keep %ld, checkpoint %ld, requeue %ld (migrations %ld), "
+	       "suspend %ld, resume %ld\n",
+	       inum(pl, "start"), inum(pl, "keep"), inum(pl, "checkpoint"), inum(pl, "requeue"),
+	       inum(pl, "migrate"), inum(pl, "suspend"), inum(pl, "resume"));
+	printf("  done: started %ld, deferred %ld, failed %ld, requeued %ld, checkpoint signals %ld, "
+	       "suspended %ld, resumed %ld, changed meanwhile %ld\n",
+	       inum(dn, "started"), inum(dn, "deferred"), inum(dn, "start_failed"),
+	       inum(dn, "requeued"), inum(dn, "checkpointing"), inum(dn, "suspended"),
+	       inum(dn, "resumed"), inum(dn, "vanished"));
+	json_object *tot = get(st, "totals");
+	printf("totals: started %ld, preempted %ld, migrated %ld, suspended %ld, resumed %ld, "
+	       "checkpoints %ld (acknowledged %ld), allocation resets %ld\n",
+	       inum(tot, "started"), inum(tot, "preempted"), inum(tot, "migrated"),
+	       inum(tot, "suspended"), inum(tot, "resumed"), inum(tot, "checkpoints"),
+	       inum(tot, "checkpoints_acked"), inum(tot, "mech_resets"));
+}
+
+/* "v100 0.50/0.48" cells for every type in the document's type list. */
+static void print_jobs(json_object *st)
+{
+	json_object *types = get(st, "types"), *jobs = get(st, "jobs");
+	size_t nt = types ? json_object_array_length(types) : 0;
+	printf("\n%-8s %-9s %-4s %-7s %-10s", "JOBID", "STATE", "GPUS", "ON", "OP");
+	for (size_t t = 0; t < nt; t++)
+		printf(" %-19s", str(json_object_array_get_idx(types, t), "name"));
+	printf(" %-9s REASON\n", "ESTIMATE");
+	printf("%-8s %-9s %-4s %-7s %-10s", "", "", "", "", "");
+	for (size_t t = 0; t < nt; t++)
+		printf(" %-19s", "X/recv thr(meas)");
+	printf("\n");
+	for (size_t i = 0; jobs && i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		printf("%-8ld %-9s %-4ld %-7s %-10s", inum(j, "id"), str(j, "state"), inum(j, "gpus"),
+		       *str(j, "type") ? str(j, "type") : "-", str(j, "op"));
+		for (size_t t = 0; t < nt; t++) {
+			const char *name = str(json_object_array_get_idx(types, t), "name");
+			char cell[64];
+			double x = num(get(j, "target"), name), r = num(get(j, "received"), name);
+			double thr = num(get(j, "throughput"), name), m = num(get(j, "measured"), name);
+			if (m > 0)
+				snprintf(cell, sizeof(cell), "%.2f/%.2f %.3g(%.3g)", x, r, thr, m);
+			else
+				snprintf(cell, sizeof(cell), "%.2f/%.2f %.3g", x, r, thr);
+			printf(" %-19s", cell);
+		}
+		printf(" %-9s %s\n", str(j, "estimate"), str(j, "reason"));
+	}
+	json_object *ops = get(st, "ops");
+	if (ops && json_object_array_length(ops) > 0) {
+		printf("\nin flight:");
+		for (size_t i = 0; i < json_object_array_length(ops); i++) {
+			json_object *o = json_object_array_get_idx(ops, i);
+			printf(" %ld:%s", inum(o, "id"), str(o, "kind"));
+		}
+		printf("\n");
+	}
+}
+
+int hs_cmd_status(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "file", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "jobs-only", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *path = NULL;
+	int json = 0, jobs_only = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			free(path);
+			path = strdup(optarg);
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'J':
+			jobs_only = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			free(path);
+			return 0;
+		default:
+			usage(stderr);
+			free(path);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		free(path);
+		return 2;
+	}
+	if (!path && !(path = default_path())) {
+		fprintf(stderr, "hetsched status: no status file: give --file, set HS_STATUS_FILE, "
+				"or SLURM_CONF to a slurm.conf with StateSaveLocation\n");
+		return 1;
+	}
+	json_object *st = NULL;
+	hs_err_t err;
+	int r = hs_json_read(path, &st, &err);
+	if (r <= 0) {
+		if (r == 0)
+			fprintf(stderr, "hetsched status: %s does not exist (has sched/hetsched run "
+					"a round yet?)\n", path);
+		else
+			fprintf(stderr, "hetsched status: %s\n", err.msg);
+		free(path);
+		return 1;
+	}
+	if (strcmp(str(st, "format"), "hetsched-status") || inum(st, "version") != 1) {
+		fprintf(stderr, "hetsched status: %s is not a version 1 hetsched status document\n",
+			path);
+		json_object_put(st);
+		free(path);
+		return 1;
+	}
+	if (json) {
+		printf("%s\n", json_object_to_json_string_ext(st, JSON_C_TO_STRING_PRETTY |
+								      JSON_C_TO_STRING_NOSLASHESCAPE));
+	} else {
+		if (!jobs_only)
+			print_header(st, time(NULL));
+		print_jobs(st);
+	}
+	json_object_put(st);
+	free(path);
+	return 0;
+}
