@@ -56,6 +56,7 @@ static hs_policy_ctx_t *make_policy(const hs_sconf_t *c, hs_mech_opts_t *mo, hs_
 	mo->min_reset_s = c->min_reset_s;
 	mo->preempt_cost_s = c->preempt_cost_s;
 	mo->seed = c->seed;
+	mo->round_s = c->round_s;
 	if (c->backfill >= 0)
 		mo->backfill = c->backfill;
 	return hs_policy_ctx_new(c->policy, &po, err);

@@ -122,6 +122,22 @@ it_plugin_opts() {
 }
 it_plugstack_line() { echo "required $HS_STAGE/spank_hetsched.so"; }
 
+# it_hetsched_conf DIR KEY=VALUE...: writes DIR/etc/hetsched.conf (beside
+# slurm.conf) and has slurmctld re-read it; waits until sched/hetsched
+# logged the new configuration.
+it_hetsched_conf() {
+	local dir=$1 n end
+	shift
+	printf '%s\n' "$@" >"$dir/etc/hetsched.conf"
+	n=$(grep -c 'sched/hetsched: configuration:' "$dir/log/slurmctld.log")
+	scontrol reconfigure || return 1
+	end=$(($(date +%s) + 30))
+	while [ "$(grep -c 'sched/hetsched: configuration:' "$dir/log/slurmctld.log")" -le "$n" ]; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.5
+	done
+}
+
 # it_procs_of DIR: pids of processes of the cluster in DIR: its daemons and
 # slurmstepds (marked HS_CLUSTER_DAEMON=DIR by hs-cluster) and its job tasks
 # (SLURM_CONF=DIR/etc/slurm.conf together with SLURM_JOB_ID).

@@ -9,9 +9,12 @@
 it_begin "slurmctld, slurmd, slurmstepd and sbatch load the hetsched plugins"
 
 # shellcheck disable=SC2046
-it_cluster_up p --gpus v100:1:2,k80:1:2 $(it_plugin_opts) --plugstack "$(it_plugstack_line)" ||
+it_cluster_up p --gpus v100:1:2,k80:1:2 $(it_plugin_opts) --plugstack "$(it_plugstack_line)" \
+	--conf-extra 'SchedulerParameters=defer,sched_interval=-1' ||
 	bail "cluster with our plugins did not come up"
 log=$P_DIR/log
+# sched/hetsched starts the jobs (Slurm's FIFO is off): short rounds.
+it_hetsched_conf "$P_DIR" RoundLength=2 MinRoundInterval=1
 
 conf=$(scontrol show config)
 check "scontrol: SchedulerType = sched/hetsched" grep -Eq '^SchedulerType += sched/hetsched$' <<<"$conf"

@@ -72,9 +72,11 @@ static void test_unchanged_not_preempted(void **state)
 	/* X is a pure assignment (the only optimum): two v100 jobs for two
 	 * v100, one k80 job for the k80. */
 	fx_init(&f, "v100:1:2,k80:1:1");
-	fx_add(&f, 101, 1)->type = "v100";
-	fx_add(&f, 102, 1)->type = "v100";
-	fx_add(&f, 103, 1)->type = "k80";
+	fx_job_t *a = fx_add(&f, 101, 1), *b = fx_add(&f, 102, 1), *c3 = fx_add(&f, 103, 1);
+	a->type = b->type = "v100";
+	c3->type = "k80";
+	/* preemptible: keeping them is the mechanism's choice */
+	a->ckpt = b->ckpt = c3->ckpt = 1;
 	hs_engine_t *e = engine_with(NULL);
 	hs_plan_t p;
 	fx_counts_t c;
