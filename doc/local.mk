@@ -4,3 +4,5 @@ dist_man_MANS += doc/man/hetsched-solve.1
 dist_man_MANS += doc/man/hetsched-simulate.1
 dist_man_MANS += doc/man/hs-cluster.1
 EXTRA_DIST += doc/hacking.md
+# sched/hetsched (issue 5)
+dist_man_MANS += doc/man/hetsched.conf.5 doc/man/sched_hetsched.8 doc/man/hetsched-status.1

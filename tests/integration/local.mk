@@ -12,10 +12,11 @@ TESTS += $(INTEGRATION_TESTS)
 endif
 # sched/hetsched (issue 5)
 if BUILD_PLUGINS
-INTEGRATION_TESTS += tests/integration/sched_rounds.sh
-TESTS += tests/integration/sched_rounds.sh
+INTEGRATION_TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh
+TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh
 endif
-EXTRA_DIST += tests/integration/sched_lib.sh tests/integration/sched_rounds.sh
+EXTRA_DIST += tests/integration/sched_lib.sh tests/integration/sched_rounds.sh \
+	tests/integration/sched_policy.sh
 EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \

@@ -64,6 +64,12 @@ printf 'NoSuchKey=1\n' >"$R_DIR/etc/hetsched.conf"
 scontrol reconfigure
 check "unknown key is refused by Slurm's parser" wait_log "$log" 30 'sched/hetsched: bad configuration, .*syntax error or unknown key'
 
+# The shipped example is accepted by Slurm's parser and our checks.
+n=$(grep -c 'sched/hetsched: configuration: Policy=max_min_fairness_perf RoundLength=360' "$log")
+cp "$HS_SRCDIR/etc/hetsched.conf" "$R_DIR/etc/hetsched.conf"
+scontrol reconfigure
+check "etc/hetsched.conf (the example) is a good configuration" sh -c "for i in \$(seq 30); do [ \$(grep -c 'sched/hetsched: configuration: Policy=max_min_fairness_perf RoundLength=360' '$log') -gt $n ] && exit 0; sleep 1; done; exit 1"
+
 # Wrong SchedulerParameters: a clear error, no more rounds; fixed: back.
 conf=$R_DIR/etc/slurm.conf
 sed -i 's/^SchedulerParameters=.*/SchedulerParameters=bf_continue/' "$conf"

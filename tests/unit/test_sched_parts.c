@@ -132,6 +132,29 @@ static void test_conf_errors(void **state)
 	}
 }
 
+/* The example shipped in etc/ is valid. */
+static void test_conf_example(void **state)
+{
+	(void)state;
+	const char *src = getenv("HS_SRCDIR");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/etc/hetsched.conf", src ? src : "..");
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	static char text[65536];
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	hs_sconf_t c;
+	hs_err_t err;
+	hs_sconf_defaults(&c, &err);
+	if (hs_sconf_parse_text(&c, text, &err) < 0)
+		fail_msg("%s: %s", path, err.msg);
+	assert_int_equal(c.round_s, 360);
+	hs_sconf_free(&c);
+}
+
 static void test_sched_params(void **state)
 {
 	(void)state;
@@ -327,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_conf_values),
 		cmocka_unit_test(test_conf_errors),
 		cmocka_unit_test(test_sched_params),
+		cmocka_unit_test(test_conf_example),
 		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_statefile),
