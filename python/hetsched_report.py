@@ -104,13 +104,15 @@ class _Reporter:
         if self.sock is None:
             self.counts["noop"] += 1
             return 1
-        data = format_report(step=n, samples=samples)
         now = time.monotonic()
         with self.lock:
             if self.last_sent is not None and now - self.last_sent < self.min_interval:
+                if not 0 <= n <= VALUE_MAX or (samples is not None and not 0 <= samples <= VALUE_MAX):
+                    raise ValueError("step/samples out of range")
                 self.pending = (n, samples)
                 self.counts["coalesced"] += 1
                 return 0
+            data = format_report(step=n, samples=samples)   # formatted only when sent
             self.last_sent = now
             self.pending = None
             return self._send(data)
