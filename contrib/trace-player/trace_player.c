@@ -38,7 +38,7 @@ typedef struct tjob {
 	long id;              /* Slurm job id, 0 = not submitted */
 	double submit_wall;   /* unix time sbatch returned */
 	double end_wall;
-	char state[32];
+	char state[64];
 	int incarnations;
 	int done;
 } tjob_t;
