@@ -147,5 +147,7 @@ int hs_policy_ftf_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			hs_alloc_t *out, hs_err_t *err);
 int hs_policy_throughput_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			       hs_alloc_t *out, hs_err_t *err);
+int hs_policy_waterfill_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			      hs_alloc_t *out, hs_err_t *err);
 
 #endif /* HS_CORE_POLICY_IMPL_H */

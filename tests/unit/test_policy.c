@@ -18,7 +18,8 @@ static void registry(void **state)
 	const char *must[] = { "isolated", "max_min_fairness", "max_min_fairness_perf",
 			       "finish_time_fairness", "finish_time_fairness_perf",
 			       "min_total_duration", "min_total_duration_perf",
-			       "max_sum_throughput_perf", "min_cost", "min_cost_slo" };
+			       "max_sum_throughput_perf", "min_cost", "min_cost_slo",
+			       "max_min_fairness_water_filling", "max_min_fairness_water_filling_perf" };
 	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++)
 		assert_true(hs_policy_exists(must[i]));
 	assert_false(hs_policy_exists("no_such_policy"));
@@ -282,6 +283,72 @@ static void throughput_and_cost_hand(void **state)
 	hs_problem_free(&p);
 }
 
+/* Water filling on fast:1, slow:2: a runs only on fast (T^eq 1/3, so
+ * r_a = 3 x_a), b and c run anywhere at 1 (T^eq 1, r = their time share).
+ * b and c can never exceed r = 1, so the first level is 1; plain max-min
+ * may leave a at 1/3 of fast, water filling gives a all of fast (r = 3). */
+static void water_filling_hand(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 0, 1, 1, 1, 1 };
+	hs_problem_t p;
+	fx_problem(&p, "fast:1,slow:2", 3, thr, NULL, NULL, NULL);
+	const char *pols[] = { "max_min_fairness_water_filling_perf", "max_min_fairness_water_filling" };
+	for (int i = 0; i < 2; i++) {
+		hs_alloc_t a;
+		fx_solve(pols[i], &p, &a);
+		if (i == 0)
+			assert_true(NEAR(a.objective, 1.0));
+		assert_true(NEAR(a.x[0], 1.0));
+		assert_true(NEAR(a.x[2] + a.x[3], 1.0));
+		assert_true(NEAR(a.x[4] + a.x[5], 1.0));
+		hs_alloc_free(&a);
+	}
+	hs_problem_free(&p);
+}
+
+/* Hierarchical, one type with 2 accelerators, all throughputs 1. Entity A
+ * (weight 1, fairness) has a1 (weight 1) and a2 (weight 3); entity B
+ * (weight 1, fifo) has b1 (age 10) and b2 (age 5). Round 1: weights
+ * 1/4, 3/4 for a1, a2, 1 for b1 (oldest), 0 for b2: z/4 + 3z/4 + z <= 2
+ * gives z = 1 with the cluster full, so all three freeze; b2 gets nothing.
+ * A's accelerator is split 1:3, B's goes to its oldest job. */
+static void hierarchical_hand(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 1, 1, 1 };
+	const double w[] = { 1, 3, 1, 1 };
+	hs_problem_t p;
+	fx_problem(&p, "t:2", 4, thr, NULL, w, NULL);
+	p.entities.n = 2;
+	p.entities.names = calloc(2, sizeof(char *));
+	p.entities.weight = calloc(2, sizeof(double));
+	p.entities.mode = calloc(2, sizeof(hs_entity_mode_t));
+	p.entities.names[0] = strdup("A");
+	p.entities.names[1] = strdup("B");
+	p.entities.weight[0] = p.entities.weight[1] = 1.0;
+	p.entities.mode[1] = HS_ENTITY_FIFO;
+	p.jobs[0].entity = p.jobs[1].entity = 0;
+	p.jobs[2].entity = p.jobs[3].entity = 1;
+	p.jobs[2].age_s = 10;
+	p.jobs[3].age_s = 5;
+	hs_alloc_t a;
+	fx_solve("max_min_fairness_water_filling_perf", &p, &a);
+	assert_true(NEAR(a.x[0], 0.25));
+	assert_true(NEAR(a.x[1], 0.75));
+	assert_true(NEAR(a.x[2], 1.0));
+	assert_true(NEAR(a.x[3], 0.0));
+	assert_true(NEAR(a.objective, 1.0));
+	hs_alloc_free(&a);
+	/* b2 older than b1: B's accelerator goes to b2 instead */
+	p.jobs[3].age_s = 20;
+	fx_solve("max_min_fairness_water_filling_perf", &p, &a);
+	assert_true(NEAR(a.x[2], 0.0));
+	assert_true(NEAR(a.x[3], 1.0));
+	hs_alloc_free(&a);
+	hs_problem_free(&p);
+}
+
 static void empty_and_invalid(void **state)
 {
 	(void)state;
@@ -346,6 +413,8 @@ int main(void)
 		cmocka_unit_test(makespan_hand),
 		cmocka_unit_test(ftf_hand),
 		cmocka_unit_test(throughput_and_cost_hand),
+		cmocka_unit_test(water_filling_hand),
+		cmocka_unit_test(hierarchical_hand),
 		cmocka_unit_test(empty_and_invalid),
 		cmocka_unit_test(pop_partitions),
 	};

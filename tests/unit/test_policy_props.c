@@ -164,6 +164,29 @@ static void active_set_is_exact(void **state)
 	}
 }
 
+/* Without entities, water filling's first level is the max-min optimum. */
+static void water_filling_first_level(void **state)
+{
+	(void)state;
+	const char *pairs[][2] = { { "max_min_fairness_perf", "max_min_fairness_water_filling_perf" },
+				   { "max_min_fairness", "max_min_fairness_water_filling" } };
+	for (int seed = 1; seed <= nseeds() / 3; seed++) {
+		hs_problem_t p;
+		fx_random(&p, (unsigned long long)seed + 500, 20);
+		for (int i = 0; i < 2; i++) {
+			hs_alloc_t a, b;
+			fx_solve(pairs[i][0], &p, &a);
+			fx_solve(pairs[i][1], &p, &b);
+			if (fabs(a.objective - b.objective) > 1e-6 * (1 + a.objective))
+				fail_msg("seed %d: %s %.9g vs %s %.9g", seed, pairs[i][0], a.objective,
+					 pairs[i][1], b.objective);
+			hs_alloc_free(&a);
+			hs_alloc_free(&b);
+		}
+		hs_problem_free(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +194,7 @@ int main(void)
 		cmocka_unit_test(maxmin_aware_beats_agnostic_and_isolated),
 		cmocka_unit_test(classes_match_per_job_lp),
 		cmocka_unit_test(active_set_is_exact),
+		cmocka_unit_test(water_filling_first_level),
 	};
 	return cmocka_run_group_tests_name("policy_props", tests, NULL, NULL);
 }

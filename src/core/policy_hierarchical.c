@@ -1,0 +1,422 @@
+/* policy_hierarchical.c — water-filling max-min fairness and hierarchical
+ * policies: max_min_fairness_water_filling (agnostic) and
+ * max_min_fairness_water_filling_perf (aware). Without entities every job
+ * is its own entity with its own weight (plain water filling); with
+ * entities (Slurm accounts) the policy is hierarchical.
+ *
+ * Plain max-min fairness stops at the first level: once the worst-off jobs
+ * are as well off as they can be, the LP leaves everyone else wherever its
+ * vertex happens to be. Water filling keeps going (policies.md):
+ *
+ *   repeat
+ *     LP1: maximize z s.t. r_m(X) >= z w'_m for unfrozen jobs (w'_m > 0),
+ *          r_m(X) >= level_m for frozen ones, the base constraints
+ *          (r_m = s_m thr_m / T^eq_m, the normalized throughput; agnostic:
+ *          s_m times the job's time share)
+ *     find the unfrozen jobs that cannot do better than z* w'_m without
+ *     hurting someone at or below their level, freeze them at z* w'_m
+ *   until every job is frozen
+ *
+ * Finding them (Gavel uses a MILP): LP2 maximizes sum_m n_m e_m with
+ * r_m >= z* w'_m + e_m, 0 <= e_m <= delta over the unfrozen jobs; a job
+ * with e_m > 0 can improve (a certificate). Every job with e_m = 0 is then
+ * tested alone (LP3: maximize its e_m); if even that is ~0 it is a
+ * bottleneck. The convex combination argument shows at least one job is
+ * frozen per round. All three LPs are one GLPK problem whose bounds,
+ * objective and z column change, re-solved from the previous basis.
+ *
+ * Hierarchical weights w'_m, recomputed every round over the unfrozen
+ * jobs: a job without entity keeps its own weight; an entity of weight W
+ * in 'fairness' mode splits W among its unfrozen jobs in proportion to
+ * their weights; in 'fifo' mode W goes to its oldest unfrozen job (ties:
+ * smallest id) and its other jobs wait (w' = 0: no demand yet).
+ *
+ * Jobs with the same throughput row (agnostic: usable types), scale
+ * factor, weight and entity are solved as one class (exact, as for
+ * max-min fairness); jobs of fifo entities stay distinct.
+ *
+ * The objective reported is the first level z*, the max-min value of
+ * r_m / w'_m (with no entities: the max_min_fairness objective).
+ */
+#include "core/lp.h"
+#include "core/policy_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IMPROVE_TOL 1e-6
+
+typedef struct wf {
+	const hs_problem_t *p;
+	const double *cap;
+	hs_classes_t cl;
+	int C, J;
+	double *a;        /* [C * J] normalized-throughput coefficients (no weight) */
+	double *rs;       /* [C] row normalization */
+	double *w;        /* [C] current w' per job of the class */
+	double *level;    /* [C] frozen level (r units), valid when frozen */
+	int *frozen;      /* [C] */
+	int *col;         /* [C * J] x columns, -1 if unusable */
+	hs_lp_t *lp;
+	int zcol, ecol0, frow0, trow0, caprow0;
+} wf_t;
+
+static void wf_free(wf_t *s)
+{
+	hs_classes_free(&s->cl);
+	free(s->a);
+	free(s->rs);
+	free(s->w);
+	free(s->level);
+	free(s->frozen);
+	free(s->col);
+	hs_lp_free(s->lp);
+}
+
+static int entity_mode(const hs_problem_t *p, int m)
+{
+	int e = p->jobs[m].entity;
+	return e >= 0 ? (int)p->entities.mode[e] : -1;
+}
+
+/* Classes: as for max-min fairness, plus the entity; jobs of fifo
+ * entities get classes of their own (their age orders them). */
+typedef struct wk {
+	const hs_problem_t *p;
+	const double *cap;
+	int aware;
+} wk_t;
+
+static unsigned long long wf_hash(const void *v, int m)
+{
+	const wk_t *k = v;
+	const hs_job_t *jb = &k->p->jobs[m];
+	if (entity_mode(k->p, m) == HS_ENTITY_FIFO)
+		return hs_hash_mix(1, (unsigned long long)m);
+	unsigned long long h = hs_hash_mix(0, (unsigned long long)jb->scale_factor);
+	h = hs_hash_double(h, jb->weight);
+	h = hs_hash_mix(h, (unsigned long long)(jb->entity + 1));
+	for (int j = 0; j < k->p->cluster.ntypes; j++)
+		h = k->aware ? hs_hash_double(h, jb->thr[j])
+			     : hs_hash_mix(h, (unsigned long long)hs_job_usable(k->p, k->cap, m, j));
+	return h;
+}
+
+static int wf_eq(const void *v, int m, int n)
+{
+	const wk_t *k = v;
+	const hs_job_t *a = &k->p->jobs[m], *b = &k->p->jobs[n];
+	if (m == n)
+		return 1;
+	if (entity_mode(k->p, m) == HS_ENTITY_FIFO || entity_mode(k->p, n) == HS_ENTITY_FIFO)
+		return 0;
+	if (a->scale_factor != b->scale_factor || a->weight != b->weight || a->entity != b->entity)
+		return 0;
+	for (int j = 0; j < k->p->cluster.ntypes; j++)
+		if (k->aware ? a->thr[j] != b->thr[j]
+			     : hs_job_usable(k->p, k->cap, m, j) != hs_job_usable(k->p, k->cap, n, j))
+			return 0;
+	return 1;
+}
+
+/* Older first; ties by id (deterministic). */
+static int older(const hs_problem_t *p, int m, int n)
+{
+	if (p->jobs[m].age_s != p->jobs[n].age_s)
+		return p->jobs[m].age_s > p->jobs[n].age_s;
+	return strcmp(p->jobs[m].id, p->jobs[n].id) < 0;
+}
+
+/* w' of every unfrozen class for this round; returns how many have w' > 0. */
+static int set_weights(wf_t *s)
+{
+	const hs_problem_t *p = s->p;
+	const int E = p->entities.n;
+	double *wsum = calloc((size_t)E + 1, sizeof(double));
+	int *oldest = malloc(((size_t)E + 1) * sizeof(int));
+	if (!wsum || !oldest) {
+		free(wsum);
+		free(oldest);
+		return -1;
+	}
+	for (int e = 0; e < E; e++)
+		oldest[e] = -1;
+	for (int c = 0; c < s->C; c++) {
+		if (s->frozen[c])
+			continue;
+		int m = s->cl.rep[c], e = p->jobs[m].entity;
+		if (e < 0)
+			continue;
+		wsum[e] += s->cl.size[c] * p->jobs[m].weight;
+		if (p->entities.mode[e] == HS_ENTITY_FIFO &&
+		    (oldest[e] < 0 || older(p, m, s->cl.rep[oldest[e]])))
+			oldest[e] = c;
+	}
+	int active = 0;
+	for (int c = 0; c < s->C; c++) {
+		s->w[c] = 0.0;
+		if (s->frozen[c])
+			continue;
+		int m = s->cl.rep[c], e = p->jobs[m].entity;
+		if (e < 0)
+			s->w[c] = p->jobs[m].weight;
+		else if (p->entities.mode[e] == HS_ENTITY_FIFO)
+			s->w[c] = oldest[e] == c ? p->entities.weight[e] : 0.0;
+		else
+			s->w[c] = p->entities.weight[e] * p->jobs[m].weight / wsum[e];
+		active += s->w[c] > 0.0;
+	}
+	free(wsum);
+	free(oldest);
+	return active;
+}
+
+static int build(wf_t *s, hs_err_t *err)
+{
+	const int C = s->C, J = s->J;
+	s->lp = hs_lp_new(1, err);
+	if (!s->lp)
+		return -1;
+	int ncols = 1 + C;
+	for (int c = 0; c < C; c++)
+		for (int j = 0; j < J; j++)
+			s->col[(size_t)c * J + j] = s->a[(size_t)c * J + j] > 0.0 ? ncols++ : -1;
+	s->zcol = 0;
+	s->ecol0 = 1;
+	s->frow0 = 0;
+	s->trow0 = C;
+	s->caprow0 = 2 * C;
+	if (hs_lp_add_cols(s->lp, ncols, err) < 0 || hs_lp_add_rows(s->lp, 2 * C + J, err) < 0)
+		return -1;
+	for (int k = 1 + C; k < ncols; k++)
+		if (hs_lp_set_col_bounds(s->lp, k, 0.0, 1.0, err) < 0)
+			return -1;
+	for (int c = 0; c < C; c++) {
+		double ns = s->cl.size[c] * (double)s->p->jobs[s->cl.rep[c]].scale_factor;
+		if (hs_lp_add_coef(s->lp, s->frow0 + c, s->ecol0 + c, -1.0, err) < 0 ||
+		    hs_lp_set_row_bounds(s->lp, s->trow0 + c, -INFINITY, 1.0, err) < 0)
+			return -1;
+		for (int j = 0; j < J; j++) {
+			int k = s->col[(size_t)c * J + j];
+			if (k < 0)
+				continue;
+			if (hs_lp_add_coef(s->lp, s->frow0 + c, k, s->a[(size_t)c * J + j] * s->rs[c], err) < 0 ||
+			    hs_lp_add_coef(s->lp, s->trow0 + c, k, 1.0, err) < 0 ||
+			    hs_lp_add_coef(s->lp, s->caprow0 + j, k, ns, err) < 0)
+				return -1;
+		}
+	}
+	for (int j = 0; j < J; j++)
+		if (hs_lp_set_row_bounds(s->lp, s->caprow0 + j, -INFINITY, s->cap[j], err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Sets the fair rows for this round: unfrozen r_c - w'_c z - e_c >= 0,
+ * frozen r_c - e_c >= level_c. */
+static int set_round(wf_t *s, hs_err_t *err)
+{
+	int *rows = malloc(((size_t)s->C + 1) * sizeof(int));
+	double *vals = malloc(((size_t)s->C + 1) * sizeof(double));
+	if (!rows || !vals) {
+		free(rows);
+		free(vals);
+		return hs_err_set(err, "out of memory");
+	}
+	for (int c = 0; c < s->C; c++) {
+		rows[c] = s->frow0 + c;
+		vals[c] = s->frozen[c] ? 0.0 : -s->w[c] * s->rs[c];
+	}
+	int rc = hs_lp_set_col_coefs(s->lp, s->zcol, s->C, rows, vals, err);
+	free(rows);
+	free(vals);
+	for (int c = 0; c < s->C && rc == 0; c++)
+		rc = hs_lp_set_row_bounds(s->lp, s->frow0 + c, s->frozen[c] ? s->level[c] * s->rs[c] : 0.0,
+					  INFINITY, err);
+	return rc;
+}
+
+/* Objective and bounds of the three LPs. which: 1 = max z; 2 = max sum
+ * n_c e_c (e_c <= delta_c); 3 = max e_only. */
+static int set_phase(wf_t *s, int which, double z, int only, hs_err_t *err)
+{
+	/* z is held a hair below z* so solver tolerances cannot make LP2/3
+	 * infeasible */
+	double zf = z * (1.0 - 1e-9);
+	if (hs_lp_set_obj(s->lp, s->zcol, which == 1 ? 1.0 : 0.0, err) < 0 ||
+	    hs_lp_set_col_bounds(s->lp, s->zcol, which == 1 ? 0.0 : zf, which == 1 ? INFINITY : zf, err) < 0)
+		return -1;
+	for (int c = 0; c < s->C; c++) {
+		double ub = 0.0, obj = 0.0;
+		if (which == 2 && !s->frozen[c] && s->w[c] > 0.0) {
+			ub = (z > 0.0 ? 0.05 * z * s->w[c] : 1.0) * s->rs[c];
+			obj = s->cl.size[c];
+		} else if (which == 3 && c == only) {
+			ub = INFINITY;
+			obj = 1.0;
+		}
+		if (hs_lp_set_col_bounds(s->lp, s->ecol0 + c, 0.0, ub, err) < 0 ||
+		    hs_lp_set_obj(s->lp, s->ecol0 + c, obj, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int solve_lp(wf_t *s, hs_policy_ctx_t *ctx, hs_err_t *err)
+{
+	long it0 = hs_lp_iterations(s->lp);
+	hs_lp_status_t st = hs_lp_solve(s->lp, &ctx->lp_opts, err);
+	ctx->last_iterations += hs_lp_iterations(s->lp) - it0;
+	ctx->last_lp_solves++;
+	if (st == HS_LP_OPTIMAL)
+		return 0;
+	if (st != HS_LP_FAILED)
+		hs_err_set(err, "water-filling LP is %s (internal error)",
+			   st == HS_LP_INFEASIBLE ? "infeasible" : "unbounded");
+	return -1;
+}
+
+int hs_policy_waterfill_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			      hs_alloc_t *out, hs_err_t *err)
+{
+	const hs_problem_t *p = in->p;
+	const int J = p->cluster.ntypes, M = p->njobs;
+	const hs_policy_desc_t *d = ctx->desc;
+	if (M == 0) {
+		out->objective = 0.0;
+		return 0;
+	}
+	wf_t s;
+	memset(&s, 0, sizeof(s));
+	s.p = p;
+	s.cap = in->cap;
+	s.J = J;
+	wk_t key = { p, in->cap, d->aware };
+	int rc = -1;
+	if (ctx->no_classes ? hs_job_classes(&s.cl, p, in->cap, HS_CK_DISTINCT, err)
+			    : hs_classes_build(&s.cl, M, wf_hash, wf_eq, &key, err))
+		return -1;
+	const int C = s.C = s.cl.n;
+	s.a = calloc((size_t)C * J + 1, sizeof(double));
+	s.rs = calloc((size_t)C + 1, sizeof(double));
+	s.w = calloc((size_t)C + 1, sizeof(double));
+	s.level = calloc((size_t)C + 1, sizeof(double));
+	s.frozen = calloc((size_t)C + 1, sizeof(int));
+	s.col = calloc((size_t)C * J + 1, sizeof(int));
+	double *xbest = calloc((size_t)C * J + 1, sizeof(double));
+	if (!s.a || !s.rs || !s.w || !s.level || !s.frozen || !s.col || !xbest) {
+		hs_err_set(err, "out of memory");
+		goto out;
+	}
+	for (int c = 0; c < C; c++) {
+		int m = s.cl.rep[c];
+		double mx = 0.0;
+		for (int j = 0; j < J; j++) {
+			/* max-min coefficient times the weight: r_m = sum_j a_mj x_mj */
+			double v = hs_maxmin_coef(d, p, in->cap, m, j) * p->jobs[m].weight;
+			s.a[(size_t)c * J + j] = v;
+			mx = v > mx ? v : mx;
+		}
+		s.rs[c] = mx > 0.0 ? 1.0 / mx : 1.0;
+	}
+	if (build(&s, err) < 0)
+		goto out;
+	int first = 1, nfrozen = 0;
+	for (int round = 0; nfrozen < C && round <= C + 1; round++) {
+		int active = set_weights(&s);
+		if (active < 0) {
+			hs_err_set(err, "out of memory");
+			goto out;
+		}
+		if (active == 0)
+			break;
+		if (set_round(&s, err) < 0 || set_phase(&s, 1, 0.0, -1, err) < 0 || solve_lp(&s, ctx, err) < 0)
+			goto out;
+		double z = hs_lp_col_value(s.lp, s.zcol);
+		if (first)
+			out->objective = z;
+		first = 0;
+		for (int c = 0; c < C; c++)
+			for (int j = 0; j < J; j++) {
+				int k = s.col[(size_t)c * J + j];
+				xbest[(size_t)c * J + j] = k < 0 ? 0.0 : hs_lp_col_value(s.lp, k);
+			}
+		/* LP2: who can improve together */
+		if (set_phase(&s, 2, z, -1, err) < 0 || solve_lp(&s, ctx, err) < 0)
+			goto out;
+		int *cand = malloc(((size_t)C + 1) * sizeof(int));
+		double *gain = malloc(((size_t)C + 1) * sizeof(double));
+		if (!cand || !gain) {
+			free(cand);
+			free(gain);
+			hs_err_set(err, "out of memory");
+			goto out;
+		}
+		int nc = 0;
+		for (int c = 0; c < C; c++) {
+			if (s.frozen[c] || s.w[c] <= 0.0)
+				continue;
+			double e = hs_lp_col_value(s.lp, s.ecol0 + c) / s.rs[c];
+			if (e <= IMPROVE_TOL * (z * s.w[c] > 1e-9 ? z * s.w[c] : 1e-9))
+				cand[nc++] = c;
+		}
+		/* LP3 per candidate: can it improve alone? */
+		int froze = 0, best = -1;
+		double bestgain = INFINITY;
+		for (int k = 0; k < nc; k++) {
+			int c = cand[k];
+			if (set_phase(&s, 3, z, c, err) < 0 || solve_lp(&s, ctx, err) < 0) {
+				free(cand);
+				free(gain);
+				goto out;
+			}
+			gain[k] = hs_lp_col_value(s.lp, s.ecol0 + c) / s.rs[c];
+			if (gain[k] < bestgain) {
+				bestgain = gain[k];
+				best = k;
+			}
+		}
+		for (int k = 0; k < nc; k++) {
+			int c = cand[k];
+			if (gain[k] <= IMPROVE_TOL * (z * s.w[c] > 1e-9 ? z * s.w[c] : 1e-9)) {
+				s.frozen[c] = 1;
+				s.level[c] = z * s.w[c];
+				froze++;
+			}
+		}
+		if (froze == 0 && best >= 0) {
+			/* numerically no one is stuck: freeze the one closest to it */
+			int c = cand[best];
+			s.frozen[c] = 1;
+			s.level[c] = z * s.w[c];
+			froze = 1;
+		}
+		free(cand);
+		free(gain);
+		if (froze == 0) {
+			/* every unfrozen job can improve together: impossible at an
+			 * optimal z; freeze the active ones to end safely */
+			for (int c = 0; c < C; c++)
+				if (!s.frozen[c] && s.w[c] > 0.0) {
+					s.frozen[c] = 1;
+					s.level[c] = z * s.w[c];
+				}
+		}
+		nfrozen = 0;
+		for (int c = 0; c < C; c++)
+			nfrozen += s.frozen[c];
+	}
+	for (int m = 0; m < M; m++)
+		memcpy(&out->x[(size_t)m * J], &xbest[(size_t)s.cl.class_of[m] * J],
+		       (size_t)J * sizeof(double));
+	ctx->last_items = C;
+	ctx->last_lp_items = C;
+	if (hs_alloc_clean(out, p, in->cap, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(xbest);
+	wf_free(&s);
+	return rc;
+}
