@@ -10,6 +10,16 @@
 /* The one table of policies. */
 static const hs_policy_desc_t registry[] = {
 	{ .name = "isolated", .solve = hs_policy_isolated_solve, .aware = 1 },
+	{ .name = "fifo", .solve = hs_policy_fifo_solve, .variant = 0,
+	  .state_free = hs_policy_fifo_state_free },
+	{ .name = "fifo_perf", .solve = hs_policy_fifo_solve, .aware = 1, .variant = 1,
+	  .state_free = hs_policy_fifo_state_free },
+	{ .name = "fifo_packed", .solve = hs_policy_fifo_solve, .aware = 1, .packed = 1, .variant = 2,
+	  .state_free = hs_policy_fifo_state_free },
+	{ .name = "gandiva", .solve = hs_policy_gandiva_solve, .aware = 1, .packed = 1,
+	  .state_free = hs_policy_gandiva_state_free },
+	{ .name = "allox", .solve = hs_policy_allox_solve, .aware = 1,
+	  .state_free = hs_policy_allox_state_free },
 	{ .name = "max_min_fairness", .solve = hs_policy_maxmin_solve, .lp = 1,
 	  .evaluate = hs_maxmin_evaluate },
 	{ .name = "max_min_fairness_perf", .solve = hs_policy_maxmin_solve, .aware = 1, .lp = 1,

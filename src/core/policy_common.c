@@ -203,6 +203,118 @@ void hs_policy_note_lp(hs_policy_ctx_t *ctx, const hs_alp_t *alp)
 	ctx->last_items = alp->n;
 }
 
+/* ---- state across rounds -------------------------------------------------------- */
+
+typedef struct id_entry {
+	const char *id;
+	int val;
+} id_entry_t;
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const id_entry_t *)a)->id, ((const id_entry_t *)b)->id);
+}
+
+void hs_idmap_free(hs_idmap_t *map)
+{
+	if (!map)
+		return;
+	for (int i = 0; i < map->n; i++)
+		free(map->ids[i]);
+	free(map->ids);
+	free(map->val);
+	memset(map, 0, sizeof(*map));
+}
+
+int hs_idmap_set(hs_idmap_t *map, const hs_problem_t *p, const int *val, hs_err_t *err)
+{
+	hs_idmap_free(map);
+	int n = 0;
+	for (int m = 0; m < p->njobs; m++)
+		n += val[m] != -1;
+	id_entry_t *e = malloc(((size_t)n + 1) * sizeof(*e));
+	map->ids = calloc((size_t)n + 1, sizeof(*map->ids));
+	map->val = malloc(((size_t)n + 1) * sizeof(*map->val));
+	if (!e || !map->ids || !map->val) {
+		free(e);
+		hs_idmap_free(map);
+		return hs_err_set(err, "out of memory");
+	}
+	n = 0;
+	for (int m = 0; m < p->njobs; m++)
+		if (val[m] != -1)
+			e[n++] = (id_entry_t){ p->jobs[m].id, val[m] };
+	qsort(e, (size_t)n, sizeof(*e), cmp_entry);
+	for (int i = 0; i < n; i++) {
+		map->ids[i] = strdup(e[i].id);
+		map->val[i] = e[i].val;
+		if (!map->ids[i]) {
+			map->n = i;
+			free(e);
+			hs_idmap_free(map);
+			return hs_err_set(err, "out of memory");
+		}
+	}
+	map->n = n;
+	free(e);
+	return 0;
+}
+
+int hs_idmap_find(const hs_idmap_t *map, const char *id)
+{
+	int lo = 0, hi = map->n - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		int c = strcmp(map->ids[mid], id);
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+int hs_idmap_get(const hs_idmap_t *map, const char *id)
+{
+	int i = hs_idmap_find(map, id);
+	return i < 0 ? -1 : map->val[i];
+}
+
+typedef struct arr {
+	double age;
+	const char *id;
+	int m;
+} arr_t;
+
+static int cmp_arrival(const void *a, const void *b)
+{
+	const arr_t *x = a, *y = b;
+	if (x->age != y->age)
+		return x->age > y->age ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+int *hs_arrival_order(const hs_problem_t *p, hs_err_t *err)
+{
+	arr_t *a = malloc(((size_t)p->njobs + 1) * sizeof(*a));
+	int *order = malloc(((size_t)p->njobs + 1) * sizeof(*order));
+	if (!a || !order) {
+		free(a);
+		free(order);
+		hs_err_set(err, "out of memory");
+		return NULL;
+	}
+	for (int m = 0; m < p->njobs; m++)
+		a[m] = (arr_t){ p->jobs[m].age_s, p->jobs[m].id, m };
+	qsort(a, (size_t)p->njobs, sizeof(*a), cmp_arrival);
+	for (int m = 0; m < p->njobs; m++)
+		order[m] = a[m].m;
+	free(a);
+	return order;
+}
+
 /* ---- random numbers -------------------------------------------------------- */
 
 unsigned long long hs_rng_next(unsigned long long *state)

@@ -112,6 +112,24 @@ unsigned long long hs_rng_next(unsigned long long *state);
 /* Uniform double in [0, 1). */
 double hs_rng_uniform(unsigned long long *state);
 
+/* Per-job state across rounds, matched by job id (hs_policy_solve's
+ * contract): a sorted copy of the ids with an int each. */
+typedef struct hs_idmap {
+	int n;
+	char **ids;              /* [n] sorted */
+	int *val;                /* [n] */
+} hs_idmap_t;
+/* Replaces the map's content with every job of p whose val[m] != -1. */
+int hs_idmap_set(hs_idmap_t *map, const hs_problem_t *p, const int *val, hs_err_t *err);
+/* The value stored for id, or -1. */
+int hs_idmap_get(const hs_idmap_t *map, const char *id);
+/* The entry index of id, or -1. */
+int hs_idmap_find(const hs_idmap_t *map, const char *id);
+void hs_idmap_free(hs_idmap_t *map);
+
+/* Jobs in arrival order: oldest (largest age_s) first, ties by id. */
+int *hs_arrival_order(const hs_problem_t *p, hs_err_t *err);
+
 /* Summed effective throughput of an allocation (an objective for the
  * heuristics). */
 double hs_alloc_total_thr(const hs_alloc_t *a, const hs_problem_t *p);
@@ -149,5 +167,14 @@ int hs_policy_throughput_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			       hs_alloc_t *out, hs_err_t *err);
 int hs_policy_waterfill_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			      hs_alloc_t *out, hs_err_t *err);
+int hs_policy_fifo_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			 hs_alloc_t *out, hs_err_t *err);
+void hs_policy_fifo_state_free(void *state);
+int hs_policy_gandiva_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			    hs_alloc_t *out, hs_err_t *err);
+void hs_policy_gandiva_state_free(void *state);
+int hs_policy_allox_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			  hs_alloc_t *out, hs_err_t *err);
+void hs_policy_allox_state_free(void *state);
 
 #endif /* HS_CORE_POLICY_IMPL_H */

@@ -40,6 +40,26 @@ static inline void fx_problem(hs_problem_t *p, const char *cluster, int n, const
 	}
 }
 
+/* Gives the problem n job types (scale factor 1) with pair throughputs
+ * pair[a][b] on every type (same value on all types). */
+static inline void fx_jobtypes(hs_problem_t *p, int n, const double *pair)
+{
+	const int J = p->cluster.ntypes;
+	p->jobtypes.n = n;
+	p->jobtypes.names = calloc((size_t)n, sizeof(char *));
+	p->jobtypes.scale_factor = calloc((size_t)n, sizeof(int));
+	p->jobtypes.pair_thr = calloc((size_t)n * n * J, sizeof(double));
+	for (int a = 0; a < n; a++) {
+		char name[16];
+		snprintf(name, sizeof(name), "T%d", a);
+		p->jobtypes.names[a] = strdup(name);
+		p->jobtypes.scale_factor[a] = 1;
+		for (int b = 0; b < n; b++)
+			for (int j = 0; j < J; j++)
+				p->jobtypes.pair_thr[((size_t)a * n + b) * J + j] = pair[a * n + b];
+	}
+}
+
 /* Deterministic generator for the property tests (xorshift64*). */
 static inline double fx_rand(unsigned long long *s)
 {

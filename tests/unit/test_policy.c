@@ -19,7 +19,8 @@ static void registry(void **state)
 			       "finish_time_fairness", "finish_time_fairness_perf",
 			       "min_total_duration", "min_total_duration_perf",
 			       "max_sum_throughput_perf", "min_cost", "min_cost_slo",
-			       "max_min_fairness_water_filling", "max_min_fairness_water_filling_perf" };
+			       "max_min_fairness_water_filling", "max_min_fairness_water_filling_perf",
+			       "fifo", "fifo_perf", "fifo_packed", "gandiva", "allox" };
 	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++)
 		assert_true(hs_policy_exists(must[i]));
 	assert_false(hs_policy_exists("no_such_policy"));
@@ -349,6 +350,189 @@ static void hierarchical_hand(void **state)
 	hs_problem_free(&p);
 }
 
+/* fifo_perf on fast:1, slow:1; a (oldest; 4, 1), b (2, 1), c (newest):
+ * a takes fast, b slow, c waits. Summed throughput 5. */
+static void fifo_perf_hand(void **state)
+{
+	(void)state;
+	const double thr[] = { 4, 1, 2, 1, 1, 1 };
+	hs_problem_t p;
+	fx_problem(&p, "fast:1,slow:1", 3, thr, NULL, NULL, NULL);
+	p.jobs[0].age_s = 30;
+	p.jobs[1].age_s = 20;
+	p.jobs[2].age_s = 10;
+	hs_alloc_t a;
+	fx_solve("fifo_perf", &p, &a);
+	const double want[] = { 1, 0, 0, 1, 0, 0 };
+	for (int i = 0; i < 6; i++)
+		assert_true(a.x[i] == want[i]);
+	assert_true(NEAR(a.objective, 5.0));
+	hs_alloc_free(&a);
+	hs_problem_free(&p);
+}
+
+/* Strict FIFO: t:2, a (oldest, 1 GPU) starts, b needs 2 and waits, and c
+ * (1 GPU) must not jump ahead of b. */
+static void fifo_strict(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 1, 1 };
+	const int sf[] = { 1, 2, 1 };
+	hs_problem_t p;
+	fx_problem(&p, "t:2", 3, thr, sf, NULL, NULL);
+	p.jobs[0].age_s = 3;
+	p.jobs[1].age_s = 2;
+	p.jobs[2].age_s = 1;
+	const char *pols[] = { "fifo", "fifo_perf", "fifo_packed" };
+	for (int i = 0; i < 3; i++) {
+		hs_alloc_t a;
+		fx_solve(pols[i], &p, &a);
+		assert_true(a.x[0] == 1.0 && a.x[1] == 0.0 && a.x[2] == 0.0);
+		hs_alloc_free(&a);
+	}
+	hs_problem_free(&p);
+}
+
+/* fifo is non-preemptive: a running job keeps its type in later rounds
+ * (matched by id, whatever its index), and the seed makes the random type
+ * choice reproducible. */
+static void fifo_sticky(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	hs_problem_t p;
+	fx_problem(&p, "a:2,b:2", 4, thr, NULL, NULL, NULL);
+	for (int m = 0; m < 4; m++)
+		p.jobs[m].age_s = 10 - m;
+	hs_err_t err;
+	hs_policy_ctx_t *ctx = hs_policy_ctx_new("fifo", NULL, &err), *ctx2 = hs_policy_ctx_new("fifo", NULL, &err);
+	hs_alloc_t r1, r1b, r2;
+	assert_int_equal(hs_policy_solve(ctx, &p, &r1, &err), 0);
+	assert_int_equal(hs_policy_solve(ctx2, &p, &r1b, &err), 0);
+	for (int i = 0; i < 8; i++)
+		assert_true(r1.x[i] == r1b.x[i]); /* same seed, same choices */
+	int j3 = r1.x[3 * 2] == 1.0 ? 0 : 1;
+	/* round 2: job 0 finished, the others are listed in another order */
+	hs_job_t tmp = p.jobs[0];
+	p.jobs[0] = p.jobs[3];
+	p.jobs[3] = tmp;
+	p.njobs = 3;
+	assert_int_equal(hs_policy_solve(ctx, &p, &r2, &err), 0);
+	assert_true(r2.x[0 * 2 + j3] == 1.0); /* j3 kept its type */
+	p.njobs = 4;
+	hs_alloc_free(&r1);
+	hs_alloc_free(&r1b);
+	hs_alloc_free(&r2);
+	hs_policy_ctx_free(ctx);
+	hs_policy_ctx_free(ctx2);
+	hs_problem_free(&p);
+}
+
+/* fifo_packed on t:1: a runs; b packs onto a when their normalized pair
+ * throughput 0.9 + 0.8 = 1.7 exceeds the threshold 1.5, not at 2. */
+static void fifo_packed_hand(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 1 };
+	const double pair[] = { 0.5, 0.9, 0.8, 0.5 };
+	hs_problem_t p;
+	fx_problem(&p, "t:1", 2, thr, NULL, NULL, NULL);
+	fx_jobtypes(&p, 2, pair);
+	p.jobs[0].job_type = 0;
+	p.jobs[1].job_type = 1;
+	p.jobs[0].age_s = 2;
+	p.jobs[1].age_s = 1;
+	hs_alloc_t a;
+	fx_solve("fifo_packed", &p, &a);
+	assert_int_equal(a.npairs, 1);
+	assert_true(a.pairs[0].x[0] == 1.0 && a.x[0] == 0.0 && a.x[1] == 0.0);
+	assert_true(NEAR(a.objective, 1.7));
+	hs_alloc_free(&a);
+	hs_err_t err;
+	hs_policy_opts_t o;
+	hs_policy_opts_default(&o);
+	o.pack_threshold = 2.0;
+	hs_policy_ctx_t *ctx = hs_policy_ctx_new("fifo_packed", &o, &err);
+	assert_int_equal(hs_policy_solve(ctx, &p, &a, &err), 0);
+	assert_int_equal(a.npairs, 0);
+	assert_true(a.x[0] == 1.0 && a.x[1] == 0.0);
+	hs_alloc_free(&a);
+	hs_policy_ctx_free(ctx);
+	hs_problem_free(&p);
+}
+
+/* gandiva on t:2 with four 1-GPU jobs whose pairs all help (normalized
+ * 0.7 + 0.7 >= 1): demand 4 > 2, so two random pairs, each with an equal
+ * share 2 / (2 combinations) = 1 of the time; pairs persist across
+ * rounds. With the demand fitting (t:4) it is the isolated allocation. */
+static void gandiva_hand(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 1, 1, 1 };
+	const double pair[] = { 0.7, 0.7, 0.7, 0.7 };
+	hs_problem_t p;
+	fx_problem(&p, "t:2", 4, thr, NULL, NULL, NULL);
+	fx_jobtypes(&p, 2, pair);
+	for (int m = 0; m < 4; m++)
+		p.jobs[m].job_type = m % 2;
+	hs_err_t err;
+	hs_policy_ctx_t *ctx = hs_policy_ctx_new("gandiva", NULL, &err);
+	hs_alloc_t a, b;
+	assert_int_equal(hs_policy_solve(ctx, &p, &a, &err), 0);
+	assert_int_equal(a.npairs, 2);
+	for (int i = 0; i < 2; i++)
+		assert_true(NEAR(a.pairs[i].x[0], 1.0));
+	assert_true(NEAR(a.objective, 4 * 0.7));
+	assert_int_equal(hs_policy_solve(ctx, &p, &b, &err), 0);
+	assert_int_equal(b.npairs, 2);
+	for (int i = 0; i < 2; i++)
+		assert_true(a.pairs[i].m == b.pairs[i].m && a.pairs[i].k == b.pairs[i].k);
+	hs_alloc_free(&a);
+	hs_alloc_free(&b);
+	hs_policy_ctx_free(ctx);
+	p.cluster.count[0] = 4;
+	fx_solve("gandiva", &p, &a);
+	assert_int_equal(a.npairs, 0);
+	for (int m = 0; m < 4; m++)
+		assert_true(NEAR(a.x[m], 1.0));
+	hs_alloc_free(&a);
+	hs_problem_free(&p);
+}
+
+/* allox on fast:1 (throughput 2), slow:1 (0.5); a needs 100 steps, b 40.
+ * Total completion time: a fast + b slow = 50 + 80; b slow... both on fast
+ * with b first = 20 + 70 = 90 is best; a on slow alone costs 200. So b
+ * starts on fast and a waits for it. Next round (same context) b keeps
+ * running even though a shorter job c arrived; c takes the idle slow
+ * accelerator ahead of a (20 s vs 200 s there). */
+static void allox_hand(void **state)
+{
+	(void)state;
+	const double thr[] = { 2, 0.5, 2, 0.5, 2, 0.5 };
+	const double steps[] = { 100, 40, 10 };
+	hs_problem_t p;
+	fx_problem(&p, "fast:1,slow:1", 3, thr, NULL, NULL, steps);
+	p.jobs[0].age_s = 2;
+	p.jobs[1].age_s = 1;
+	p.njobs = 2;
+	hs_err_t err;
+	hs_policy_ctx_t *ctx = hs_policy_ctx_new("allox", NULL, &err);
+	hs_alloc_t a;
+	assert_int_equal(hs_policy_solve(ctx, &p, &a, &err), 0);
+	const double want[] = { 0, 0, 1, 0 };
+	for (int i = 0; i < 4; i++)
+		assert_true(a.x[i] == want[i]);
+	hs_alloc_free(&a);
+	p.njobs = 3;
+	assert_int_equal(hs_policy_solve(ctx, &p, &a, &err), 0);
+	assert_true(a.x[2] == 1.0); /* b still on fast */
+	/* slow is free: c (20 s there) goes before a (200 s) */
+	assert_true(a.x[5] == 1.0 && a.x[4] == 0.0 && a.x[0] == 0.0 && a.x[1] == 0.0);
+	hs_alloc_free(&a);
+	hs_policy_ctx_free(ctx);
+	hs_problem_free(&p);
+}
+
 static void empty_and_invalid(void **state)
 {
 	(void)state;
@@ -415,6 +599,12 @@ int main(void)
 		cmocka_unit_test(throughput_and_cost_hand),
 		cmocka_unit_test(water_filling_hand),
 		cmocka_unit_test(hierarchical_hand),
+		cmocka_unit_test(fifo_perf_hand),
+		cmocka_unit_test(fifo_strict),
+		cmocka_unit_test(fifo_sticky),
+		cmocka_unit_test(fifo_packed_hand),
+		cmocka_unit_test(gandiva_hand),
+		cmocka_unit_test(allox_hand),
 		cmocka_unit_test(empty_and_invalid),
 		cmocka_unit_test(pop_partitions),
 	};
