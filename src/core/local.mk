@@ -17,7 +17,8 @@ libhetsched_core_la_SOURCES = \
 	src/core/policy_hierarchical.c \
 	src/core/policy_fifo.c \
 	src/core/policy_gandiva.c \
-	src/core/policy_allox.c
+	src/core/policy_allox.c \
+	src/core/policy_packed.c
 libhetsched_core_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 libhetsched_core_la_LIBADD = $(GLPK_LIBS) $(JSONC_LIBS) -lm
 # The round mechanism (priorities, selection, placement, saved state).

@@ -176,5 +176,8 @@ void hs_policy_gandiva_state_free(void *state);
 int hs_policy_allox_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			  hs_alloc_t *out, hs_err_t *err);
 void hs_policy_allox_state_free(void *state);
+int hs_policy_packed_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			   hs_alloc_t *out, hs_err_t *err);
+double hs_packed_evaluate(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const hs_alloc_t *a);
 
 #endif /* HS_CORE_POLICY_IMPL_H */

@@ -31,7 +31,8 @@ tests_unit_test_policy_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_policy
 
 check_PROGRAMS += tests/unit/test_policy_props
-tests_unit_test_policy_props_SOURCES = tests/unit/test_policy_props.c tests/unit/policy_fixtures.h
+tests_unit_test_policy_props_SOURCES = tests/unit/test_policy_props.c tests/unit/policy_fixtures.h \
+	tests/unit/testdata.h
 tests_unit_test_policy_props_LDADD = $(UNIT_LDADD)
 tests_unit_test_policy_props_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_policy_props

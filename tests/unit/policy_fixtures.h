@@ -12,6 +12,7 @@
 
 #include "core/model.h"
 #include "core/policy.h"
+#include "core/thrtable.h"
 
 /* A problem on cluster spec ("fast:1,slow:2") with n jobs j0..j{n-1};
  * thr is n x ntypes row-major; sf / w / steps may be NULL (defaults). */
@@ -132,6 +133,55 @@ static inline void fx_random_n(hs_problem_t *p, unsigned long long seed, int max
 				if (p->cluster.count[j] > 0 && jb->thr[j] == 0.0)
 					jb->thr[j] = 1.0;
 		}
+	}
+}
+
+/* A realistic instance from Gavel's throughput table: cluster spec, M jobs
+ * of random job types (scale factors 1, 2, 4 as the table has them) with
+ * the table's throughputs; noise > 0 perturbs each job's throughputs by
+ * up to +-noise (measured throughputs differ per job), which makes every
+ * job distinct. Job types and pair throughputs come from the table. */
+static inline void fx_gavel(hs_problem_t *p, const hs_thrtable_t *t, const char *cluster,
+			    unsigned long long seed, int M, double noise)
+{
+	unsigned long long s = seed * 0x9e3779b97f4a7c15ULL + 7;
+	hs_err_t err;
+	memset(p, 0, sizeof(*p));
+	p->reference_type = -1;
+	if (hs_cluster_parse(&p->cluster, cluster, &err) < 0 ||
+	    hs_thrtable_to_jobtypes(t, &p->cluster, &p->jobtypes, &err) < 0 ||
+	    hs_problem_alloc_jobs(p, M, &err) < 0) {
+		fprintf(stderr, "fixture: %s\n", err.msg);
+		abort();
+	}
+	const int J = p->cluster.ntypes;
+	for (int j = 0; j < J; j++)
+		p->cluster.price[j] = 0.5 + j;
+	for (int m = 0; m < M; m++) {
+		hs_job_t *jb = &p->jobs[m];
+		char id[32];
+		snprintf(id, sizeof(id), "g%d", m);
+		jb->id = strdup(id);
+		for (int tries = 0; tries < 1000; tries++) {
+			int a = (int)(fx_rand(&s) * t->njobtypes);
+			/* mostly single-GPU jobs, as in Gavel's traces */
+			if (t->sf[a] > 1 && fx_rand(&s) < 0.7)
+				continue;
+			int usable = 0;
+			for (int j = 0; j < J; j++) {
+				jb->thr[j] = hs_thrtable_alone(t, a, p->cluster.names[j], 1);
+				if (noise > 0.0)
+					jb->thr[j] *= 1.0 + noise * (2.0 * fx_rand(&s) - 1.0);
+				usable |= jb->thr[j] > 0.0 && p->cluster.count[j] >= t->sf[a];
+			}
+			if (!usable)
+				continue;
+			jb->job_type = a;
+			jb->scale_factor = t->sf[a];
+			break;
+		}
+		jb->remaining_steps = 1000.0 * (1.0 + 99.0 * fx_rand(&s));
+		jb->age_s = 3600.0 * fx_rand(&s);
 	}
 }
 

@@ -20,7 +20,9 @@ static void registry(void **state)
 			       "min_total_duration", "min_total_duration_perf",
 			       "max_sum_throughput_perf", "min_cost", "min_cost_slo",
 			       "max_min_fairness_water_filling", "max_min_fairness_water_filling_perf",
-			       "fifo", "fifo_perf", "fifo_packed", "gandiva", "allox" };
+			       "fifo", "fifo_perf", "fifo_packed", "gandiva", "allox",
+			       "max_min_fairness_packed", "finish_time_fairness_packed",
+			       "min_total_duration_packed" };
 	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++)
 		assert_true(hs_policy_exists(must[i]));
 	assert_false(hs_policy_exists("no_such_policy"));
@@ -533,6 +535,64 @@ static void allox_hand(void **state)
 	hs_problem_free(&p);
 }
 
+/* Space sharing on t:1: a (type A) and b (type B), 1 step/s alone; A
+ * with B gets 0.8, B with A 0.7. Unpacked, each gets half: 0.5. Packed,
+ * with p the paired time and u b's time alone: thr_a = 0.8 p, thr_b =
+ * 0.7 p + u, p + u = 1; equal at u = 1/11: 8/11 each. Makespan (100 steps
+ * each): 100 / (8/11) = 137.5 s (unpacked 200). FTF (ages 0): T^iso =
+ * 0.5, rho = 0.5 / (8/11) = 11/16. */
+static void packed_hand(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 1 };
+	const double pair[] = { 0.5, 0.8, 0.7, 0.5 };
+	const double steps[] = { 100, 100 };
+	hs_problem_t p;
+	fx_problem(&p, "t:1", 2, thr, NULL, NULL, steps);
+	fx_jobtypes(&p, 2, pair);
+	p.jobs[0].job_type = 0;
+	p.jobs[1].job_type = 1;
+	hs_alloc_t a;
+	fx_solve("max_min_fairness_packed", &p, &a);
+	assert_true(NEAR(a.objective, 8.0 / 11.0));
+	assert_int_equal(a.npairs, 1);
+	assert_true(NEAR(a.pairs[0].x[0], 10.0 / 11.0));
+	assert_true(NEAR(a.x[1], 1.0 / 11.0));
+	hs_alloc_free(&a);
+	fx_solve("min_total_duration_packed", &p, &a);
+	assert_true(NEAR(a.objective, 137.5));
+	hs_alloc_free(&a);
+	fx_solve("finish_time_fairness_packed", &p, &a);
+	assert_true(fabs(a.objective - 11.0 / 16.0) < 1e-5);
+	hs_alloc_free(&a);
+	hs_problem_free(&p);
+}
+
+/* Three jobs of one type on t:1 sharing among themselves at 0.6 each:
+ * the shared variable y costs 3/2 y of capacity, so y = 2/3 and thr =
+ * 0.4 each (unpacked: 1/3). The pairs form a cycle, 1/3 per edge. */
+static void packed_same_type(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 1, 1 };
+	const double pair[] = { 0.6 };
+	hs_problem_t p;
+	fx_problem(&p, "t:1", 3, thr, NULL, NULL, NULL);
+	fx_jobtypes(&p, 1, pair);
+	for (int m = 0; m < 3; m++)
+		p.jobs[m].job_type = 0;
+	hs_alloc_t a;
+	fx_solve("max_min_fairness_packed", &p, &a);
+	assert_true(NEAR(a.objective, 0.4));
+	assert_int_equal(a.npairs, 3);
+	for (int i = 0; i < 3; i++)
+		assert_true(NEAR(a.pairs[i].x[0], 1.0 / 3.0));
+	char why[128];
+	assert_true(fx_feasible(&a, &p, why, sizeof(why)));
+	hs_alloc_free(&a);
+	hs_problem_free(&p);
+}
+
 static void empty_and_invalid(void **state)
 {
 	(void)state;
@@ -605,6 +665,8 @@ int main(void)
 		cmocka_unit_test(fifo_packed_hand),
 		cmocka_unit_test(gandiva_hand),
 		cmocka_unit_test(allox_hand),
+		cmocka_unit_test(packed_hand),
+		cmocka_unit_test(packed_same_type),
 		cmocka_unit_test(empty_and_invalid),
 		cmocka_unit_test(pop_partitions),
 	};

@@ -12,6 +12,7 @@
 
 #include "core/policy_impl.h"
 #include "tests/unit/policy_fixtures.h"
+#include "tests/unit/testdata.h"
 
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)
@@ -187,6 +188,53 @@ static void water_filling_first_level(void **state)
 	}
 }
 
+/* Realistic instances from Gavel's table: every policy feasible (pairs
+ * included), and space sharing never worse than the same policy without
+ * it: max-min value >= unpacked, makespan and FTF rho <= unpacked. With
+ * per-job noise (distinct jobs) and without (classes). */
+static void gavel_packed_never_worse(void **state)
+{
+	(void)state;
+	char path[4096];
+	if (hs_test_gavel_path(path, sizeof(path), "simulation_throughputs.json") < 0)
+		skip();
+	hs_thrtable_t t;
+	hs_err_t err;
+	if (hs_thrtable_load(&t, path, &err) < 0)
+		fail_msg("%s", err.msg);
+	const char *cmp[][2] = { { "max_min_fairness_packed", "max_min_fairness_perf" },
+				 { "min_total_duration_packed", "min_total_duration_perf" },
+				 { "finish_time_fairness_packed", "finish_time_fairness_perf" } };
+	int n = nseeds() / 10 + 2;
+	for (int seed = 1; seed <= n; seed++) {
+		hs_problem_t p;
+		fx_gavel(&p, &t, seed % 2 ? "v100:4,p100:4,k80:4" : "v100:8,p100:2,k80:6",
+			 (unsigned long long)seed, 8 + 7 * seed, seed % 3 ? 0.1 : 0.0);
+		for (int i = 0; i < hs_policy_count(); i++) {
+			hs_alloc_t a;
+			fx_solve(hs_policy_name(i), &p, &a);
+			char why[160];
+			if (!fx_feasible(&a, &p, why, sizeof(why)))
+				fail_msg("seed %d, %s: %s", seed, hs_policy_name(i), why);
+			hs_alloc_free(&a);
+		}
+		for (int i = 0; i < 3; i++) {
+			hs_alloc_t pk, un;
+			fx_solve(cmp[i][0], &p, &pk);
+			fx_solve(cmp[i][1], &p, &un);
+			double tol = 1e-6 * (1 + fabs(un.objective));
+			int worse = i == 0 ? pk.objective < un.objective - tol : pk.objective > un.objective + tol;
+			if (worse)
+				fail_msg("seed %d: %s %.9g worse than %s %.9g", seed, cmp[i][0], pk.objective,
+					 cmp[i][1], un.objective);
+			hs_alloc_free(&pk);
+			hs_alloc_free(&un);
+		}
+		hs_problem_free(&p);
+	}
+	hs_thrtable_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +243,7 @@ int main(void)
 		cmocka_unit_test(classes_match_per_job_lp),
 		cmocka_unit_test(active_set_is_exact),
 		cmocka_unit_test(water_filling_first_level),
+		cmocka_unit_test(gavel_packed_never_worse),
 	};
 	return cmocka_run_group_tests_name("policy_props", tests, NULL, NULL);
 }

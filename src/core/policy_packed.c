@@ -1,0 +1,624 @@
+/* policy_packed.c — space sharing: max_min_fairness_packed,
+ * finish_time_fairness_packed and min_total_duration_packed, with the
+ * scalable job x partner-job-type x accelerator-type formulation
+ * (policies.md), so the LP grows with jobs x job types, not jobs^2.
+ *
+ * Variables, for a job (class) c of job type a on accelerator type j:
+ *   x0_cj   time alone;
+ *   xb_cj   time sharing with some job of type b != a (same scale factor);
+ *   y_aj    time sharing with another job of its own type: one variable
+ *           shared by every job of type a (Gavel's "equal variables"), and
+ *           none when a has a single job.
+ * Constraints:
+ *   time      sum_j x0_cj + sum_{b,j} xb_cj + sum_j y_aj <= 1
+ *   capacity  sum_c n_c s_c x0_cj + sum_{c,b} n_c (s_c/2) xb_cj
+ *               + sum_a N_a (s_a/2) y_aj <= N_j     (a pair counts once)
+ *   balance   for a < b, j: sum_{c of a} n_c xb_cj = sum_{c of b} n_c xa_cj
+ *             (type-a jobs spend with type-b partners what type-b jobs
+ *             spend with type-a partners)
+ *   thr_c = sum_j T_cj x0_cj + sum_{b,j} P(a,b,j) xb_cj + sum_j P(a,a,j) y_aj
+ * and the policy's own objective on thr_c (max-min fairness, makespan as
+ * one LP with y = 1/T, FTF by bisection re-solving from the previous
+ * basis), exactly as the unpacked policies.
+ *
+ * Pruning (exact): a pair in which both jobs get at most half their
+ * throughput alone is never needed, since time-slicing the two alone for
+ * the same capacity gives each at least as much and uses half the time;
+ * such partner variables are left out.
+ *
+ * The LP solution is turned into concrete pairs per accelerator type: for
+ * a < b the two sides are matched greedily (northwest corner), which is
+ * possible because of the balance rows; jobs of one type sharing among
+ * themselves (equal amounts t) are paired in a cycle, t/2 per edge (t for
+ * a single edge when there are two). Job classes (identical type,
+ * throughputs, scale factor and the policy's other inputs) are solved as
+ * one row of variables (exact by the same symmetry argument as max-min
+ * fairness); the pairs are then made between individual jobs.
+ */
+#include "core/lp.h"
+#include "core/policy_impl.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PK_MAXMIN = 0, PK_FTF = 1, PK_MAKESPAN = 2 };
+
+typedef struct pk {
+	const hs_problem_t *p;
+	const double *cap;
+	hs_classes_t cl;
+	int C, J, A;
+	int *tcount;      /* [A] jobs per job type */
+	int *col0;        /* [C * J] alone column, -1 */
+	int *colb;        /* [C * A * J] partner column (b != a), -1 */
+	int *coly;        /* [A * J] same-type column, -1 */
+	int *trow;        /* [C] time row */
+	int *frow;        /* [C] objective row */
+	int zcol;
+	int caprow0;
+	hs_lp_t *lp;
+	double *rs;       /* [C] objective row normalization */
+	double *tmin;     /* [A * J] smallest alone throughput of a type's jobs */
+} pk_t;
+
+static void pk_free(pk_t *k)
+{
+	hs_classes_free(&k->cl);
+	free(k->tcount);
+	free(k->col0);
+	free(k->colb);
+	free(k->coly);
+	free(k->trow);
+	free(k->frow);
+	free(k->rs);
+	free(k->tmin);
+	hs_lp_free(k->lp);
+}
+
+static double pthr(const pk_t *k, int a, int b, int j)
+{
+	return k->p->jobtypes.pair_thr[((size_t)a * k->A + b) * k->J + j];
+}
+
+/* Can a type-a job of class c share type j with a type-b job (usefully)? */
+static int partner_ok(const pk_t *k, int c, int b, int j)
+{
+	const hs_problem_t *p = k->p;
+	int m = k->cl.rep[c], a = p->jobs[m].job_type;
+	int s = p->jobs[m].scale_factor;
+	if (a < 0 || b < 0 || p->jobtypes.scale_factor[b] != s || k->cap[j] < s)
+		return 0;
+	if (k->tcount[b] == 0 || (a == b && k->tcount[a] < 2))
+		return 0;
+	double pa = pthr(k, a, b, j), pb = pthr(k, b, a, j);
+	double ta = p->jobs[m].thr[j], tbmin = k->tmin[(size_t)b * k->J + j];
+	/* both must be able to run there at all (every job of type b) */
+	if (pa <= 0.0 || pb <= 0.0 || ta <= 0.0 || tbmin <= 0.0)
+		return 0;
+	/* dominated when both get at most half of what they get alone */
+	return !(pa <= 0.5 * ta && pb <= 0.5 * tbmin);
+}
+
+/* Adds coef * thr_c to row r. */
+static int add_thr(pk_t *k, int r, int c, double coef, hs_err_t *err)
+{
+	const hs_problem_t *p = k->p;
+	int m = k->cl.rep[c], a = p->jobs[m].job_type;
+	for (int j = 0; j < k->J; j++) {
+		int col = k->col0[(size_t)c * k->J + j];
+		if (col >= 0 && hs_lp_add_coef(k->lp, r, col, coef * p->jobs[m].thr[j], err) < 0)
+			return -1;
+		if (a < 0)
+			continue;
+		for (int b = 0; b < k->A; b++) {
+			col = b == a ? k->coly[(size_t)a * k->J + j] : k->colb[((size_t)c * k->A + b) * k->J + j];
+			if (col >= 0 && hs_lp_add_coef(k->lp, r, col, coef * pthr(k, a, b, j), err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int build(pk_t *k, const double *coef, hs_err_t *err)
+{
+	const hs_problem_t *p = k->p;
+	const int C = k->C, J = k->J, A = k->A;
+	k->lp = hs_lp_new(1, err);
+	if (!k->lp)
+		return -1;
+	int ncol = 1; /* z */
+	for (int c = 0; c < C; c++) {
+		int m = k->cl.rep[c], a = p->jobs[m].job_type;
+		for (int j = 0; j < J; j++) {
+			k->col0[(size_t)c * J + j] = hs_job_usable(p, k->cap, m, j) ? ncol++ : -1;
+			for (int b = 0; b < A; b++)
+				k->colb[((size_t)c * A + b) * J + j] =
+					a >= 0 && b != a && partner_ok(k, c, b, j) ? ncol++ : -1;
+		}
+	}
+	for (int a = 0; a < A; a++)
+		for (int j = 0; j < J; j++) {
+			int c = -1;
+			for (int c2 = 0; c2 < C && c < 0; c2++)
+				if (p->jobs[k->cl.rep[c2]].job_type == a)
+					c = c2;
+			k->coly[(size_t)a * J + j] = c >= 0 && partner_ok(k, c, a, j) ? ncol++ : -1;
+		}
+	/* rows: time and objective per class, capacity per type, balance per
+	 * (a < b, j) */
+	int nbal = 0;
+	for (int a = 0; a < A; a++)
+		for (int b = a + 1; b < A; b++)
+			nbal += p->jobtypes.scale_factor[a] == p->jobtypes.scale_factor[b] &&
+				k->tcount[a] > 0 && k->tcount[b] > 0 ? J : 0;
+	if (hs_lp_add_cols(k->lp, ncol, err) < 0 || hs_lp_add_rows(k->lp, 2 * C + J + nbal, err) < 0)
+		return -1;
+	k->zcol = 0;
+	if (hs_lp_set_obj(k->lp, 0, 1.0, err) < 0)
+		return -1;
+	for (int col = 1; col < ncol; col++)
+		if (hs_lp_set_col_bounds(k->lp, col, 0.0, 1.0, err) < 0)
+			return -1;
+	k->caprow0 = 2 * C;
+	for (int c = 0; c < C; c++) {
+		int m = k->cl.rep[c], a = p->jobs[m].job_type;
+		double n = k->cl.size[c], s = p->jobs[m].scale_factor;
+		k->trow[c] = 2 * c;
+		k->frow[c] = 2 * c + 1;
+		if (hs_lp_set_row_bounds(k->lp, k->trow[c], -INFINITY, 1.0, err) < 0 ||
+		    hs_lp_set_row_bounds(k->lp, k->frow[c], 0.0, INFINITY, err) < 0 ||
+		    add_thr(k, k->frow[c], c, coef[c] * k->rs[c], err) < 0)
+			return -1;
+		for (int j = 0; j < J; j++) {
+			int col = k->col0[(size_t)c * J + j];
+			if (col >= 0 && (hs_lp_add_coef(k->lp, k->trow[c], col, 1.0, err) < 0 ||
+					 hs_lp_add_coef(k->lp, k->caprow0 + j, col, n * s, err) < 0))
+				return -1;
+			for (int b = 0; b < A && a >= 0; b++) {
+				col = b == a ? k->coly[(size_t)a * J + j] : k->colb[((size_t)c * A + b) * J + j];
+				if (col < 0)
+					continue;
+				if (hs_lp_add_coef(k->lp, k->trow[c], col, 1.0, err) < 0)
+					return -1;
+				/* the shared same-type column gets its capacity once below */
+				if (b != a && hs_lp_add_coef(k->lp, k->caprow0 + j, col, n * s / 2.0, err) < 0)
+					return -1;
+			}
+		}
+	}
+	for (int a = 0; a < A; a++)
+		for (int j = 0; j < J; j++) {
+			int col = k->coly[(size_t)a * J + j];
+			if (col >= 0 && hs_lp_add_coef(k->lp, k->caprow0 + j, col,
+						       k->tcount[a] * p->jobtypes.scale_factor[a] / 2.0, err) < 0)
+				return -1;
+		}
+	for (int j = 0; j < J; j++)
+		if (hs_lp_set_row_bounds(k->lp, k->caprow0 + j, -INFINITY, k->cap[j], err) < 0)
+			return -1;
+	int r = 2 * C + J;
+	for (int a = 0; a < A; a++)
+		for (int b = a + 1; b < A; b++) {
+			if (p->jobtypes.scale_factor[a] != p->jobtypes.scale_factor[b] ||
+			    k->tcount[a] == 0 || k->tcount[b] == 0)
+				continue;
+			for (int j = 0; j < J; j++, r++) {
+				if (hs_lp_set_row_bounds(k->lp, r, 0.0, 0.0, err) < 0)
+					return -1;
+				for (int c = 0; c < C; c++) {
+					int t = p->jobs[k->cl.rep[c]].job_type;
+					int col = t == a ? k->colb[((size_t)c * A + b) * J + j]
+					       : t == b ? k->colb[((size_t)c * A + a) * J + j] : -1;
+					if (col >= 0 && hs_lp_add_coef(k->lp, r, col,
+								       t == a ? k->cl.size[c] : -k->cl.size[c], err) < 0)
+						return -1;
+				}
+			}
+		}
+	return 0;
+}
+
+/* Sets the z column: objective row c gets -alpha_c (normalized). */
+static int set_alpha(pk_t *k, const double *alpha, hs_err_t *err)
+{
+	int *rows = malloc(((size_t)k->C + 1) * sizeof(int));
+	double *vals = malloc(((size_t)k->C + 1) * sizeof(double));
+	int rc = -1;
+	if (rows && vals) {
+		for (int c = 0; c < k->C; c++) {
+			rows[c] = k->frow[c];
+			vals[c] = -alpha[c] * k->rs[c];
+		}
+		rc = hs_lp_set_col_coefs(k->lp, k->zcol, k->C, rows, vals, err);
+	} else {
+		hs_err_set(err, "out of memory");
+	}
+	free(rows);
+	free(vals);
+	return rc;
+}
+
+/* ---- turning the LP solution into pairs ----------------------------------------- */
+
+typedef struct pairmap {
+	size_t cap;
+	uint64_t *key;
+	int *idx;
+} pairmap_t;
+
+static int pair_add(pairmap_t *pm, hs_alloc_t *out, int m, int k, int j, double x, hs_err_t *err)
+{
+	if (x <= 1e-12 || m == k)
+		return 0;
+	if (m > k) {
+		int t = m;
+		m = k;
+		k = t;
+	}
+	uint64_t key = ((uint64_t)(uint32_t)m << 32) | (uint32_t)k;
+	if ((size_t)out->npairs * 2 + 2 > pm->cap) { /* grow and rehash */
+		size_t ncap = pm->cap ? pm->cap * 2 : 1024;
+		uint64_t *nk = malloc(ncap * sizeof(*nk));
+		int *ni = malloc(ncap * sizeof(*ni));
+		if (!nk || !ni) {
+			free(nk);
+			free(ni);
+			return hs_err_set(err, "out of memory");
+		}
+		for (size_t i = 0; i < ncap; i++)
+			ni[i] = -1;
+		for (size_t i = 0; i < pm->cap; i++) {
+			if (pm->idx[i] < 0)
+				continue;
+			size_t h = (size_t)(hs_hash_mix(0, pm->key[i]) & (ncap - 1));
+			while (ni[h] >= 0)
+				h = (h + 1) & (ncap - 1);
+			nk[h] = pm->key[i];
+			ni[h] = pm->idx[i];
+		}
+		free(pm->key);
+		free(pm->idx);
+		pm->key = nk;
+		pm->idx = ni;
+		pm->cap = ncap;
+	}
+	size_t h = (size_t)(hs_hash_mix(0, key) & (pm->cap - 1));
+	while (pm->idx[h] >= 0 && pm->key[h] != key)
+		h = (h + 1) & (pm->cap - 1);
+	if (pm->idx[h] < 0) {
+		int i = hs_alloc_add_pair(out, m, k, err);
+		if (i < 0)
+			return -1;
+		pm->key[h] = key;
+		pm->idx[h] = i;
+	}
+	out->pairs[pm->idx[h]].x[j] += x;
+	return 0;
+}
+
+static int decompose(pk_t *k, hs_alloc_t *out, hs_err_t *err)
+{
+	const hs_problem_t *p = k->p;
+	const int J = k->J, A = k->A, M = p->njobs;
+	pairmap_t pm = { 0, NULL, NULL };
+	int *la = malloc(((size_t)M + 1) * sizeof(int)), *lb = malloc(((size_t)M + 1) * sizeof(int));
+	double *ua = malloc(((size_t)M + 1) * sizeof(double)), *ub = malloc(((size_t)M + 1) * sizeof(double));
+	int rc = -1;
+	if (!la || !lb || !ua || !ub) {
+		hs_err_set(err, "out of memory");
+		goto out;
+	}
+	for (int j = 0; j < J; j++) {
+		for (int a = 0; a < A; a++) {
+			/* same type: a cycle through the type's jobs */
+			int col = k->coly[(size_t)a * J + j];
+			double t = col >= 0 ? hs_lp_col_value(k->lp, col) : 0.0;
+			if (t > 1e-12) {
+				int n = 0;
+				for (int m = 0; m < M; m++)
+					if (p->jobs[m].job_type == a)
+						la[n++] = m;
+				if (n == 2) {
+					if (pair_add(&pm, out, la[0], la[1], j, t, err) < 0)
+						goto out;
+				} else {
+					for (int i = 0; i < n; i++)
+						if (pair_add(&pm, out, la[i], la[(i + 1) % n], j, t / 2.0, err) < 0)
+							goto out;
+				}
+			}
+			for (int b = a + 1; b < A; b++) {
+				int na = 0, nb = 0;
+				for (int m = 0; m < M; m++) {
+					int c = k->cl.class_of[m], t2 = p->jobs[m].job_type;
+					if (t2 == a && k->colb[((size_t)c * A + b) * J + j] >= 0) {
+						ua[na] = hs_lp_col_value(k->lp, k->colb[((size_t)c * A + b) * J + j]);
+						if (ua[na] > 1e-12)
+							la[na++] = m;
+					} else if (t2 == b && k->colb[((size_t)c * A + a) * J + j] >= 0) {
+						ub[nb] = hs_lp_col_value(k->lp, k->colb[((size_t)c * A + a) * J + j]);
+						if (ub[nb] > 1e-12)
+							lb[nb++] = m;
+					}
+				}
+				/* northwest corner: match the two sides' amounts */
+				for (int i = 0, i2 = 0; i < na && i2 < nb;) {
+					double x = ua[i] < ub[i2] ? ua[i] : ub[i2];
+					if (pair_add(&pm, out, la[i], lb[i2], j, x, err) < 0)
+						goto out;
+					ua[i] -= x;
+					ub[i2] -= x;
+					if (ua[i] <= 1e-12)
+						i++;
+					if (ub[i2] <= 1e-12)
+						i2++;
+				}
+			}
+		}
+	}
+	rc = 0;
+out:
+	free(pm.key);
+	free(pm.idx);
+	free(la);
+	free(lb);
+	free(ua);
+	free(ub);
+	return rc;
+}
+
+/* ---- the three policies ------------------------------------------------------- */
+
+static double packed_maxmin_value(const hs_problem_t *p, const hs_alloc_t *a)
+{
+	double v = INFINITY;
+	for (int m = 0; m < p->njobs; m++) {
+		const hs_job_t *jb = &p->jobs[m];
+		double teq = hs_job_equal_share_thr(p, m);
+		double r = jb->scale_factor * hs_alloc_effective_thr(a, p, m) / (jb->weight * teq);
+		v = r < v ? r : v;
+	}
+	return p->njobs ? v : 0.0;
+}
+
+double hs_packed_evaluate(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const hs_alloc_t *a)
+{
+	switch (ctx->desc->variant) {
+	case PK_MAXMIN:
+		return packed_maxmin_value(in->p, a);
+	case PK_MAKESPAN:
+		return hs_makespan_value(in->p, a);
+	default:
+		return hs_ftf_value(ctx->desc, in->p, in->cap, a);
+	}
+}
+
+static hs_lp_status_t solve_lp(pk_t *k, hs_policy_ctx_t *ctx, hs_err_t *err)
+{
+	long it0 = hs_lp_iterations(k->lp);
+	hs_lp_status_t st = hs_lp_solve(k->lp, &ctx->lp_opts, err);
+	ctx->last_iterations += hs_lp_iterations(k->lp) - it0;
+	ctx->last_lp_solves++;
+	return st;
+}
+
+/* Reads the alone part of the LP solution for class c into row x. */
+static void alone_row(const pk_t *k, int c, double *x)
+{
+	for (int j = 0; j < k->J; j++) {
+		int col = k->col0[(size_t)c * k->J + j];
+		x[j] = col >= 0 ? hs_lp_col_value(k->lp, col) : 0.0;
+	}
+}
+
+/* thr_c of the LP solution. */
+static double lp_thr(const pk_t *k, int c)
+{
+	const hs_problem_t *p = k->p;
+	int m = k->cl.rep[c], a = p->jobs[m].job_type;
+	double t = 0.0;
+	for (int j = 0; j < k->J; j++) {
+		int col = k->col0[(size_t)c * k->J + j];
+		if (col >= 0)
+			t += p->jobs[m].thr[j] * hs_lp_col_value(k->lp, col);
+		for (int b = 0; b < k->A && a >= 0; b++) {
+			col = b == a ? k->coly[(size_t)a * k->J + j] : k->colb[((size_t)c * k->A + b) * k->J + j];
+			if (col >= 0)
+				t += pthr(k, a, b, j) * hs_lp_col_value(k->lp, col);
+		}
+	}
+	return t;
+}
+
+/* T^iso of a job (aware, alone). */
+static double iso_thr(const hs_problem_t *p, const double *cap, int m)
+{
+	return hs_isolated_thr(p, cap, m);
+}
+
+int hs_policy_packed_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			   hs_alloc_t *out, hs_err_t *err)
+{
+	const hs_problem_t *p = in->p;
+	const int J = p->cluster.ntypes, M = p->njobs, A = p->jobtypes.n;
+	const int variant = ctx->desc->variant;
+	if (M == 0) {
+		out->objective = 0.0;
+		return 0;
+	}
+	pk_t k;
+	memset(&k, 0, sizeof(k));
+	k.p = p;
+	k.cap = in->cap;
+	k.J = J;
+	k.A = A;
+	int flags = ctx->no_classes ? HS_CK_DISTINCT
+		    : HS_CK_THR | HS_CK_JOBTYPE |
+		      (variant == PK_MAXMIN ? HS_CK_WEIGHT : HS_CK_STEPS) |
+		      (variant == PK_FTF ? HS_CK_AGE : 0);
+	int rc = -1;
+	double *coef = NULL, *alpha = NULL, *D = NULL;
+	hs_alloc_t best;
+	memset(&best, 0, sizeof(best));
+	if (hs_job_classes(&k.cl, p, in->cap, flags, err) < 0)
+		return -1;
+	const int C = k.C = k.cl.n;
+	k.tcount = calloc((size_t)A + 1, sizeof(int));
+	k.col0 = malloc(((size_t)C * J + 1) * sizeof(int));
+	k.colb = malloc(((size_t)C * A * J + 1) * sizeof(int));
+	k.coly = malloc(((size_t)A * J + 1) * sizeof(int));
+	k.trow = malloc(((size_t)C + 1) * sizeof(int));
+	k.frow = malloc(((size_t)C + 1) * sizeof(int));
+	k.rs = malloc(((size_t)C + 1) * sizeof(double));
+	k.tmin = malloc(((size_t)A * J + 1) * sizeof(double));
+	coef = malloc(((size_t)C + 1) * sizeof(double));
+	alpha = malloc(((size_t)C + 1) * sizeof(double));
+	D = malloc(((size_t)C + 1) * sizeof(double));
+	if (!k.tcount || !k.col0 || !k.colb || !k.coly || !k.trow || !k.frow || !k.rs || !k.tmin ||
+	    !coef || !alpha || !D) {
+		hs_err_set(err, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < (size_t)A * J; i++)
+		k.tmin[i] = INFINITY;
+	for (int m = 0; m < M; m++) {
+		int a = p->jobs[m].job_type;
+		if (a < 0)
+			continue;
+		k.tcount[a]++;
+		for (int j = 0; j < J; j++)
+			if (p->jobs[m].thr[j] < k.tmin[(size_t)a * J + j])
+				k.tmin[(size_t)a * J + j] = p->jobs[m].thr[j];
+	}
+	/* objective rows: coef_c thr_c - alpha_c z >= 0, normalized by the
+	 * largest throughput coefficient of the row */
+	double unit = 0.0; /* makespan: y in units of the longest best-case job */
+	for (int c = 0; c < C; c++) {
+		int m = k.cl.rep[c];
+		const hs_job_t *jb = &p->jobs[m];
+		double mx = 0.0;
+		for (int j = 0; j < J; j++)
+			mx = jb->thr[j] > mx ? jb->thr[j] : mx;
+		for (int j = 0; j < J && jb->job_type >= 0; j++)
+			for (int b = 0; b < A; b++)
+				mx = pthr(&k, jb->job_type, b, j) > mx ? pthr(&k, jb->job_type, b, j) : mx;
+		coef[c] = variant == PK_MAXMIN ? jb->scale_factor / (jb->weight * hs_job_equal_share_thr(p, m)) : 1.0;
+		k.rs[c] = mx > 0.0 ? 1.0 / (coef[c] * mx) : 1.0;
+		alpha[c] = 1.0;
+		double best1 = 0.0;
+		for (int j = 0; j < J; j++)
+			if (hs_job_usable(p, in->cap, m, j) && jb->thr[j] > best1)
+				best1 = jb->thr[j];
+		if (best1 > 0.0 && jb->remaining_steps / best1 > unit)
+			unit = jb->remaining_steps / best1;
+	}
+	if (!(unit > 0.0))
+		unit = 1.0;
+	if (variant == PK_MAKESPAN)
+		for (int c = 0; c < C; c++)
+			alpha[c] = p->jobs[k.cl.rep[c]].remaining_steps / unit;
+	if (build(&k, coef, err) < 0)
+		goto out;
+	hs_lp_status_t st;
+	if (variant != PK_FTF) {
+		if (set_alpha(&k, alpha, err) < 0)
+			goto out;
+		st = solve_lp(&k, ctx, err);
+		if (st != HS_LP_OPTIMAL) {
+			if (st != HS_LP_FAILED)
+				hs_err_set(err, "packed LP is %s (internal error)",
+					   st == HS_LP_INFEASIBLE ? "infeasible" : "unbounded");
+			goto out;
+		}
+	} else {
+		/* finish-time fairness: bisection on rho, as policy_ftf.c */
+		double lo = 0.0, hi = 1.0;
+		for (int c = 0; c < C; c++) {
+			int m = k.cl.rep[c];
+			const hs_job_t *jb = &p->jobs[m];
+			double iso = iso_thr(p, in->cap, m), bestt = 0.0;
+			for (int j = 0; j < J; j++)
+				bestt = jb->thr[j] > bestt ? jb->thr[j] : bestt;
+			for (int j = 0; j < J && jb->job_type >= 0; j++)
+				for (int b = 0; b < A; b++) /* a pair can never beat alone + partner time */
+					bestt = pthr(&k, jb->job_type, b, j) > bestt ? pthr(&k, jb->job_type, b, j) : bestt;
+			if (!(iso > 0.0)) {
+				hs_err_set(err, "job '%s' gets no throughput in the isolated allocation", jb->id);
+				goto out;
+			}
+			D[c] = jb->age_s + jb->remaining_steps / iso;
+			double l = (jb->age_s + jb->remaining_steps / bestt) / D[c];
+			lo = l > lo ? l : lo;
+		}
+		int have = 0;
+		for (int step = 0; step < 80; step++) {
+			double rho = have ? 0.5 * (lo + hi) : 1.0;
+			for (int c = 0; c < C; c++) {
+				const hs_job_t *jb = &p->jobs[k.cl.rep[c]];
+				alpha[c] = jb->remaining_steps / (rho * D[c] - jb->age_s);
+			}
+			if (set_alpha(&k, alpha, err) < 0)
+				goto out;
+			st = solve_lp(&k, ctx, err);
+			if (st == HS_LP_FAILED)
+				goto out;
+			if (st == HS_LP_OPTIMAL && hs_lp_col_value(k.lp, k.zcol) >= 1.0 - 1e-9) {
+				double achieved = 0.0;
+				for (int c = 0; c < C; c++) {
+					const hs_job_t *jb = &p->jobs[k.cl.rep[c]];
+					double t = lp_thr(&k, c);
+					double r = t > 0.0 ? (jb->age_s + jb->remaining_steps / t) / D[c] : INFINITY;
+					achieved = r > achieved ? r : achieved;
+				}
+				hi = achieved < rho ? achieved : rho;
+				/* keep this solution: decompose it now (the LP moves on) */
+				hs_alloc_free(&best);
+				if (hs_alloc_init(&best, M, J, err) < 0)
+					goto out;
+				for (int m = 0; m < M; m++)
+					alone_row(&k, k.cl.class_of[m], &best.x[(size_t)m * J]);
+				if (decompose(&k, &best, err) < 0)
+					goto out;
+				have = 1;
+			} else if (!have) {
+				hs_err_set(err, "finish-time fairness: the isolated allocation's rho is infeasible "
+					   "(internal error)");
+				goto out;
+			} else {
+				lo = rho;
+			}
+			if (have && hi - lo <= 1e-6 * hi)
+				break;
+		}
+	}
+	if (variant == PK_FTF) {
+		/* move the kept solution into out */
+		memcpy(out->x, best.x, (size_t)M * J * sizeof(double));
+		for (int i = 0; i < best.npairs; i++) {
+			int idx = hs_alloc_add_pair(out, best.pairs[i].m, best.pairs[i].k, err);
+			if (idx < 0)
+				goto out;
+			memcpy(out->pairs[idx].x, best.pairs[i].x, (size_t)J * sizeof(double));
+		}
+	} else {
+		for (int m = 0; m < M; m++)
+			alone_row(&k, k.cl.class_of[m], &out->x[(size_t)m * J]);
+		if (decompose(&k, out, err) < 0)
+			goto out;
+	}
+	ctx->last_items = C;
+	ctx->last_lp_items = C;
+	if (hs_alloc_clean(out, p, in->cap, err) < 0)
+		goto out;
+	out->objective = hs_packed_evaluate(ctx, in, out);
+	rc = 0;
+out:
+	free(coef);
+	free(alpha);
+	free(D);
+	hs_alloc_free(&best);
+	pk_free(&k);
+	return rc;
+}
