@@ -30,7 +30,14 @@ EXTRA_DIST += tests/integration/spank_lib.sh tests/integration/hs_admincomment.p
 	tests/integration/spank_report.sh tests/integration/spank_ckpt.sh \
 	tests/integration/spank_hostile.sh tests/integration/hostile_job.py \
 	tests/integration/spank_trace.sh
-# space sharing (issue 7): sched/hs_packtest, a TEST-ONLY sched plugin that
+# space sharing (issue 7)
+if BUILD_PLUGINS
+TESTS += tests/integration/pack_pair.sh tests/integration/pack_end.sh \
+	tests/integration/pack_restart.sh
+endif
+EXTRA_DIST += tests/integration/pack_lib.sh tests/integration/pack_pair.sh \
+	tests/integration/pack_end.sh tests/integration/pack_restart.sh
+# sched/hs_packtest, a TEST-ONLY sched plugin that
 # packs jobs through plugins/select/hetsched/hs_pack.h; built by `make check`
 # only, never installed (tests add its .libs dir to PluginDir).
 if BUILD_PLUGINS

@@ -129,6 +129,51 @@ static int check_pair(job_record_t *b, job_record_t *a, hs_pack_start_t *req)
 	return -1; /* no objection */
 }
 
+#define SYSTEM_COMMENT_MAX 1000 /* keep the accounting field short */
+
+/* Appends rec to the job's SystemComment ("; "-separated), unless that
+ * would make it longer than SYSTEM_COMMENT_MAX. */
+static void append_system_comment(job_record_t *job, const char *rec)
+{
+	size_t cur = job->system_comment ? strlen(job->system_comment) : 0;
+
+	if (cur + strlen(rec) + 2 > SYSTEM_COMMENT_MAX) {
+		debug("%s: %pJ SystemComment full; pack record not added", LOG_PREFIX, job);
+		return;
+	}
+	if (cur)
+		xstrcat(job->system_comment, "; ");
+	xstrcat(job->system_comment, rec);
+}
+
+/* The accounting trace of a pack start, in both jobs' SystemComment
+ * (stored by slurmdbd, shown by sacct -o SystemComment):
+ *   hs_pack:partner=<job id>,start=<unix time>,gpus=<node>[<idx>]+...  */
+static void note_pair(job_record_t *b, job_record_t *a)
+{
+	bitstr_t *nodes = a->job_resrcs->node_bitmap;
+	char *gpus = NULL, *rec = NULL, buf[64];
+
+	for (int i = bit_ffs(nodes); i >= 0 && i < bit_size(nodes); i++) {
+		bitstr_t *g;
+
+		if (!bit_test(nodes, i))
+			continue;
+		g = hs_job_gpu_bits(b, i, false);
+		xstrfmtcat(gpus, "%s%s[%s]", gpus ? "+" : "", node_name_of(i), fmt_bits(g, buf, sizeof(buf)));
+		FREE_NULL_BITMAP(g);
+	}
+	xstrfmtcat(rec, "hs_pack:partner=%u,start=%ld,gpus=%s", a->job_id, (long)b->start_time,
+		   gpus ? gpus : "");
+	append_system_comment(b, rec);
+	xfree(rec);
+	xstrfmtcat(rec, "hs_pack:partner=%u,start=%ld,gpus=%s", b->job_id, (long)b->start_time,
+		   gpus ? gpus : "");
+	append_system_comment(a, rec);
+	xfree(rec);
+	xfree(gpus);
+}
+
 /* Starts b like backfill's _start_job(): select_nodes() restricted to a's
  * nodes (exc_node_bitmap), then launch. */
 static int pack_start(job_record_t *b, hs_pack_start_t *req)
@@ -193,6 +238,8 @@ static int pack_start(job_record_t *b, hs_pack_start_t *req)
 	}
 	if (hs_job_partner(b, NULL) != a->job_id)
 		error("%s: %pJ started but does not share the GPUs of %pJ", LOG_PREFIX, b, a);
+	else
+		note_pair(b, a);
 	if (b->batch_flag == 0)
 		srun_allocate(b);
 	else if (!IS_JOB_CONFIGURING(b))
@@ -458,35 +505,83 @@ int hs_pack_job_resized(int (*inner)(job_record_t *, node_record_t *), job_recor
 	return rc;
 }
 
-void hs_pack_after_rebuild(void)
+/* Nodes with shared GPUs: for each, how many GPUs two jobs hold. */
+typedef struct rebuild_state {
+	int n;
+	int *node;
+	uint64_t *extra;
+} rebuild_state_t;
+
+void *hs_pack_rebuild_begin(void)
 {
+	rebuild_state_t *st;
 	job_record_t *job;
 	ListIterator it;
-	int pairs_seen = 0;
 
 	if (!job_list || !running_in_slurmctld())
-		return;
+		return NULL;
+	st = xmalloc(sizeof(*st));
 	it = list_iterator_create(job_list);
 	while ((job = list_next(it))) {
 		bitstr_t *on = NULL;
+		uint32_t p;
 
-		if (!hs_job_holds(job) || !hs_job_partner(job, &on) || !on)
+		/* count each pair once, from its lower job id */
+		if (!hs_job_holds(job) || !(p = hs_job_partner(job, &on)) || !on || p < job->job_id) {
+			FREE_NULL_BITMAP(on);
 			continue;
-		pairs_seen++;
+		}
 		for (int i = bit_ffs(on); i >= 0 && i < bit_size(on); i++) {
 			gres_node_state_t *ns;
+			bitstr_t *mine, *theirs;
+			uint64_t c = 0;
+			int k;
 
 			if (!bit_test(on, i) || !(ns = hs_node_gpu(i)))
 				continue;
-			/* cons_tres re-added every job: the shared GPUs' bits
-			 * are set once, but the per-type/topology counters may
-			 * hold them twice. */
-			hs_node_gpu_normalize(ns);
+			mine = hs_job_gpu_bits(job, i, false);
+			theirs = hs_partner_bits(job, i);
+			for (bitoff_t b = 0; mine && theirs && b < bit_size(mine) && b < bit_size(theirs); b++)
+				if (bit_test(mine, b) && bit_test(theirs, b))
+					c++;
+			FREE_NULL_BITMAP(mine);
+			FREE_NULL_BITMAP(theirs);
+			for (k = 0; k < st->n && st->node[k] != i; k++)
+				;
+			if (k == st->n) {
+				xrecalloc(st->node, st->n + 1, sizeof(*st->node));
+				xrecalloc(st->extra, st->n + 1, sizeof(*st->extra));
+				st->node[st->n++] = i;
+			}
+			st->extra[k] += c;
+			ns->gres_cnt_avail += c;
 		}
 		FREE_NULL_BITMAP(on);
 	}
 	list_iterator_destroy(it);
-	if (pairs_seen)
-		info("%s: %d job(s) share GPUs; their nodes' GPU usage counts each GPU once",
-		     LOG_PREFIX, pairs_seen);
+	return st;
+}
+
+void hs_pack_rebuild_end(void *state)
+{
+	rebuild_state_t *st = state;
+
+	if (!st)
+		return;
+	for (int k = 0; k < st->n; k++) {
+		gres_node_state_t *ns = hs_node_gpu(st->node[k]);
+
+		if (!ns)
+			continue;
+		ns->gres_cnt_avail -= ns->gres_cnt_avail >= st->extra[k] ? st->extra[k] : ns->gres_cnt_avail;
+		/* cons_tres re-added every job: the shared GPUs' bits are set
+		 * once, but the per-type/topology counters may hold them twice. */
+		hs_node_gpu_normalize(ns);
+	}
+	if (st->n)
+		info("%s: %d node(s) with GPUs shared by two jobs; each GPU counted once", LOG_PREFIX,
+		     st->n);
+	xfree(st->node);
+	xfree(st->extra);
+	xfree(st);
 }

@@ -46,9 +46,13 @@ int hs_pack_job_fini(hs_job_op_f inner, job_record_t *job);
 int hs_pack_job_resized(int (*inner)(job_record_t *, node_record_t *), job_record_t *job,
 			node_record_t *node);
 
-/* After cons_tres rebuilt every node from the jobs (select_p_reconfigure,
- * also the last step of a slurmctld start): nodes with shared GPUs get
- * counters that count each GPU once. */
-void hs_pack_after_rebuild(void);
+/* Around cons_tres rebuilding every node from the jobs (select_p_reconfigure,
+ * also the last step of a slurmctld start). cons_tres re-adds the jobs one
+ * by one and would refuse the second job of a pair on a full node
+ * ("overallocated"); begin() lets each node with shared GPUs take that many
+ * more for the duration, end() takes it back and recounts those nodes so
+ * each GPU counts once. Pass begin()'s result to end(). */
+void *hs_pack_rebuild_begin(void);
+void hs_pack_rebuild_end(void *state);
 
 #endif

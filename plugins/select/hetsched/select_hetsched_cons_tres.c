@@ -211,13 +211,14 @@ extern int select_p_job_ready(job_record_t *job_ptr)
 extern int select_p_job_expand(job_record_t *from_job_ptr, job_record_t *to_job_ptr)
 {
 	slurm_select_ops_t *o = inner();
-
 	int rc;
+	void *st;
 
 	if (!o)
 		return SLURM_ERROR;
+	st = hs_pack_rebuild_begin(); /* rare: recount nodes with shared GPUs */
 	rc = o->job_expand(from_job_ptr, to_job_ptr);
-	hs_pack_after_rebuild(); /* rare: recount nodes with shared GPUs */
+	hs_pack_rebuild_end(st);
 	return rc;
 }
 
@@ -416,13 +417,14 @@ extern int select_p_update_node_config(int index)
 extern int select_p_reconfigure(void)
 {
 	slurm_select_ops_t *o = inner();
-
 	int rc;
+	void *st;
 
 	if (!o)
 		return SLURM_ERROR;
+	st = hs_pack_rebuild_begin();
 	rc = o->reconfigure();
-	hs_pack_after_rebuild();
+	hs_pack_rebuild_end(st);
 	return rc;
 }
 

@@ -8,7 +8,8 @@
  * select_nodes() locks, every pending job whose Comment is
  * "hs-pack-onto=<jobid>" is started with hs_pack_start() onto that job's
  * GPUs; and the pairs reported by hs_pack_pairs() (and, for each pair,
- * hs_pack_partner()) are logged whenever they change. Log lines start with
+ * hs_pack_partner()) are logged whenever they change and after `scontrol
+ * reconfigure`. Log lines start with
  * "hs_packtest:" so the tests can find them in slurmctld.log. Slurm's own
  * scheduler keeps starting every other job.
  */
@@ -45,6 +46,7 @@ static pthread_t agent_tid;
 static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t agent_cond = PTHREAD_COND_INITIALIZER;
 static bool agent_stop;
+static bool relog_pairs; /* set by sched_p_reconfig, under agent_lock */
 
 /* The partner named in the job's comment, 0 if none or malformed. */
 static uint32_t wanted_partner(job_record_t *job)
@@ -88,7 +90,7 @@ static void pack_pending(void)
 	list_iterator_destroy(it);
 }
 
-static void log_pairs(void)
+static void log_pairs(bool always)
 {
 	static char last[1024] = "?";
 	uint32_t pairs[MAX_PAIRS][2];
@@ -108,7 +110,7 @@ static void log_pairs(void)
 	}
 	if (!s)
 		xstrcat(s, "none");
-	if (strcmp(s, last)) {
+	if (always || strcmp(s, last)) {
 		info("hs_packtest: pairs: %s", s);
 		snprintf(last, sizeof(last), "%s", s);
 	}
@@ -121,6 +123,7 @@ static void *agent(void *arg)
 	slurmctld_lock_t locks = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
 				   .part = READ_LOCK, .fed = READ_LOCK };
 	int available = -1;
+	bool always;
 
 	(void)arg;
 	for (;;) {
@@ -135,6 +138,8 @@ static void *agent(void *arg)
 			slurm_mutex_unlock(&agent_lock);
 			break;
 		}
+		always = relog_pairs;
+		relog_pairs = false;
 		slurm_mutex_unlock(&agent_lock);
 
 		if (available < 0) {
@@ -143,7 +148,7 @@ static void *agent(void *arg)
 		}
 		lock_slurmctld(locks);
 		pack_pending();
-		log_pairs();
+		log_pairs(always);
 		unlock_slurmctld(locks);
 	}
 	return NULL;
@@ -166,7 +171,12 @@ void fini(void)
 	pthread_join(agent_tid, NULL);
 }
 
+/* scontrol reconfigure: the pairs are logged again (the tests check that
+ * select_p_reconfigure kept them). */
 int sched_p_reconfig(void)
 {
+	slurm_mutex_lock(&agent_lock);
+	relog_pairs = true;
+	slurm_mutex_unlock(&agent_lock);
 	return SLURM_SUCCESS;
 }
