@@ -28,12 +28,18 @@ int emu_share_open(emu_share_t *s, const char *base, const char *key,
 
 	sanitise(k, sizeof(k), key);
 	sanitise(i, sizeof(i), id);
-	if (mkdir(base, 0700) < 0 && errno != EEXIST) {
+	/* Sticky and world-writable like /tmp: co-tenants may be jobs of
+	 * different users; each file is its owner's. */
+	if (mkdir(base, 01777) == 0)
+		(void)chmod(base, 01777);
+	else if (errno != EEXIST) {
 		snprintf(msg, len, "mkdir %s: %s", base, strerror(errno));
 		return -1;
 	}
 	snprintf(s->dir, sizeof(s->dir), "%s/%s", base, k);
-	if (mkdir(s->dir, 0700) < 0 && errno != EEXIST) {
+	if (mkdir(s->dir, 01777) == 0)
+		(void)chmod(s->dir, 01777);
+	else if (errno != EEXIST) {
 		snprintf(msg, len, "mkdir %s: %s", s->dir, strerror(errno));
 		return -1;
 	}
@@ -46,7 +52,7 @@ int emu_share_touch(const emu_share_t *s, const char *model, int sf)
 	char line[400];
 	int fd, n = snprintf(line, sizeof(line), "%d\t%s\n", sf, model);
 
-	fd = open(s->mine, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = open(s->mine, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
 	if (write(fd, line, (size_t)n) != n) {

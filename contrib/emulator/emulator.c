@@ -34,6 +34,7 @@
 typedef struct opts {
 	const char *table, *model, *gpu, *partner, *ckpt_dir, *share_dir;
 	int sf, shared, quiet;
+	int detect, no_detect;        /* co-tenant detection under Slurm */
 	uint64_t steps, ckpt_every;
 	double time_scale, progress_s;
 } opts_t;
@@ -123,6 +124,7 @@ static void usage(FILE *out)
 		"         [--scale-factor SF] [--time-scale F] [--gpu-type TYPE]\n"
 		"         [--shared] [--partner MODEL] [--share-dir DIR]\n"
 		"         [--ckpt-dir DIR] [--ckpt-every N] [--progress SECONDS] [--quiet]\n"
+		"         [--no-share-detect]\n"
 		"Defaults come from HS_THROUGHPUT_TABLE, HS_MODEL, HS_STEPS, HS_GPU_TYPE,\n"
 		"HS_GPU_SHARED, HS_CKPT_DIR and HS_EMU_SHARE_DIR. See hetsched-emulator(1).\n");
 }
@@ -143,6 +145,7 @@ static int parse_opts(int argc, char **argv, opts_t *o)
 		{ "ckpt-every", required_argument, 0, 'e' },
 		{ "progress", required_argument, 0, 'P' },
 		{ "quiet", no_argument, 0, 'q' },
+		{ "no-share-detect", no_argument, 0, 'N' },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 },
@@ -191,6 +194,7 @@ static int parse_opts(int argc, char **argv, opts_t *o)
 				return die("--progress: '%s' is not a number of seconds", optarg);
 			break;
 		case 'q': o->quiet = 1; break;
+		case 'N': o->no_detect = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("hetsched-emulator %s\n", PACKAGE_VERSION); exit(0);
 		default: usage(stderr); return 2;
@@ -227,7 +231,7 @@ static double current_rate(emu_t *e)
 	char model[256] = "";
 	int psf = 0, b;
 
-	if (!e->o.shared)
+	if (!e->o.shared && !e->o.detect)
 		return e->alone;
 	if (e->o.partner) {
 		snprintf(model, sizeof(model), "%s", e->o.partner);
@@ -322,7 +326,7 @@ static int run(emu_t *e)
 			next = now_s();
 		}
 		t = now_s();
-		if (e->o.shared && t - last_share >= 1.0) {
+		if ((e->o.shared || e->o.detect) && t - last_share >= 1.0) {
 			last_share = t;
 			e->rate = current_rate(e);
 		}
@@ -368,14 +372,21 @@ int main(int argc, char **argv)
 		return die("('%s', %d) has no throughput on GPU type '%s' in %s",
 			   e.o.model, e.o.sf, e.o.gpu, e.o.table);
 	}
-	if (e.o.shared && !e.o.partner) {
+	/* Packing (doc/packing.md) double-books GPU indices, so a packed job
+	 * looks like one holding a whole GPU: under Slurm with GPUs, always
+	 * look for a co-tenant on the same GPUs. */
+	if (!e.o.partner && !e.o.no_detect && env("SLURM_JOB_ID") &&
+	    (env("SLURM_JOB_GPUS") || env("SLURM_STEP_GPUS") || env("CUDA_VISIBLE_DEVICES")))
+		e.o.detect = 1;
+	if ((e.o.shared || e.o.detect) && !e.o.partner) {
 		char key[512], id[64], base[1024];
 		const char *gpus = env("SLURM_STEP_GPUS") ? env("SLURM_STEP_GPUS")
 				 : env("SLURM_JOB_GPUS") ? env("SLURM_JOB_GPUS")
 				 : env("CUDA_VISIBLE_DEVICES") ? env("CUDA_VISIBLE_DEVICES") : "0";
 
 		snprintf(base, sizeof(base), "%s", e.o.share_dir ? e.o.share_dir : "/tmp/hetsched-emulator-share");
-		snprintf(key, sizeof(key), "%s.%s", env("SLURMD_NODENAME") ? env("SLURMD_NODENAME") : "local", gpus);
+		snprintf(key, sizeof(key), "%s.%s.%s", env("SLURM_CLUSTER_NAME") ? env("SLURM_CLUSTER_NAME") : "-",
+			 env("SLURMD_NODENAME") ? env("SLURMD_NODENAME") : "local", gpus);
 		snprintf(id, sizeof(id), "%s", env("SLURM_JOB_ID") ? env("SLURM_JOB_ID") : "pid");
 		if (!env("SLURM_JOB_ID"))
 			snprintf(id, sizeof(id), "pid%ld", (long)getpid());

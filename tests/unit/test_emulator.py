@@ -118,6 +118,39 @@ def main():
         check("shared: pair throughput %.2f matches the table %.2f" % (rate, thr_pair),
               abs(rate - thr_pair) / thr_pair < 0.15, (rate, thr_pair))
 
+    # --- packed jobs (double-booked GPU, doc/packing.md): co-tenants found
+    # through the share directory run at the pair throughput; a job on
+    # another GPU index stays alone
+    share = os.path.join(tmp, "share")
+    slurm = dict(SLURM_CLUSTER_NAME="t", SLURMD_NODENAME="n1", HS_EMU_SHARE_DIR=share,
+                 HS_REPORT_MIN_INTERVAL_US=0)
+    lm = subprocess.Popen([EMU, "--table", TABLE, "--model", PARTNER, "--steps", "100000",
+                           "--time-scale", "20", "--gpu-type", "k80"],
+                          env=env(SLURM_JOB_ID=102, SLURM_JOB_GPUS="0", **slurm),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lone = subprocess.Popen([EMU, "--table", TABLE, "--model", PARTNER, "--steps", "100000",
+                             "--time-scale", "20", "--gpu-type", "k80"],
+                            env=env(SLURM_JOB_ID=103, SLURM_JOB_GPUS="1", **slurm),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    rc, out, err, got = run_collect(
+        ["--table", TABLE, "--model", MODEL, "--steps", str(int(thr_pair * 20 * 3)),
+         "--time-scale", "20", "--gpu-type", "k80"],
+        env(SLURM_JOB_ID=101, SLURM_JOB_GPUS="0", HS_REPORT_SOCKET=name, **slurm), sock)
+    for p in (lm, lone):
+        p.terminate()
+    lm_out, _ = lm.communicate(timeout=30)
+    lone_out, _ = lone.communicate(timeout=30)
+    st = steps_of(got)
+    check("packed: found its co-tenant", rc == 0 and 'partner "%s"' % PARTNER in out, (rc, out, err))
+    check("packed: the co-tenant found it too", 'partner "%s"' % MODEL in lm_out, lm_out)
+    check("packed: a job on another GPU index stays alone", "partner" not in lone_out, lone_out)
+    if len(st) > 10:
+        a, b = st[len(st) // 3], st[-len(st) // 10]   # after the first detection
+        rate = (b[1] - a[1]) / (b[0] - a[0]) / 20
+        check("packed: pair throughput %.2f matches the table %.2f" % (rate, thr_pair),
+              abs(rate - thr_pair) / thr_pair < 0.15, (rate, thr_pair))
+
     # --- checkpoint on the signal, hold, continue when not requeued
     ck = os.path.join(tmp, "ck1")
     p = subprocess.Popen([EMU, "--table", TABLE, "--model", MODEL, "--steps", "400",
