@@ -1,6 +1,6 @@
 /* emu_share.h — how an emulated job learns which job shares its GPU (to run
  * at the table's pair throughput): every emulator holding a shard of a GPU
- * keeps a small file "<sf>\t<model>" in <share dir>/<cluster>.<node>.<gpus>/<id> and
+ * keeps a small file "<sf>\t<model>" in <share dir>/<cluster>.<conf>.<node>.<gpus>/<id> and
  * refreshes it every second; another fresh file there is the partner.
  * This is the emulator's own convention (real jobs just run slower);
  * all files are the user's own, opened with O_NOFOLLOW. */

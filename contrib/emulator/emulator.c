@@ -108,6 +108,16 @@ static int parse_u64(const char *s, uint64_t *out)
 	return errno || *end ? -1 : 0;
 }
 
+/* 32-bit FNV-1a: a short, stable tag of a string for file names. */
+static unsigned fnv1a(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
 /* "ResNet-50 (batch size 64)" -> 64; 0 when the name has no batch size. */
 static uint64_t batch_size(const char *model)
 {
@@ -385,7 +395,11 @@ int main(int argc, char **argv)
 				 : env("CUDA_VISIBLE_DEVICES") ? env("CUDA_VISIBLE_DEVICES") : "0";
 
 		snprintf(base, sizeof(base), "%s", e.o.share_dir ? e.o.share_dir : "/tmp/hetsched-emulator-share");
-		snprintf(key, sizeof(key), "%s.%s.%s", env("SLURM_CLUSTER_NAME") ? env("SLURM_CLUSTER_NAME") : "-",
+		/* Several clusters with the same name may run on one machine
+		 * (test clusters): SLURM_CONF, when set, tells them apart. */
+		snprintf(key, sizeof(key), "%s.%08x.%s.%s",
+			 env("SLURM_CLUSTER_NAME") ? env("SLURM_CLUSTER_NAME") : "-",
+			 fnv1a(env("SLURM_CONF") ? env("SLURM_CONF") : ""),
 			 env("SLURMD_NODENAME") ? env("SLURMD_NODENAME") : "local", gpus);
 		snprintf(id, sizeof(id), "%s", env("SLURM_JOB_ID") ? env("SLURM_JOB_ID") : "pid");
 		if (!env("SLURM_JOB_ID"))
