@@ -4,7 +4,8 @@
 # its GPU; unpacking (the scheduler requeues one job of the pair) leaves the
 # other its GPU and the requeued job restarts alone on another GPU; killing
 # the node during a packed run ends both jobs (NODE_FAIL) and the node comes
-# back idle, not drained, with no GPU in use. Node GRES usage is checked
+# back idle, not drained, with no GPU in use; packing one task of a job
+# array leaves the rest of the array schedulable. Node GRES usage is checked
 # with scontrol after every step, and slurmctld.log must show no GPU
 # bookkeeping errors. Packing goes through hs_pack.h (sched/hs_packtest).
 # TAP output.
@@ -49,11 +50,11 @@ check "(b) they share v100-1's GPU 0" test "$(job_gres "$B")" = "v100-1:$ONE"
 # no longer a packing candidate, then requeued (what sched/hetsched does
 # to unpack, after a checkpoint: doc/protocol.md (d))
 scontrol update jobid="$B" comment=unpacked
+mark_log
 scontrol requeue "$B"
 check "(b) B2 is pending again" wait_state 30 "$B" PENDING
 check "(b) A2 still runs" test "$(state "$A")" = RUNNING
 check "(b) v100-1 still shows A2's GPU in use" test "$(node_used v100-1)" = "$ONE"
-mark_log
 check "(b) the interface reports no pair" wait_log 10 'hs_packtest: pairs: none$'
 scancel "$F2"
 check "(b) B2 restarts alone once v100-2 is free" wait_state 60 "$B" RUNNING
@@ -92,6 +93,21 @@ G=$(sub -J G -w v100-1 --gres=gpu:1 -- 'echo cvd=$CUDA_VISIBLE_DEVICES')
 check "(c) a new job runs on v100-1's GPU 0" \
 	sh -c "for i in \$(seq 60); do [ \"\$(sacct -n -X -P -j $G -o State)\" = COMPLETED ] && exit 0; sleep 1; done; exit 1"
 check "(c) ... and saw CUDA_VISIBLE_DEVICES=0" test "$(cvd "$G")" = 0
+
+# --- (d) a job array task packed; the rest of the array is unaffected ----
+A=$(sub -J A4 -w v100-1 --gres=gpu:1 -- "$long")
+F2=$(sub -J F2b -w v100-2 --gres=gpu:1 -- "$long")
+wait_state 30 "$A" RUNNING && wait_state 30 "$F2" RUNNING || bail "A4 and F2b did not start"
+J=$(sbatch --parsable -o /dev/null -J J --array=1-2 --gres=gpu:1 --comment="hs-pack-onto=$A" --wrap 'sleep 30')
+check "(d) one array task is packed onto A4" wait_state 30 "${J}_1" RUNNING
+check "(d) it shares v100-1's GPU 0 with A4" test "$(job_gres "${J}_1")" = "v100-1:$ONE"
+check "(d) the other task waits (A4 has its partner)" test "$(state "${J}_2")" = PENDING
+scancel "$F2"
+check "(d) once v100-2 is free the other task starts there (the pack start did not leave its node exclusion on the array)" \
+	wait_state 30 "${J}_2" RUNNING
+check "(d) ... alone on v100-2's GPU 0" test "$(job_gres "${J}_2")" = "v100-2:$ONE"
+scancel "$A" "$J"
+wait_gone 30 "$A" "${J}_1" "${J}_2"
 
 scancel "$F3"
 wait_gone 30 "$F3"

@@ -181,6 +181,7 @@ static int pack_start(job_record_t *b, hs_pack_start_t *req)
 	job_record_t *a;
 	bitstr_t *orig_exc, *exc;
 	char *err_msg = NULL, gbuf[64];
+	bool is_array_head;
 	int rc;
 
 	req->msg[0] = '\0';
@@ -211,11 +212,28 @@ static int pack_start(job_record_t *b, hs_pack_start_t *req)
 	intent.job = b;
 	intent.partner = a;
 	intent.why[0] = '\0';
+	is_array_head = b->array_recs != NULL;
 	rc = select_nodes(b, false, NULL, &err_msg, false, SLURMDB_JOB_FLAG_SCHED);
 	intent.job = intent.partner = NULL;
 
-	FREE_NULL_BITMAP(b->details->exc_node_bitmap);
-	b->details->exc_node_bitmap = orig_exc;
+	if (is_array_head && b->details) {
+		/* Starting one task split the array: the new pending record
+		 * copied our exclusion; give it the job's own back (as
+		 * backfill's _start_job does). */
+		job_record_t *base = find_job_record(b->array_job_id);
+
+		if (base && base != b && base->array_recs && base->details) {
+			FREE_NULL_BITMAP(base->details->exc_node_bitmap);
+			if (orig_exc)
+				base->details->exc_node_bitmap = bit_copy(orig_exc);
+		}
+	}
+	if (b->details) { /* select_nodes() may have replaced it */
+		FREE_NULL_BITMAP(b->details->exc_node_bitmap);
+		b->details->exc_node_bitmap = orig_exc;
+	} else {
+		FREE_NULL_BITMAP(orig_exc);
+	}
 
 	if (rc != SLURM_SUCCESS) {
 		refuse(req, rc, "JobId=%u does not fit beside JobId=%u: %s%s%s%s", b->job_id, a->job_id,
