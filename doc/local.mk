@@ -2,7 +2,7 @@
 dist_doc_DATA += doc/protocol.md
 dist_man_MANS += doc/man/hetsched-solve.1
 dist_man_MANS += doc/man/hetsched-simulate.1
-dist_man_MANS += doc/man/hs-cluster.1
+dist_man_MANS += doc/man/hs-cluster.1 doc/man/hetsched-plugins.7
 EXTRA_DIST += doc/hacking.md
 # sched/hetsched (issue 5)
 dist_man_MANS += doc/man/hetsched.conf.5 doc/man/sched_hetsched.8 doc/man/hetsched-status.1

@@ -65,5 +65,19 @@ stage-plugins: $(slurmplugin_LTLIBRARIES)
 clean-local: clean-stage-plugins
 clean-stage-plugins:
 	-rm -rf $(abs_top_builddir)/stage
-.PHONY: stage-plugins clean-stage-plugins
+
+# Slurm loads only the .so files; its own plugin dir has no libtool .la
+# files, so we do not leave ours there (and remove the .so on uninstall,
+# which libtool cannot do without the .la).
+install-data-hook: install-plugins-drop-la
+install-plugins-drop-la:
+	@for p in $(slurmplugin_LTLIBRARIES); do \
+		rm -f "$(DESTDIR)$(slurmplugindir)/$${p##*/}"; \
+	done
+uninstall-local: uninstall-plugins-so
+uninstall-plugins-so:
+	@for p in $(slurmplugin_LTLIBRARIES); do \
+		n=$${p##*/}; rm -f "$(DESTDIR)$(slurmplugindir)/$${n%.la}.so"; \
+	done
+.PHONY: stage-plugins clean-stage-plugins install-plugins-drop-la uninstall-plugins-so
 endif

@@ -7,7 +7,8 @@ if BUILD_PLUGINS
 INTEGRATION_TESTS = \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \
-	tests/integration/gpu_jobs.sh
+	tests/integration/gpu_jobs.sh \
+	tests/integration/admin_snippets.sh
 TESTS += $(INTEGRATION_TESTS)
 endif
 # sched/hetsched (issue 5)
@@ -20,7 +21,8 @@ EXTRA_DIST += tests/integration/sched_lib.sh tests/integration/sched_rounds.sh \
 EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \
-	tests/integration/gpu_jobs.sh
+	tests/integration/gpu_jobs.sh \
+	tests/integration/admin_snippets.sh
 # spank_hetsched (issue 6)
 if BUILD_PLUGINS
 TESTS += tests/integration/spank_report.sh tests/integration/spank_ckpt.sh \
