@@ -80,4 +80,10 @@ uninstall-plugins-so:
 		n=$${p##*/}; rm -f "$(DESTDIR)$(slurmplugindir)/$${n%.la}.so"; \
 	done
 .PHONY: stage-plugins clean-stage-plugins install-plugins-drop-la uninstall-plugins-so
+
+# distcheck builds the plugins against the same Slurm tree, and installs
+# them under its own prefix, never into the system's Slurm plugin dir.
+AM_DISTCHECK_CONFIGURE_FLAGS = --with-slurm-source=$(SLURM_SRC) --with-slurm-plugindir='$${libdir}/slurm'
+else
+AM_DISTCHECK_CONFIGURE_FLAGS = --without-slurm
 endif
