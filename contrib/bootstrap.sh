@@ -49,9 +49,22 @@ if [ "$do_apt" = 1 ]; then
 	if [ -n "$missing" ]; then
 		log "installing: $missing"
 		$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+		# The packages would start system munged, MariaDB, slurmctld,
+		# slurmd and slurmdbd; hetsched runs private ones (hs-cluster) and
+		# must not leave system daemons behind. A policy-rc.d that denies
+		# service starts (exit 101, see invoke-rc.d(8)) covers the install.
+		policy=/usr/sbin/policy-rc.d
+		own_policy=0
+		if [ ! -e "$policy" ]; then
+			printf '#!/bin/sh\n# hetsched bootstrap: no service starts during install\nexit 101\n' |
+				$SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy" && own_policy=1
+		fi
+		rc=0
 		# shellcheck disable=SC2086
 		$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends $missing >&2
+			--no-install-recommends $missing >&2 || rc=$?
+		[ $own_policy = 0 ] || $SUDO rm -f "$policy"
+		[ $rc = 0 ] || { echo "bootstrap: apt-get install failed" >&2; exit 1; }
 	else
 		log "all packages present"
 	fi

@@ -2,28 +2,43 @@
 # test.sh — run every hetsched test on this machine, from a fresh Debian
 # bookworm install: installs what is missing (contrib/bootstrap.sh), builds
 # with warnings as errors, runs the unit tests (plain, under ASan/UBSan and
-# under valgrind) and the integration tests on a real local Slurm cluster.
-# The last line is "N passed, N failed", summed over every test point.
+# under valgrind), the integration tests on real local Slurm clusters
+# (tests/integration: each test brings up its own private clusters with
+# contrib/cluster/hs-cluster and tears them down; they run one at a time),
+# and `make distcheck` (one test point). The last line is
+# "N passed, N failed", summed over every test point; each stage's time is
+# reported on stderr.
 #
 # Usage: contrib/test.sh [--no-integration] [--no-sanitizers] [--no-valgrind]
+#                        [--no-distcheck]
 # Environment: HETSCHED_BUILD (build dir root, default ./_build),
 #              HETSCHED_CACHE (Slurm source cache, see bootstrap.sh).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-integration=1 sanitizers=1 valgrind=1
+integration=1 sanitizers=1 valgrind=1 distcheck=1
 for a in "$@"; do
 	case "$a" in
 	--no-integration) integration=0 ;;
+	--no-distcheck) distcheck=0 ;;
 	--no-sanitizers) sanitizers=0 ;;
 	--no-valgrind) valgrind=0 ;;
-	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done
 broot=${HETSCHED_BUILD:-$top/_build}
 passed=0 failed=0
 
+t0=$(date +%s)
+tstage=$t0
 say() { echo "== test.sh: $*" >&2; }
+# stage NAME: report how long the previous stage took, start timing NAME.
+stage() {
+	now=$(date +%s)
+	[ -z "${stage_name:-}" ] || say "$stage_name took $((now - tstage)) s"
+	stage_name=$1 tstage=$now
+	[ -z "$1" ] || say "$1"
+}
 # Adds the PASS/FAIL counts of one build's test-suite.log to the totals;
 # a stage that could not even produce a log counts as one failure.
 count() {
@@ -40,6 +55,7 @@ count() {
 	[ "${f:-0}" -eq 0 ] || grep -E '^(FAIL|ERROR|XPASS)' "$log" >&2
 }
 
+stage "bootstrap"
 slurm_src=$("$top/contrib/bootstrap.sh" | tail -n 1) || { echo "0 passed, 1 failed"; exit 1; }
 (cd "$top" && autoreconf -fi >/dev/null 2>&1) || { say "autoreconf failed"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -57,7 +73,7 @@ configure_build() {
 
 # 1. The real build (plugins included) and its tests; integration tests run
 #    on a local cluster when enabled.
-say "build + tests"
+stage "build + tests (integration: $integration)"
 if configure_build "$broot/main" --with-slurm-source="$slurm_src"; then
 	(cd "$broot/main" && make -j2 check HETSCHED_INTEGRATION=$integration >check.out 2>&1)
 	count "$broot/main"
@@ -67,7 +83,7 @@ fi
 
 # 2. The Slurm-free core and its unit tests under ASan + UBSan.
 if [ $sanitizers = 1 ]; then
-	say "unit tests under ASan/UBSan"
+	stage "unit tests under ASan/UBSan"
 	san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
 	if configure_build "$broot/asan" --without-slurm CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"; then
 		(cd "$broot/asan" && make -j2 check >check.out 2>&1)
@@ -79,7 +95,7 @@ fi
 
 # 3. The same unit tests under valgrind (memcheck, leaks are errors).
 if [ $valgrind = 1 ]; then
-	say "unit tests under valgrind"
+	stage "unit tests under valgrind"
 	if configure_build "$broot/valgrind" --without-slurm CFLAGS="-g -O1"; then
 		(cd "$broot/valgrind" && make -j2 check \
 			LOG_COMPILER="$top/contrib/valgrind-wrap.sh" >check.out 2>&1)
@@ -89,5 +105,18 @@ if [ $valgrind = 1 ]; then
 	fi
 fi
 
+# 4. make distcheck: the tarball builds, tests, installs and uninstalls.
+if [ $distcheck = 1 ]; then
+	stage "make distcheck"
+	if (cd "$broot/main" && make -j2 distcheck >distcheck.out 2>&1); then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		say "make distcheck failed:"
+		tail -n 30 "$broot/main/distcheck.out" >&2
+	fi
+fi
+stage ""
+say "total $(( $(date +%s) - t0 )) s"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
