@@ -115,15 +115,17 @@ done
 
 # 5. The outcome.
 echo
-echo "Where each job ran (GPU type from sacct's AllocTRES, GPUs as the job saw them):"
-printf '%-6s %-14s %-11s %-10s %-8s %-5s %-20s %s\n' JOBID NAME REQUEST STATE NODE TYPE CUDA_VISIBLE_DEVICES ELAPSED
+echo "Where each job ran (TYPE from sacct's AllocTRES; the job's own view: CUDA_VISIBLE_DEVICES,"
+echo "and HS_GPU_TYPE as spank_hetsched set it):"
+printf '%-6s %-14s %-11s %-10s %-8s %-5s %-20s %-11s %s\n' JOBID NAME REQUEST STATE NODE TYPE CUDA_VISIBLE_DEVICES HS_GPU_TYPE ELAPSED
 failed=0
 sacct -n -X -P -j "$ids" -o JobID,JobName,State,NodeList,AllocTRES,Elapsed,ReqTRES |
 while IFS='|' read -r id name state node alloc elapsed req; do
 	type=$(echo "$alloc" | tr ',' '\n' | sed -n 's/^gres\/gpu:\([^=]*\)=.*/\1/p' | head -n 1)
 	want=$(echo "$req" | tr ',' '\n' | sed -n 's/^gres\/\(gpu[^=]*\)=\(.*\)/\1:\2/p' | head -n 1)
 	cvd=$(sed -n 's/.*CUDA_VISIBLE_DEVICES=\([^ ]*\).*/\1/p' "$out/$name.out" 2>/dev/null | head -n 1)
-	printf '%-6s %-14s %-11s %-10s %-8s %-5s %-20s %s\n' "$id" "$name" "${want:-?}" "$state" "$node" "${type:--}" "${cvd:--}" "$elapsed"
+	seen=$(sed -n 's/.*HS_GPU_TYPE=\([^ ]*\).*/\1/p' "$out/$name.out" 2>/dev/null | head -n 1)
+	printf '%-6s %-14s %-11s %-10s %-8s %-5s %-20s %-11s %s\n' "$id" "$name" "${want:-?}" "$state" "$node" "${type:--}" "${cvd:--}" "${seen:--}" "$elapsed"
 done
 echo
 echo "sacct (slurmdbd + MariaDB):"

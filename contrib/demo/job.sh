@@ -4,6 +4,7 @@
 # with sbatch; --job-cmd replaces it (e.g. by a hetsched-emulator run).
 model=${1:?model}
 secs=${2:?seconds}
-echo "model=$model node=${SLURMD_NODENAME:-?} job=${SLURM_JOB_ID:-?} CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset}"
+# HS_GPU_TYPE is set by spank_hetsched from the job's GRES.
+echo "model=$model node=${SLURMD_NODENAME:-?} job=${SLURM_JOB_ID:-?} CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} HS_GPU_TYPE=${HS_GPU_TYPE-unset}"
 sleep "$secs"
 echo "done"
