@@ -22,7 +22,7 @@ it_cluster_up ours --gpus "$gpus" $(it_plugin_opts) --plugstack "$(it_plugstack_
 workload="v100:2 p100:1 k80:2 v100:1 p100:3 k80:1 :1 v100:4 :2"
 
 # run_workload NAME: submit held, release together (one deterministic
-# scheduling pass), wait; print "jobname node cvd alloc_tres" per job.
+# scheduling pass), wait; print "jobname jobid node cvd" per job.
 run_workload() {
 	local name=$1 out ids="" w i=0 id gres
 	it_use "$name"
@@ -39,8 +39,10 @@ run_workload() {
 	scontrol release $ids
 	# shellcheck disable=SC2086
 	it_wait_jobs 120 $ids || { echo "# jobs did not finish on $name" >&2; squeue >&2; return 1; }
-	for i in $(seq 1 $(echo $workload | wc -w)); do
-		echo "w$i $(cat "$out/w$i.out" 2>/dev/null) $(sacct -n -X -P -o AllocTRES --name "w$i" | tr ',' '\n' | grep '^gres/gpu:' | paste -sd, -)"
+	i=0
+	for id in $ids; do
+		i=$((i + 1))
+		echo "w$i $id $(cat "$out/w$i.out" 2>/dev/null)"
 	done
 }
 
@@ -48,14 +50,13 @@ stock=$(run_workload stock)
 ours=$(run_workload ours)
 echo "$ours" | diag
 
+it_use ours
 i=0
 for w in $workload; do
 	i=$((i + 1))
 	t=${w%%:*} n=${w#*:}
-	line=$(echo "$ours" | awk -v j="w$i" '$1 == j')
-	node=$(echo "$line" | awk '{print $2}')
-	cvd=$(echo "$line" | awk '{print $3}')
-	tres=$(echo "$line" | awk '{print $4}')
+	read -r _ id node cvd <<<"$(echo "$ours" | awk -v j="w$i" '$1 == j')"
+	tres=$(it_sacct "$id" AllocTRES | tr ',' '\n' | grep '^gres/gpu:' | paste -sd, -)
 	if [ -n "$t" ]; then
 		check "job w$i (gpu:$t:$n) ran on a $t node" test "${node%-*}" = "$t"
 		check "job w$i: sacct shows gres/gpu:$t=$n" test "$tres" = "gres/gpu:$t=$n"
@@ -69,6 +70,7 @@ done
 it_use ours
 check "sacct: every job COMPLETED" test "$(sacct -n -X -P -o State | sort -u)" = COMPLETED
 check "sacct: jobs ran on all three types" test "$(sacct -n -X -P -o NodeList | sed 's/-[0-9]*$//' | sort -u | paste -sd' ' -)" = "k80 p100 v100"
+# Job ids are equal too: both clusters are fresh.
 check "the wrapper placed every job like stock cons_tres (node and GPU indexes)" \
 	test -n "$ours" -a "$(echo "$ours" | awk 'NF == 4' | wc -l)" = "$(echo $workload | wc -w)" -a "$ours" = "$stock" ||
 	{ echo "# stock cons_tres:"; echo "$stock" | diag; }

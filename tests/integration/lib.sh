@@ -56,9 +56,11 @@ it_begin() {
 	echo "# $1"
 }
 
+# it_done: the trailing plan. Exit status stays 0: failed points are
+# counted from their "not ok" lines (a non-zero status would count once more).
 it_done() {
 	echo "1..$it_n"
-	[ "$it_failed" = 0 ]
+	[ "$it_failed" = 0 ] || echo "# $it_failed of $it_n failed"
 }
 
 it_cleanup() {
@@ -151,6 +153,19 @@ it_procs_of() {
 			/^SLURM_JOB_ID=/ { j = 1 }
 			END { exit !(m || (c && j)) }' && echo "${p#/proc/}"
 	done
+}
+
+# it_sacct JOBID FIELD: FIELD of the job's allocation record from sacct,
+# waiting up to 30 s for slurmdbd to have it (accounting is asynchronous,
+# and a loaded machine makes sacct slow).
+it_sacct() {
+	local v i
+	for i in $(seq 1 30); do
+		v=$(sacct -n -X -P -o "$2" -j "$1" 2>/dev/null | head -n 1)
+		[ -n "$v" ] && { echo "$v"; return 0; }
+		sleep 1
+	done
+	return 1
 }
 
 # it_wait_jobs SECS JOBID...: wait until none of the jobs is pending or
