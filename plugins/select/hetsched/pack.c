@@ -428,8 +428,11 @@ int hs_pack_nodeinfo_set(hs_job_op_f inner, job_record_t *job)
 		bitstr_t *bits;
 		bool any = false;
 
+		/* Only the job being packed may start on GPUs in use; any other
+		 * new allocation overlapping them is cons_tres's business (it
+		 * strips and logs). Recovered allocations (restart) count. */
 		if (!bit_test(nodes, i) || !(ns = hs_node_gpu(i)) || !ns->gres_bit_alloc ||
-		    !(bits = hs_job_gpu_bits(job, i, true)))
+		    !(bits = hs_job_gpu_bits(job, i, job == intent.job)))
 			continue;
 		/* bits &= already allocated on the node */
 		for (bitoff_t k = 0; k < bit_size(bits); k++) {

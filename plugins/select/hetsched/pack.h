@@ -34,8 +34,9 @@ int hs_pack_job_test(hs_job_test_f inner, job_record_t *job, bitstr_t *bitmap, u
 		     List preemptee_candidates, List *preemptee_job_list, bitstr_t *exc_core_bitmap);
 
 /* select_p_select_nodeinfo_set: GPUs the job shares with jobs already on
- * the node are taken off the node's counters first, so cons_tres's
- * allocation neither strips them from the job nor counts them twice. */
+ * the node (the job being packed; a recovered allocation after a restart)
+ * are taken off the node's counters first, so cons_tres's allocation
+ * neither strips them from the job nor counts them twice. */
 int hs_pack_nodeinfo_set(hs_job_op_f inner, job_record_t *job);
 
 /* select_p_job_fini: after cons_tres frees the job's GPUs, GPUs its
