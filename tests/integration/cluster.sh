@@ -81,4 +81,5 @@ check "down: slurmctld port free again" test -z "$(ss -Hltn "sport = :$A_PORT")"
 check "down: b is still healthy" quiet "$HS_CLUSTER" status --dir "$B_DIR"
 "$HS_CLUSTER" down -q --dir "$A_DIR" >/dev/null 2>&1
 check "down twice: exits 0" test $? -eq 0
+check "down: no lock file left beside the directory" test ! -e "$(dirname "$A_DIR")/.$(basename "$A_DIR").hs-cluster.lock"
 it_done
