@@ -11,3 +11,6 @@ dist_man_MANS += doc/man/hetsched.conf.5 doc/man/sched_hetsched.8 doc/man/hetsch
 dist_man_MANS += doc/man/hetsched-report.1 doc/man/hetsched_report.3 \
 	doc/man/hetsched-emulator.1 doc/man/hetsched-trace-play.1 doc/man/spank_hetsched.8
 dist_doc_DATA += doc/reporting.md
+# select/hetsched_cons_tres: space sharing (issue 7)
+dist_man_MANS += doc/man/select_hetsched_cons_tres.8
+dist_doc_DATA += doc/packing.md
