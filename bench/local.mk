@@ -5,3 +5,10 @@ EXTRA_DIST += bench/reproduce.sh bench/run_one.sh bench/report.sh bench/discussi
 # select/hetsched_cons_tres overhead vs select/cons_tres (issue 7):
 #   bench/pack/pack_overhead.sh [JOBS] [ROUNDS]   (root, from the build dir)
 EXTRA_DIST += bench/pack/pack_overhead.sh
+
+# bench/solve.sh — policy solve time and memory vs number of jobs (issue 3)
+noinst_PROGRAMS += bench/solve_bench
+bench_solve_bench_SOURCES = bench/solve_bench.c
+bench_solve_bench_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+bench_solve_bench_LDADD = libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
+EXTRA_DIST += bench/solve.sh

@@ -26,8 +26,12 @@
  * repeats; it ends at the latest when every item is free, so the result is
  * always the exact optimum. The first prices come from the same LP on a
  * random sample of the items with proportionally scaled capacities (POP's
- * observation that random sub-problems look like the whole), refined by a
- * few price-balancing passes over all items.
+ * observation that random sub-problems look like the whole), refined by
+ * price-balancing passes over all items in which every item takes its
+ * cheapest strategy: one type, or — when its demand needs more than all
+ * its time on the cheapest type — a full-time mix of two types, whose
+ * loads are affine in z and fold just as well (on Gavel-like instances
+ * about 5% of the jobs end up time-bound and split).
  *
  * Exact ties: an item whose coefficients are equal on several types (the
  * heterogeneity-agnostic policies see every usable type alike) is
@@ -48,14 +52,15 @@
 #define FOLD_NONE (-1)
 #define ACTIVE_MIN_ITEMS 400   /* below this, solve the full LP directly */
 #define SAMPLE_ITEMS 300
-#define INIT_MARGIN 0.02       /* initial fold: best type wins by 2% */
-#define INIT_TIME_LIMIT 0.9    /* initial fold: leave 10% time slack */
+#define INIT_MARGIN 0.005      /* initial fold: the runner-up costs 0.5% more */
+#define INIT_TIME_LIMIT 0.97   /* initial fold: 3% time slack on one type */
 #define VERIFY_TOL 1e-7        /* relative tolerance of the dual check */
 #define MAX_ROUNDS 40
 #define MAX_GROUP_TYPES 64     /* tie groups are bit masks */
 
 typedef struct group {
 	int type;                /* the single type, or -1 for a tie group */
+	int type2;               /* a mix: the faster second type, else -1 */
 	uint64_t mask;           /* tie group: its types */
 	int row;                 /* tie group: balance row in the LP, or -1 */
 	int col0;                /* tie group: first of its columns (one per type) */
@@ -173,10 +178,10 @@ static hs_alp_work_t *work_new(const hs_alp_t *alp, hs_err_t *err)
 
 /* The group of a single type or of a tie mask (found or added); -1 if out
  * of memory. */
-static int group_get(hs_alp_work_t *w, int type, uint64_t mask)
+static int group_get(hs_alp_work_t *w, int type, int type2, uint64_t mask)
 {
 	for (int k = 0; k < w->ng; k++)
-		if (w->g[k].type == type && w->g[k].mask == mask)
+		if (w->g[k].type == type && w->g[k].type2 == type2 && w->g[k].mask == mask)
 			return k;
 	if (w->ng == w->capg) {
 		int cap = w->capg ? 2 * w->capg : 16;
@@ -186,38 +191,100 @@ static int group_get(hs_alp_work_t *w, int type, uint64_t mask)
 		w->g = ng;
 		w->capg = cap;
 	}
-	w->g[w->ng] = (group_t){ .type = type, .mask = mask, .row = -1, .col0 = -1 };
+	w->g[w->ng] = (group_t){ .type = type, .type2 = type2, .mask = mask, .row = -1, .col0 = -1 };
 	return w->ng++;
 }
 
 static int in_group(const group_t *g, int j)
 {
+	if (g->type2 >= 0)
+		return j == g->type || j == g->type2;
 	return g->type >= 0 ? j == g->type : (int)((g->mask >> j) & 1);
+}
+
+typedef struct margin {
+	double m;
+	int i;
+} margin_t;
+
+static int cmp_margin(const void *x, const void *y)
+{
+	double a = ((const margin_t *)x)->m, b = ((const margin_t *)y)->m;
+	return a < b ? -1 : a > b;
 }
 
 /* ---- folding rules ------------------------------------------------------------ */
 
-/* Best type of MAXMIN item i under prices pi: maximize a_ij / pi_j (a zero
- * price is infinitely good); -1 when the item can use no type. */
-static int maxmin_best(const hs_alp_t *alp, const double *pi, int i)
+/* The cheapest way for MAXMIN item i to deliver d = alpha z + beta under
+ * prices pi (the item's own 2-row LP: min sum_j pi_j x_j s.t. a.x >= d,
+ * sum x <= 1, whose vertices are one type j with x_j = d / a_j, or a
+ * full-time mix of a slower k and a faster l). Returns the cost (INFINITY
+ * if d is out of reach) with the choice in *k, *l (l = -1: one type), and
+ * the runner-up's cost in *second. Mixes are enumerated for J <= 16. */
+static double strategy(const hs_alp_t *alp, const double *pi, int i, double z, int *k, int *l,
+		       double *second)
 {
-	const double *a = &alp->a[(size_t)i * alp->J];
-	int k = -1;
-	for (int j = 0; j < alp->J; j++)
-		if (a[j] > 0.0 && (k < 0 || a[j] * pi[k] > a[k] * pi[j]))
-			k = j;
-	return k;
+	const int J = alp->J;
+	const double *a = &alp->a[(size_t)i * J];
+	double d = alp->alpha[i] * z + alp->beta[i];
+	double best = INFINITY, next = INFINITY;
+	*k = *l = -1;
+	for (int j = 0; j < J; j++) {
+		if (a[j] <= 0.0 || d > a[j])
+			continue;
+		double c = pi[j] * d / a[j];
+		if (c < best) {
+			next = best;
+			best = c;
+			*k = j;
+			*l = -1;
+		} else if (c < next) {
+			next = c;
+		}
+	}
+	for (int j = 0; J <= 16 && j < J; j++) {
+		if (a[j] <= 0.0 || a[j] >= d)
+			continue;
+		for (int h = 0; h < J; h++) {
+			if (a[h] <= d)
+				continue;
+			double xl = (d - a[j]) / (a[h] - a[j]);
+			double c = pi[j] * (1.0 - xl) + pi[h] * xl;
+			if (c < best) {
+				next = best;
+				best = c;
+				*k = j;
+				*l = h;
+			} else if (c < next) {
+				next = c;
+			}
+		}
+	}
+	*second = next;
+	return best;
 }
 
-/* Initial fold of a MAXMIN item: the group of its best type and the
- * types exactly tied with it (equal a_ij), provided every other type is
- * worse by the margin; FREE_ITEM otherwise. */
+/* Initial fold of a MAXMIN item under the balanced prices: its cheapest
+ * strategy (one type, or a mix of two) if the runner-up costs at least
+ * the margin more; a single type joins the types exactly tied with it
+ * (equal a_ij) in a tie group. FREE_ITEM otherwise. */
 static int maxmin_fold(const hs_alp_t *alp, hs_alp_work_t *w, const double *pi, int i, double z)
 {
 	const int J = alp->J;
 	const double *a = &alp->a[(size_t)i * J];
-	int k = maxmin_best(alp, pi, i);
-	if (k < 0 || (alp->alpha[i] * z + alp->beta[i]) / a[k] > INIT_TIME_LIMIT)
+	int k, l;
+	double second, best = strategy(alp, pi, i, z, &k, &l, &second);
+	if (k < 0 || !isfinite(best))
+		return FREE_ITEM;
+	double d = alp->alpha[i] * z + alp->beta[i];
+	if (l >= 0) {
+		double xl = (d - a[k]) / (a[l] - a[k]);
+		if (second < best * (1.0 + INIT_MARGIN) || xl < 0.03 || xl > 0.97)
+			return FREE_ITEM;
+		int g = group_get(w, k, l, 0);
+		return g < 0 ? FREE_ITEM : g;
+	}
+	if (d / a[k] > INIT_TIME_LIMIT)
 		return FREE_ITEM;
 	uint64_t mask = 0;
 	int nt = 0;
@@ -230,11 +297,17 @@ static int maxmin_fold(const hs_alp_t *alp, hs_alp_work_t *w, const double *pi, 
 			if (J <= MAX_GROUP_TYPES)
 				mask |= (uint64_t)1 << j;
 			nt++;
-		} else if (a[j] * pi[k] * (1.0 + INIT_MARGIN) >= a[k] * pi[j]) {
-			return FREE_ITEM; /* a near-tie: leave it to the LP */
 		}
 	}
-	int g = nt == 1 ? group_get(w, k, 0) : group_get(w, -1, mask);
+	/* exact ties cost the same at equal prices: the margin is checked
+	 * against the strategies outside the tie group only */
+	if (nt == 1 && second < best * (1.0 + INIT_MARGIN))
+		return FREE_ITEM;
+	if (nt > 1)
+		for (int j = 0; j < J; j++)
+			if (a[j] > 0.0 && a[j] != a[k] && a[j] * pi[k] * (1.0 + INIT_MARGIN) >= a[k] * pi[j])
+				return FREE_ITEM;
+	int g = nt == 1 ? group_get(w, k, -1, 0) : group_get(w, -1, -1, mask);
 	return g < 0 ? FREE_ITEM : g;
 }
 
@@ -387,7 +460,16 @@ static int update_folds(hs_alp_t *alp, hs_alp_work_t *w, hs_err_t *err)
 				goto out;
 		} else if (s >= 0) {
 			group_t *g = &w->g[s];
-			if (alp->mode == HS_ALP_MAXMIN) {
+			if (alp->mode == HS_ALP_MAXMIN && g->type2 >= 0) {
+				/* full-time mix: x_l = (alpha z + beta - a_k) / D */
+				const double *ai = &alp->a[(size_t)i * J];
+				double D = ai[g->type2] - ai[g->type];
+				double c0 = (alp->beta[i] - ai[g->type]) / D, c1 = alp->alpha[i] / D;
+				zcap[g->type2] += ns * c1;
+				zcap[g->type] -= ns * c1;
+				cb[g->type2] -= ns * c0;
+				cb[g->type] -= ns * (1.0 - c0);
+			} else if (alp->mode == HS_ALP_MAXMIN) {
 				double a = group_coef(alp, g, i);
 				if (g->type >= 0) {
 					zcap[g->type] += ns * alp->alpha[i] / a;
@@ -482,8 +564,35 @@ static void read_prices(hs_alp_work_t *w, int J)
 
 /* Is the fold of MAXMIN item i into group g still optimal under the
  * prices, with its time share <= 1? */
+/* A full-time mix of k and l is optimal for the item under the prices if
+ * both shares are in [0, 1] at z and the dual values that make both
+ * columns tight, lambda = (pi_l - pi_k) / (a_l - a_k) >= 0 for the demand
+ * row and v = lambda a_k - pi_k >= 0 for the time row, price every other
+ * type out: lambda a_j - pi_j <= v. */
+static int mix_fold_ok(const hs_alp_t *alp, const hs_alp_work_t *w, const group_t *g, int i, double z)
+{
+	const double *a = &alp->a[(size_t)i * alp->J];
+	const double *pi = w->pi;
+	int k = g->type, l = g->type2;
+	double D = a[l] - a[k];
+	double xl = (alp->alpha[i] * z + alp->beta[i] - a[k]) / D;
+	if (xl < -1e-9 || xl > 1.0 + 1e-9)
+		return 0;
+	double lambda = (pi[l] - pi[k]) / D, v = lambda * a[k] - pi[k];
+	double scale = pi[k] + pi[l] + fabs(lambda * a[l]);
+	if (lambda < -VERIFY_TOL * scale / (a[l] > 0.0 ? a[l] : 1.0) || v < -VERIFY_TOL * scale)
+		return 0;
+	for (int j = 0; j < alp->J; j++)
+		if (j != k && j != l && a[j] > 0.0 &&
+		    lambda * a[j] - pi[j] > v + VERIFY_TOL * (scale + fabs(lambda * a[j]) + pi[j]))
+			return 0;
+	return 1;
+}
+
 static int maxmin_fold_ok(const hs_alp_t *alp, const hs_alp_work_t *w, const group_t *g, int i, double z)
 {
+	if (g->type2 >= 0)
+		return mix_fold_ok(alp, w, g, i, z);
 	const double *a = &alp->a[(size_t)i * alp->J];
 	double ag = group_coef(alp, g, i);
 	if (fold_need(alp, g, i, z) > 1.0 + 1e-9)
@@ -573,6 +682,14 @@ static void extract(hs_alp_t *alp, hs_alp_work_t *w)
 			obj += alp->mult[i] * alp->c[(size_t)i * J + g->type];
 			continue;
 		}
+		if (g->type2 >= 0) {
+			const double *ai = &alp->a[(size_t)i * J];
+			double xl = (alp->alpha[i] * zl + alp->beta[i] - ai[g->type]) / (ai[g->type2] - ai[g->type]);
+			xl = xl < 0.0 ? 0.0 : xl > 1.0 ? 1.0 : xl;
+			x[g->type2] = xl;
+			x[g->type] = 1.0 - xl;
+			continue;
+		}
 		double need = fold_need(alp, g, i, zl);
 		need = need < 0.0 ? 0.0 : need > 1.0 ? 1.0 : need;
 		if (g->type >= 0) {
@@ -654,30 +771,50 @@ static int sample_prices(hs_alp_t *alp, const hs_lp_opts_t *o, double *pi, doubl
  * alone estimates price ratios to a few percent, which is enough to
  * misplace whole groups of items; balanced prices leave the small LP only
  * the near-ties to sort out. Returns the value estimate. */
-static double balance_prices(const hs_alp_t *alp, double *pi, double z)
+/* Loads of every item's cheapest strategy at value z, affine in z:
+ * L_j z + B_j. */
+static void strategy_loads(const hs_alp_t *alp, const double *pi, double z, double *L, double *B)
 {
 	const int n = alp->n, J = alp->J;
-	double *L = calloc((size_t)J * 2, sizeof(double)), *B = L + J;
+	for (int j = 0; j < J; j++)
+		L[j] = B[j] = 0.0;
+	for (int i = 0; i < n; i++) {
+		if (alp->alpha[i] == 0.0 && alp->beta[i] == 0.0)
+			continue;
+		int k, l;
+		double second;
+		if (!isfinite(strategy(alp, pi, i, z, &k, &l, &second)) || k < 0)
+			continue;
+		const double *ai = &alp->a[(size_t)i * J];
+		double ns = alp->mult[i] * alp->scale[i];
+		if (l < 0) {
+			L[k] += ns * alp->alpha[i] / ai[k];
+			B[k] += ns * alp->beta[i] / ai[k];
+		} else {
+			double D = ai[l] - ai[k], c0 = (alp->beta[i] - ai[k]) / D, c1 = alp->alpha[i] / D;
+			L[l] += ns * c1;
+			L[k] -= ns * c1;
+			B[l] += ns * c0;
+			B[k] += ns * (1.0 - c0);
+		}
+	}
+}
+
+static double balance_prices(const hs_alp_t *alp, double *pi, double z)
+{
+	const int J = alp->J;
+	double *L = calloc((size_t)J * 3, sizeof(double)), *B = L + J, *bestpi = L + 2 * J;
 	if (!L)
 		return z;
 	double pmax = 0.0;
 	for (int j = 0; j < J; j++)
 		pmax = pi[j] > pmax ? pi[j] : pmax;
 	for (int j = 0; j < J; j++) /* a zero price would make a type infinitely attractive */
-		pi[j] = pmax > 0.0 ? (pi[j] > 1e-3 * pmax ? pi[j] : 1e-3 * pmax) : 1.0;
-	for (int it = 0; it < 60; it++) {
-		for (int j = 0; j < J; j++)
-			L[j] = B[j] = 0.0;
-		for (int i = 0; i < n; i++) {
-			if (alp->alpha[i] == 0.0 && alp->beta[i] == 0.0)
-				continue;
-			int k = maxmin_best(alp, pi, i);
-			if (k < 0)
-				continue;
-			double ns = alp->mult[i] * alp->scale[i] / alp->a[(size_t)i * J + k];
-			L[k] += ns * alp->alpha[i];
-			B[k] += ns * alp->beta[i];
-		}
+		pi[j] = pmax > 0.0 ? (pi[j] > 1e-3 * pmax ? pi[j] : 1e-3 * pmax) / pmax : 1.0;
+	double bestspread = INFINITY, bestz = z;
+	memcpy(bestpi, pi, (size_t)J * sizeof(double));
+	for (int it = 0; it < 100; it++) {
+		strategy_loads(alp, pi, z, L, B);
 		double zz = INFINITY;
 		for (int j = 0; j < J; j++)
 			if (L[j] > 0.0) {
@@ -686,22 +823,109 @@ static double balance_prices(const hs_alp_t *alp, double *pi, double z)
 			}
 		if (!isfinite(zz) || zz <= 0.0)
 			break;
-		z = zz;
-		double umin = INFINITY, umax = 0.0;
-		double step = 0.5 / (1.0 + it / 10.0);
+		/* strategies depend on z: move it halfway */
+		z = it == 0 ? zz : 0.5 * (z + zz);
+		double umin = INFINITY, umax = 0.0, mx = 0.0;
 		for (int j = 0; j < J; j++) {
 			if (alp->cap[j] <= 0.0)
 				continue;
 			double u = (L[j] * z + B[j]) / alp->cap[j];
 			umin = u < umin ? u : umin;
 			umax = u > umax ? u : umax;
-			pi[j] *= pow(u > 1e-3 ? u : 1e-3, step);
 		}
-		if (umax - umin < 0.005)
+		/* keep the best-balanced prices seen (the iteration may cycle
+		 * when many items flip between near-proportional types) */
+		double spread = umax - umin + fabs(zz - z) / z;
+		if (spread < bestspread) {
+			bestspread = spread;
+			bestz = z;
+			memcpy(bestpi, pi, (size_t)J * sizeof(double));
+		}
+		if (spread < 0.002)
+			break;
+		double step = 0.5 / (1.0 + it / 8.0);
+		for (int j = 0; j < J; j++) {
+			if (alp->cap[j] <= 0.0)
+				continue;
+			double u = (L[j] * z + B[j]) / alp->cap[j];
+			pi[j] *= pow(u > 1e-3 ? u : 1e-3, step);
+			mx = pi[j] > mx ? pi[j] : mx;
+		}
+		for (int j = 0; j < J && mx > 0.0; j++) /* keep the scale near 1 */
+			pi[j] /= mx;
+	}
+	memcpy(pi, bestpi, (size_t)J * sizeof(double));
+	free(L);
+	return bestz;
+}
+
+/* MAXMIN: the folded items' loads at the estimated value must leave room
+ * (3%) on every type, or the small LP may be infeasible or lopsided;
+ * unfold the items with the narrowest margins on overloaded types. */
+static void repair_maxmin(const hs_alp_t *alp, hs_alp_work_t *w, const double *pi, double z)
+{
+	const int n = alp->n, J = alp->J;
+	double *load = calloc((size_t)J, sizeof(double));
+	margin_t *c = malloc(((size_t)n + 1) * sizeof(*c));
+	if (!load || !c) {
+		free(load);
+		free(c);
+		return;
+	}
+	/* per item: its load on each type, summed per type */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int j = 0; j < J; j++)
+			load[j] = 0.0;
+		for (int i = 0; i < n; i++) {
+			int s = w->state[i];
+			if (s < 0)
+				continue;
+			const group_t *g = &w->g[s];
+			const double *ai = &alp->a[(size_t)i * J];
+			double ns = alp->mult[i] * alp->scale[i], d = alp->alpha[i] * z + alp->beta[i];
+			if (g->type2 >= 0) {
+				double xl = (d - ai[g->type]) / (ai[g->type2] - ai[g->type]);
+				load[g->type2] += ns * xl;
+				load[g->type] += ns * (1.0 - xl);
+			} else if (g->type >= 0) {
+				load[g->type] += ns * d / ai[g->type];
+			}
+		}
+		int any = 0;
+		for (int j = 0; j < J; j++) {
+			if (load[j] <= 0.97 * alp->cap[j])
+				continue;
+			any = 1;
+			int nc = 0;
+			for (int i = 0; i < n; i++) {
+				int s = w->state[i];
+				if (s < 0 || !in_group(&w->g[s], j) || w->g[s].type < 0)
+					continue;
+				int k, l;
+				double second, best = strategy(alp, pi, i, z, &k, &l, &second);
+				c[nc++] = (margin_t){ best > 0.0 ? second / best : INFINITY, i };
+			}
+			qsort(c, (size_t)nc, sizeof(*c), cmp_margin);
+			for (int q = 0; q < nc && load[j] > 0.97 * alp->cap[j]; q++) {
+				int i = c[q].i;
+				const group_t *g = &w->g[w->state[i]];
+				const double *ai = &alp->a[(size_t)i * J];
+				double ns = alp->mult[i] * alp->scale[i], d = alp->alpha[i] * z + alp->beta[i];
+				if (g->type2 >= 0) {
+					double xl = (d - ai[g->type]) / (ai[g->type2] - ai[g->type]);
+					load[g->type2] -= ns * xl;
+					load[g->type] -= ns * (1.0 - xl);
+				} else {
+					load[g->type] -= ns * d / ai[g->type];
+				}
+				w->state[i] = FREE_ITEM;
+			}
+		}
+		if (!any)
 			break;
 	}
-	free(L);
-	return z;
+	free(load);
+	free(c);
 }
 
 /* LINEAR: price adjustment until the items' best choices (c_ij - pi_j s_i,
@@ -753,17 +977,6 @@ static void balance_linear(const hs_alp_t *alp, double *pi)
 /* LINEAR: folded items run full time, so their load is a constant; if it
  * would exceed a type's capacity (the prices are estimates), unfold the
  * items with the narrowest margins until it fits with 1% to spare. */
-typedef struct margin {
-	double m;
-	int i;
-} margin_t;
-
-static int cmp_margin(const void *x, const void *y)
-{
-	double a = ((const margin_t *)x)->m, b = ((const margin_t *)y)->m;
-	return a < b ? -1 : a > b;
-}
-
 static void repair_linear(const hs_alp_t *alp, hs_alp_work_t *w, const double *pi)
 {
 	const int n = alp->n, J = alp->J;
@@ -817,13 +1030,15 @@ static void initial_folds(hs_alp_t *alp, hs_alp_work_t *w, const hs_lp_opts_t *o
 					w->state[i] = maxmin_fold(alp, w, pi, i, z);
 			} else if (alp->beta[i] <= 0.0) {
 				int k = linear_choice(alp, pi, i, INIT_MARGIN);
-				w->state[i] = k >= 0 ? group_get(w, k, 0) : k;
+				w->state[i] = k >= 0 ? group_get(w, k, -1, 0) : k;
 				if (k >= 0 && w->state[i] < 0)
 					w->state[i] = FREE_ITEM;
 			}
 		}
 		if (alp->mode == HS_ALP_LINEAR)
 			repair_linear(alp, w, pi);
+		else
+			repair_maxmin(alp, w, pi, z);
 	}
 	free(pi);
 }
