@@ -189,8 +189,9 @@ static void water_filling_first_level(void **state)
 }
 
 /* Realistic instances from Gavel's table: every policy feasible (pairs
- * included), and space sharing never worse than the same policy without
- * it: max-min value >= unpacked, makespan and FTF rho <= unpacked. With
+ * included); space sharing never worse than the same policy without it
+ * (max-min value >= unpacked, makespan and FTF rho <= unpacked); column
+ * generation gives the optimum of the LP with all partner columns. With
  * per-job noise (distinct jobs) and without (classes). */
 static void gavel_packed_never_worse(void **state)
 {
@@ -219,6 +220,21 @@ static void gavel_packed_never_worse(void **state)
 			hs_alloc_free(&a);
 		}
 		for (int i = 0; i < 3; i++) {
+			/* column generation reaches the LP with every partner column */
+			double v[2];
+			for (int full = 0; full < 2; full++) {
+				hs_policy_ctx_t *ctx = hs_policy_ctx_new(cmp[i][0], NULL, &err);
+				ctx->no_active_set = full;
+				hs_alloc_t a;
+				if (hs_policy_solve(ctx, &p, &a, &err) < 0)
+					fail_msg("seed %d, %s: %s", seed, cmp[i][0], err.msg);
+				v[full] = a.objective;
+				hs_alloc_free(&a);
+				hs_policy_ctx_free(ctx);
+			}
+			if (fabs(v[0] - v[1]) > 1e-6 * (1 + fabs(v[1])))
+				fail_msg("seed %d, %s: column generation %.10g vs all columns %.10g", seed,
+					 cmp[i][0], v[0], v[1]);
 			hs_alloc_t pk, un;
 			fx_solve(cmp[i][0], &p, &pk);
 			fx_solve(cmp[i][1], &p, &un);
