@@ -1,0 +1,194 @@
+#!/bin/sh
+# solve.sh — how fast the policy engine solves, and in how much memory:
+# solve time and peak memory against the number of active jobs (256 to
+# 16,384; packed policies to 2,048) for every LP policy, next to
+#   - a baseline measured in the same run: the naive formulation (one LP
+#     row per job, no class aggregation, no folding, every partner column
+#     of the packed LP from the start) with GLPK's default simplex settings
+#     (primal, standard basis, no scaling, no presolve), and
+#   - the numbers Gavel published for its CVXPY solver (max-min fairness
+#     with space sharing: ~1.7 s at 256 jobs, 7.5 s at 512, 39 s at 1,024).
+# Then the issue's targets (10,000 jobs x 4 types; packed 1,024 jobs), a
+# GLPK method comparison and POP partitioning.
+#
+# Instances: Gavel's measured throughput table (k80/p100/v100, plus a 4th
+# type at 1.5x v100 for the 4-type rows), jobs of random job types, each
+# job's throughputs perturbed by up to +-10% as online measurements would
+# be, so no two jobs are alike (the hard case: class aggregation cannot
+# help). Each time is the best of 3 runs, each run its own process (peak
+# memory is that process's maximum resident set, instance included).
+#
+# Usage: bench/solve.sh [--quick] [BUILDDIR]     (default BUILDDIR: ./_build)
+#   --quick   fewer sizes and repetitions (a couple of minutes)
+# Environment: HS_GAVEL_DATA (Gavel's data dir, default ../shared/data/gavel
+#   beside the checkout), HS_BENCH_TIMEOUT (seconds per baseline run, 120).
+# Output: the tables on stdout; raw lines and a gnuplot plot (if gnuplot is
+# installed) in BUILDDIR/bench-solve/.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+quick=0
+build=
+for a in "$@"; do
+	case "$a" in
+	--quick) quick=1 ;;
+	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+	*) build=$a ;;
+	esac
+done
+build=${build:-$top/_build}
+build=$(cd "$build" && pwd)
+data=${HS_GAVEL_DATA:-$top/../shared/data/gavel}
+table=$data/simulation_throughputs.json
+tmo=${HS_BENCH_TIMEOUT:-120}
+[ -f "$table" ] || { echo "solve.sh: Gavel's table not found at $table (set HS_GAVEL_DATA)" >&2; exit 1; }
+(cd "$build" && make -s bench/solve_bench >/dev/null) || { echo "solve.sh: cannot build bench/solve_bench in $build" >&2; exit 1; }
+bin=$build/bench/solve_bench
+out=$build/bench-solve
+mkdir -p "$out"
+raw=$out/solve.raw
+: >"$raw"
+
+if [ $quick = 1 ]; then
+	reps=1
+	sizes="256 1024 4096"
+	psizes="256 1024"
+	bmax=1024 pbmax=256
+else
+	reps=3
+	sizes="256 512 1024 2048 4096 8192 16384"
+	psizes="256 512 1024 2048"
+	bmax=4096 pbmax=512
+fi
+lp="max_min_fairness max_min_fairness_perf finish_time_fairness finish_time_fairness_perf
+min_total_duration min_total_duration_perf max_sum_throughput_perf min_cost min_cost_slo"
+packed="max_min_fairness_packed finish_time_fairness_packed min_total_duration_packed"
+
+say() { echo "solve.sh: $*" >&2; }
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+
+# run POLICY N TYPES MODE [extra args]: best time of $reps runs; prints
+# "seconds rss_kb" or "timeout" / "error".
+run() {
+	pol=$1 n=$2 ty=$3 mode=$4
+	shift 4
+	best= rss=
+	r=0
+	while [ $r -lt $reps ]; do
+		r=$((r + 1))
+		if ! line=$(timeout "$tmo" "$bin" --table "$table" --policy "$pol" --jobs "$n" --types "$ty" "$@" 2>/dev/null); then
+			echo timeout
+			return
+		fi
+		echo "$line" >>"$raw"
+		t=$(echo "$line" | field solve_s)
+		m=$(echo "$line" | field rss_kb)
+		if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then
+			best=$t rss=$m
+		fi
+		[ "$mode" = baseline ] && break # one baseline run: they are long
+	done
+	echo "$best $rss"
+}
+
+gavel() {
+	[ "$1" = max_min_fairness_packed ] || { echo "-"; return; }
+	case $2 in 256) echo 1.7 ;; 512) echo 7.5 ;; 1024) echo 39 ;; *) echo "-" ;; esac
+}
+
+# table POLICIES SIZES BASELINE_MAX
+table() {
+	printf '%-30s %6s %10s %9s %11s %9s %10s\n' policy jobs "solve s" "peak MiB" "baseline s" speedup "Gavel s"
+	for pol in $1; do
+		for n in $2; do
+			say "$pol, $n jobs"
+			e=$(run "$pol" "$n" 3 engine)
+			if [ "$e" = timeout ]; then
+				printf '%-30s %6s %10s\n' "$pol" "$n" "> ${tmo}s"
+				continue
+			fi
+			t=${e% *} m=${e#* }
+			b="-" sp="-"
+			if [ "$n" -le "$3" ]; then
+				bl=$(run "$pol" "$n" 3 baseline --baseline)
+				if [ "$bl" = timeout ]; then
+					b="> $tmo" sp="> $(awk "BEGIN { printf \"%.0f\", $tmo / $t }")x"
+				else
+					b=${bl% *}
+					sp=$(awk "BEGIN { printf \"%.1fx\", $b / $t }")
+				fi
+			fi
+			printf '%-30s %6s %10.3f %9.1f %11s %9s %10s\n' "$pol" "$n" "$t" \
+				"$(awk "BEGIN { print $m / 1024 }")" "$b" "$sp" "$(gavel "$pol" "$n")"
+			echo "$n $t $m" >>"$out/plot-$pol.dat"
+		done
+	done
+}
+
+rm -f "$out"/plot-*.dat
+echo "== LP policies: solve time and peak memory vs active jobs (3 types, distinct jobs)"
+table "$lp" "$sizes" "$bmax"
+echo
+echo "== Space sharing (packed) policies"
+table "$packed" "$psizes" "$pbmax"
+echo
+
+echo "== Targets: 10,000 jobs x 4 types (non-packed, < 1 s); packed 1,024 jobs x 3 types (< 2 s)"
+printf '%-30s %6s %5s %10s %9s\n' policy jobs types "solve s" "peak MiB"
+for pol in $lp; do
+	say "target: $pol"
+	e=$(run "$pol" 10000 4 engine)
+	printf '%-30s %6s %5s %10.3f %9.1f\n' "$pol" 10000 4 "${e% *}" "$(awk "BEGIN { print ${e#* } / 1024 }")"
+done
+for pol in $packed; do
+	say "target: $pol"
+	e=$(run "$pol" 1024 3 engine)
+	printf '%-30s %6s %5s %10.3f %9.1f\n' "$pol" 1024 3 "${e% *}" "$(awk "BEGIN { print ${e#* } / 1024 }")"
+done
+echo
+
+echo "== GLPK simplex method (max_min_fairness_perf, 4,096 jobs; max_min_fairness_packed, 512 jobs)"
+printf '%-30s %6s %10s %10s\n' policy jobs method "solve s"
+for m in dual primal; do
+	e=$(run max_min_fairness_perf 4096 3 engine --method "$m")
+	printf '%-30s %6s %10s %10s\n' max_min_fairness_perf 4096 "$m" "${e% *}"
+done
+for m in primal dual; do
+	e=$(run max_min_fairness_packed 512 3 engine --method "$m")
+	printf '%-30s %6s %10s %10s\n' max_min_fairness_packed 512 "$m" "${e% *}"
+done
+echo
+
+echo "== POP partitioning (--pop K: K random sub-problems; approximate)"
+printf '%-30s %6s %4s %10s %14s\n' policy jobs K "solve s" "objective"
+for pol in max_min_fairness_perf max_min_fairness_packed; do
+	n=16384
+	[ "$pol" = max_min_fairness_packed ] && n=2048
+	for k in 1 4 16; do
+		say "POP: $pol, $n jobs, K=$k"
+		line=$(timeout "$tmo" "$bin" --table "$table" --policy "$pol" --jobs "$n" --pop "$k" 2>/dev/null || echo timeout)
+		echo "$line" >>"$raw"
+		printf '%-30s %6s %4s %10s %14s\n' "$pol" "$n" "$k" "$(echo "$line" | field solve_s)" \
+			"$(echo "$line" | field objective)"
+	done
+done
+
+if command -v gnuplot >/dev/null 2>&1; then
+	printf '256 1.7\n512 7.5\n1024 39\n' >"$out/gavel-cvxpy.dat"
+	plots=
+	for f in "$out"/plot-*.dat; do
+		name=$(basename "$f" .dat)
+		plots="$plots\"$f\" using 1:2 with linespoints title \"${name#plot-}\", "
+	done
+	gnuplot <<GNUPLOT 2>/dev/null || true
+set terminal svg size 960,600
+set output "$out/solve.svg"
+set logscale xy
+set xlabel "active jobs"
+set ylabel "solve time (s)"
+set key outside right
+set title "hetsched policy solve time (GLPK, distinct jobs, 3 types)"
+plot $plots "$out/gavel-cvxpy.dat" using 1:2 with points pt 7 ps 1.5 title "Gavel CVXPY, max-min packed"
+GNUPLOT
+	say "plot: $out/solve.svg"
+fi
+say "raw measurements: $raw"
