@@ -236,7 +236,9 @@ function stringify_result_obj(result_obj)
     return result_obj["is_ok"] ? "XPASS" : "XFAIL"
 
   if (result_obj["directive"] == "SKIP")
-    return result_obj["is_ok"] ? "SKIP" : COOKED_FAIL;
+    # hetsched: cmocka's TAP output writes skipped tests as "not ok N # SKIP";
+    # count them as skips like "ok N # SKIP" (upstream counts a failure).
+    return "SKIP";
 
   if (length(result_obj["directive"]))
       abort("in function stringify_result_obj()")
