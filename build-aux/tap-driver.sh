@@ -236,7 +236,7 @@ function stringify_result_obj(result_obj)
     return result_obj["is_ok"] ? "XPASS" : "XFAIL"
 
   if (result_obj["directive"] == "SKIP")
-    # hetsched: cmocka's TAP output writes skipped tests as "not ok N # SKIP";
+    # hetsched: the TAP output of cmocka writes skipped tests as "not ok N # SKIP";
     # count them as skips like "ok N # SKIP" (upstream counts a failure).
     return "SKIP";
 
