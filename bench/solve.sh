@@ -52,11 +52,13 @@ if [ $quick = 1 ]; then
 	reps=1
 	sizes="256 1024 4096"
 	psizes="256 1024"
+	wsizes="256"
 	bmax=1024 pbmax=256
 else
 	reps=3
 	sizes="256 512 1024 2048 4096 8192 16384"
 	psizes="256 512 1024 2048"
+	wsizes="256 512 1024"
 	bmax=4096 pbmax=512
 fi
 lp="max_min_fairness max_min_fairness_perf finish_time_fairness finish_time_fairness_perf
@@ -67,7 +69,7 @@ say() { echo "solve.sh: $*" >&2; }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
 
 # run POLICY N TYPES MODE [extra args]: best time of $reps runs; prints
-# "seconds rss_kb" or "timeout" / "error".
+# "seconds rss_kb", or "timeout" (also on any failure).
 run() {
 	pol=$1 n=$2 ty=$3 mode=$4
 	shift 4
@@ -97,13 +99,13 @@ gavel() {
 
 # table POLICIES SIZES BASELINE_MAX
 table() {
-	printf '%-30s %6s %10s %9s %11s %9s %10s\n' policy jobs "solve s" "peak MiB" "baseline s" speedup "Gavel s"
+	printf '%-36s %6s %10s %9s %11s %9s %10s\n' policy jobs "solve s" "peak MiB" "baseline s" speedup "Gavel s"
 	for pol in $1; do
 		for n in $2; do
 			say "$pol, $n jobs"
 			e=$(run "$pol" "$n" 3 engine)
 			if [ "$e" = timeout ]; then
-				printf '%-30s %6s %10s\n' "$pol" "$n" "> ${tmo}s"
+				printf '%-36s %6s %10s\n' "$pol" "$n" "> ${tmo}s"
 				continue
 			fi
 			t=${e% *} m=${e#* }
@@ -117,7 +119,7 @@ table() {
 					sp=$(awk "BEGIN { printf \"%.1fx\", $b / $t }")
 				fi
 			fi
-			printf '%-30s %6s %10.3f %9.1f %11s %9s %10s\n' "$pol" "$n" "$t" \
+			printf '%-36s %6s %10.3f %9.1f %11s %9s %10s\n' "$pol" "$n" "$t" \
 				"$(awk "BEGIN { print $m / 1024 }")" "$b" "$sp" "$(gavel "$pol" "$n")"
 			echo "$n $t $m" >>"$out/plot-$pol.dat"
 		done
@@ -130,6 +132,9 @@ table "$lp" "$sizes" "$bmax"
 echo
 echo "== Space sharing (packed) policies"
 table "$packed" "$psizes" "$pbmax"
+echo
+echo "== Water filling (one LP round per distinct level: grows ~quadratically with distinct jobs)"
+table "max_min_fairness_water_filling max_min_fairness_water_filling_perf" "$wsizes" 0
 echo
 
 echo "== Targets: 10,000 jobs x 4 types (non-packed, < 1 s); packed 1,024 jobs x 3 types (< 2 s)"
@@ -146,16 +151,26 @@ for pol in $packed; do
 done
 echo
 
-echo "== GLPK simplex method (max_min_fairness_perf, 4,096 jobs; max_min_fairness_packed, 512 jobs)"
-printf '%-30s %6s %10s %10s\n' policy jobs method "solve s"
-for m in dual primal; do
-	e=$(run max_min_fairness_perf 4096 3 engine --method "$m")
-	printf '%-30s %6s %10s %10s\n' max_min_fairness_perf 4096 "$m" "${e% *}"
+echo "== GLPK options (the default picks dual simplex for max-min-type LPs, primal for"
+echo "   linear objectives and packed LPs, with automatic scaling), 4 types"
+printf '%-30s %6s %-22s %10s\n' policy jobs options "solve s"
+# opts POLICY N ARGS...: one row
+opts() {
+	pol=$1 n=$2
+	shift 2
+	e=$(run "$pol" "$n" 4 engine "$@")
+	printf '%-30s %6s %-22s %10s\n' "$pol" "$n" "${*:-default}" "${e% *}"
+}
+for pol in max_min_fairness_perf finish_time_fairness_perf max_sum_throughput_perf; do
+	say "GLPK options: $pol"
+	opts "$pol" 10000
+	opts "$pol" 10000 --method dual
+	opts "$pol" 10000 --method primal
+	opts "$pol" 10000 --noscale
 done
-for m in primal dual; do
-	e=$(run max_min_fairness_packed 512 3 engine --method "$m")
-	printf '%-30s %6s %10s %10s\n' max_min_fairness_packed 512 "$m" "${e% *}"
-done
+say "GLPK options: max_min_fairness_packed"
+opts max_min_fairness_packed 512
+opts max_min_fairness_packed 512 --method dual
 echo
 
 echo "== POP partitioning (--pop K: K random sub-problems; approximate)"

@@ -14,6 +14,7 @@
  *   --baseline   the naive formulation (one row per job, no folding) with
  *                GLPK's default simplex settings (primal, standard basis,
  *                no scaling, no presolve)
+ *   --method M, --noscale   GLPK options, to compare them
  */
 #include "core/policy_impl.h"
 #include "core/thrtable.h"
@@ -103,10 +104,11 @@ int main(int argc, char **argv)
 		{ "pop", required_argument, NULL, 'P' },
 		{ "baseline", no_argument, NULL, 'b' },
 		{ "method", required_argument, NULL, 'm' },
+		{ "noscale", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policy = "max_min_fairness_perf", *table = NULL, *method = NULL;
-	int N = 1024, types = 3, baseline = 0, pop = 1;
+	int N = 1024, types = 3, baseline = 0, pop = 1, noscale = 0;
 	double noise = 0.1;
 	unsigned long long seed = 1;
 	int c;
@@ -121,9 +123,10 @@ int main(int argc, char **argv)
 		case 'P': pop = atoi(optarg); break;
 		case 'b': baseline = 1; break;
 		case 'm': method = optarg; break;
+		case 'S': noscale = 1; break;
 		default:
 			fprintf(stderr, "usage: solve_bench --table FILE [--policy P] [--jobs N] [--types 3|4] "
-					"[--noise X] [--seed S] [--pop K] [--baseline] [--method primal|dual|interior]\n");
+					"[--noise X] [--seed S] [--pop K] [--baseline] [--method primal|dual|interior] [--noscale]\n");
 			return 2;
 		}
 	}
@@ -153,6 +156,8 @@ int main(int argc, char **argv)
 		ctx->lp_opts.scale = 0;
 		ctx->lp_opts.presolve = 0;
 	}
+	if (noscale)
+		ctx->lp_opts.scale = 0;
 	if (method)
 		ctx->lp_opts.method = !strcmp(method, "primal") ? HS_LP_PRIMAL
 				     : !strcmp(method, "interior") ? HS_LP_INTERIOR : HS_LP_DUAL;

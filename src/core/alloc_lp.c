@@ -1087,13 +1087,26 @@ static hs_lp_status_t run(hs_alp_t *alp, const hs_lp_opts_t *o, int rebuild, hs_
 	}
 }
 
+/* The simplex variant measured fastest per form (bench/solve.sh): dual
+ * for MAXMIN, primal for LINEAR (3-7x faster there). */
+static const hs_lp_opts_t *pick_method(const hs_alp_t *alp, const hs_lp_opts_t *o, hs_lp_opts_t *buf)
+{
+	if (!o) {
+		hs_lp_opts_default(buf);
+		o = buf;
+	}
+	if (o->method != HS_LP_AUTO)
+		return o;
+	if (o != buf)
+		*buf = *o;
+	buf->method = alp->mode == HS_ALP_LINEAR ? HS_LP_PRIMAL : HS_LP_DUAL;
+	return buf;
+}
+
 hs_lp_status_t hs_alp_solve(hs_alp_t *alp, const hs_lp_opts_t *o, hs_err_t *err)
 {
 	hs_lp_opts_t def;
-	if (!o) {
-		hs_lp_opts_default(&def);
-		o = &def;
-	}
+	o = pick_method(alp, o, &def);
 	alp->lp_solves = 0;
 	alp->iterations = 0;
 	work_free(alp->work);
@@ -1107,10 +1120,7 @@ hs_lp_status_t hs_alp_solve(hs_alp_t *alp, const hs_lp_opts_t *o, hs_err_t *err)
 hs_lp_status_t hs_alp_resolve(hs_alp_t *alp, const hs_lp_opts_t *o, hs_err_t *err)
 {
 	hs_lp_opts_t def;
-	if (!o) {
-		hs_lp_opts_default(&def);
-		o = &def;
-	}
+	o = pick_method(alp, o, &def);
 	if (!alp->work || !alp->work->built)
 		return hs_alp_solve(alp, o, err);
 	/* items folded to nothing (alpha = beta = 0) may have gained a demand */

@@ -27,7 +27,7 @@ struct hs_lp {
 void hs_lp_opts_default(hs_lp_opts_t *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->method = HS_LP_DUAL;
+	o->method = HS_LP_AUTO;
 	o->presolve = 0;
 	o->scale = 1;
 	o->warm = 1;
@@ -387,7 +387,7 @@ static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 	glp_smcp parm;
 	glp_init_smcp(&parm);
 	parm.msg_lev = o->verbose ? GLP_MSG_ON : GLP_MSG_OFF;
-	parm.meth = o->method == HS_LP_DUAL ? GLP_DUALP : GLP_PRIMAL;
+	parm.meth = o->method == HS_LP_PRIMAL ? GLP_PRIMAL : GLP_DUALP; /* AUTO: dual */
 	parm.presolve = o->presolve ? GLP_ON : GLP_OFF;
 	if (o->time_limit_s > 0)
 		parm.tm_lim = o->time_limit_s * 1000.0 < INT_MAX ? (int)(o->time_limit_s * 1000.0) : INT_MAX;

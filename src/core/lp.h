@@ -25,6 +25,8 @@ typedef enum hs_lp_method {
 	HS_LP_PRIMAL = 0,     /* primal simplex */
 	HS_LP_DUAL = 1,       /* dual simplex (falls back to primal) */
 	HS_LP_INTERIOR = 2,   /* interior point (no basis; no warm start) */
+	HS_LP_AUTO = 3,       /* the caller's measured choice (bench/solve.sh):
+	                       * the wrapper itself treats it as HS_LP_DUAL */
 } hs_lp_method_t;
 
 typedef struct hs_lp_opts {
@@ -36,8 +38,10 @@ typedef struct hs_lp_opts {
 	int verbose;          /* GLPK messages (on GLPK's terminal, stdout) */
 } hs_lp_opts_t;
 
-/* The measured defaults (see bench/solve.sh): dual simplex, no presolve,
- * automatic scaling, warm start. */
+/* The defaults: method HS_LP_AUTO (each LP family picks the simplex
+ * variant measured fastest for it in bench/solve.sh; dual otherwise), no
+ * presolve, automatic scaling (without it some finish-time-fairness LPs
+ * took 60x longer), warm start. */
 void hs_lp_opts_default(hs_lp_opts_t *o);
 
 typedef enum hs_lp_status {

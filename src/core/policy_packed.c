@@ -620,7 +620,8 @@ int hs_policy_packed_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 	k.tmin = malloc(((size_t)A * J + 1) * sizeof(double));
 	k.balrow = malloc(((size_t)A * A * J + 1) * sizeof(int));
 	k.lpo = ctx->lp_opts;
-	k.lpo.method = HS_LP_PRIMAL;
+	if (k.lpo.method == HS_LP_AUTO)
+		k.lpo.method = HS_LP_PRIMAL;
 	coef = malloc(((size_t)C + 1) * sizeof(double));
 	alpha = malloc(((size_t)C + 1) * sizeof(double));
 	D = malloc(((size_t)C + 1) * sizeof(double));
