@@ -806,25 +806,67 @@ static double balance_prices(const hs_alp_t *alp, double *pi, double z)
 	double *L = calloc((size_t)J * 3, sizeof(double)), *B = L + J, *bestpi = L + 2 * J;
 	if (!L)
 		return z;
-	double pmax = 0.0;
-	for (int j = 0; j < J; j++)
+	/* a zero price would make a type infinitely attractive: start types
+	 * the sample left unpriced at half the smallest positive price; when
+	 * the sample priced nothing (its value was bounded by one job's own
+	 * time, not by capacity), start from each type's mean usefulness */
+	double pmax = 0.0, pmin = INFINITY;
+	for (int j = 0; j < J; j++) {
 		pmax = pi[j] > pmax ? pi[j] : pmax;
-	for (int j = 0; j < J; j++) /* a zero price would make a type infinitely attractive */
-		pi[j] = pmax > 0.0 ? (pi[j] > 1e-3 * pmax ? pi[j] : 1e-3 * pmax) / pmax : 1.0;
+		if (pi[j] > 0.0 && pi[j] < pmin)
+			pmin = pi[j];
+	}
+	if (pmax <= 0.0 || pmin < 1e-9 * pmax) {
+		for (int j = 0; j < J; j++)
+			pi[j] = 0.0;
+		for (int i = 0; i < alp->n; i++)
+			for (int j = 0; j < J; j++)
+				pi[j] += alp->mult[i] * alp->a[(size_t)i * J + j];
+		pmax = pmin = 0.0;
+		for (int j = 0; j < J; j++)
+			pmax = pi[j] > pmax ? pi[j] : pmax;
+		for (int j = 0; j < J; j++)
+			pi[j] = pmax > 0.0 && pi[j] > 0.0 ? pi[j] / pmax : 1.0;
+	} else {
+		for (int j = 0; j < J; j++)
+			pi[j] = (pi[j] > 1e-3 * pmax ? pi[j] : 0.5 * pmin) / pmax;
+	}
+	/* no z beyond what every item reaches on its fastest type full time
+	 * (makespan-like LPs are often bounded by the longest job, not by
+	 * capacity) */
+	double zitem = INFINITY;
+	for (int i = 0; i < alp->n; i++) {
+		if (alp->alpha[i] <= 0.0)
+			continue;
+		double amax = 0.0;
+		for (int j = 0; j < J; j++)
+			amax = alp->a[(size_t)i * J + j] > amax ? alp->a[(size_t)i * J + j] : amax;
+		double zi = (amax - alp->beta[i]) / alp->alpha[i];
+		zitem = zi < zitem ? zi : zitem;
+	}
 	double bestspread = INFINITY, bestz = z;
 	memcpy(bestpi, pi, (size_t)J * sizeof(double));
-	for (int it = 0; it < 100; it++) {
+	for (int it = 0; it < 150; it++) {
 		strategy_loads(alp, pi, z, L, B);
-		double zz = INFINITY;
-		for (int j = 0; j < J; j++)
-			if (L[j] > 0.0) {
-				double zj = (alp->cap[j] - B[j]) / L[j];
-				zz = zj < zz ? zj : zz;
-			}
-		if (!isfinite(zz) || zz <= 0.0)
+		/* the value at which the whole cluster is used: overloaded types
+		 * then show u > 1, idle ones u < 1, and prices move both ways */
+		double sl = 0.0, sb = 0.0, sc = 0.0;
+		for (int j = 0; j < J; j++) {
+			sl += L[j];
+			sb += B[j];
+			sc += alp->cap[j];
+		}
+		double zz = sl > 0.0 ? (sc - sb) / sl : INFINITY;
+		/* strategies depend on z: move it halfway (keep it when the
+		 * estimate is unusable, e.g. no item can reach the current z) */
+		if (zz > zitem)
+			zz = zitem;
+		if (isfinite(zz) && zz > 0.0)
+			z = it == 0 || !(z > 0.0) ? zz : 0.5 * (z + zz);
+		else
+			zz = z;
+		if (!(z > 0.0))
 			break;
-		/* strategies depend on z: move it halfway */
-		z = it == 0 ? zz : 0.5 * (z + zz);
 		double umin = INFINITY, umax = 0.0, mx = 0.0;
 		for (int j = 0; j < J; j++) {
 			if (alp->cap[j] <= 0.0)
@@ -843,12 +885,15 @@ static double balance_prices(const hs_alp_t *alp, double *pi, double z)
 		}
 		if (spread < 0.002)
 			break;
-		double step = 0.5 / (1.0 + it / 8.0);
+		/* damped, bounded steps: whole groups of alike items flip
+		 * between types, so big steps oscillate */
+		double step = 0.3 / (1.0 + it / 10.0);
 		for (int j = 0; j < J; j++) {
 			if (alp->cap[j] <= 0.0)
 				continue;
 			double u = (L[j] * z + B[j]) / alp->cap[j];
-			pi[j] *= pow(u > 1e-3 ? u : 1e-3, step);
+			double f = pow(u > 1e-3 ? u : 1e-3, step);
+			pi[j] *= f < 0.5 ? 0.5 : f > 2.0 ? 2.0 : f;
 			mx = pi[j] > mx ? pi[j] : mx;
 		}
 		for (int j = 0; j < J && mx > 0.0; j++) /* keep the scale near 1 */

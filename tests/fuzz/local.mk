@@ -3,4 +3,5 @@
 # make: run tests/fuzz/run.sh [SECONDS]. The corpus is replayed by the unit
 # tests test_wire and test_record.
 EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/fuzz_wire.c tests/fuzz/fuzz_record.c \
-	tests/fuzz/corpus
+	tests/fuzz/corpus \
+	tests/fuzz/fuzz_problem.c

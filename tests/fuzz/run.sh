@@ -4,7 +4,7 @@
 # The regular unit tests (test_wire, test_record) replay that corpus.
 #
 # Usage: tests/fuzz/run.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
-#        targets: wire record (default: both)
+#        targets: wire record problem (default: all)
 # Needs clang with libFuzzer (Debian: clang, libclang-rt-14-dev) and json-c.
 # Crashes are written to tests/fuzz/crashes/ and make the script fail.
 set -eu
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-wire record}
+targets=${*:-wire record problem}
 out=${HS_FUZZ_BUILD:-$top/_build/fuzz}
 CC=${CC_FUZZ:-clang}
 mkdir -p "$out" "$here/crashes"
@@ -24,6 +24,9 @@ for t in $targets; do
 	case $t in
 	wire) src="$here/fuzz_wire.c $top/src/report/wire.c" ;;
 	record) src="$here/fuzz_record.c $top/src/report/record.c" ;;
+	problem) src="$here/fuzz_problem.c $(cd "$top" && ls src/core/model.c src/core/thrtable.c \
+		src/core/lp.c src/core/alloc_lp.c src/core/problem_json.c src/core/policy*.c |
+		sed "s|^|$top/|" | tr '\n' ' ') -lglpk -lm" ;;
 	*) echo "run.sh: unknown target $t" >&2; exit 2 ;;
 	esac
 	echo "== fuzz_$t: building" >&2

@@ -9,6 +9,8 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,6 +224,52 @@ static void malformed(void **state)
 	hs_problem_free(&p);
 }
 
+/* Replays the fuzzing corpus (tests/fuzz/corpus/problem, grown by
+ * tests/fuzz/run.sh problem): every input is rejected with a message or
+ * accepted and written back to text that reads back the same. */
+static void fuzz_corpus(void **state)
+{
+	(void)state;
+	const char *src = getenv("HS_SRCDIR");
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/problem", src ? src : ".");
+	DIR *d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "# no corpus at %s\n", dir);
+		skip();
+	}
+	int n = 0, accepted = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[8192];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		hs_problem_t p, q;
+		hs_err_t err = { "" };
+		n++;
+		if (hs_problem_load_json(&p, path, NULL, &err) < 0) {
+			if (!err.msg[0])
+				fail_msg("%s rejected without a message", path);
+			hs_problem_free(&p);
+			continue;
+		}
+		accepted++;
+		char *a = hs_problem_to_json(&p, &err);
+		assert_non_null(a);
+		if (hs_problem_parse_json(&q, a, strlen(a), NULL, &err) < 0)
+			fail_msg("%s: written form does not read back: %s", path, err.msg);
+		char *b = hs_problem_to_json(&q, &err);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		hs_problem_free(&p);
+		hs_problem_free(&q);
+	}
+	closedir(d);
+	assert_true(n >= 3 && accepted >= 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +278,7 @@ int main(void)
 		cmocka_unit_test(job_types_from_table),
 		cmocka_unit_test(alloc_writer),
 		cmocka_unit_test(malformed),
+		cmocka_unit_test(fuzz_corpus),
 	};
 	return cmocka_run_group_tests_name("problem_json", tests, NULL, NULL);
 }
