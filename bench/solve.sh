@@ -59,7 +59,7 @@ else
 	sizes="256 512 1024 2048 4096 8192 16384"
 	psizes="256 512 1024 2048"
 	wsizes="256 512 1024"
-	bmax=4096 pbmax=512
+	bmax=4096 pbmax=1024
 fi
 lp="max_min_fairness max_min_fairness_perf finish_time_fairness finish_time_fairness_perf
 min_total_duration min_total_duration_perf max_sum_throughput_perf min_cost min_cost_slo"

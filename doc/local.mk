@@ -14,3 +14,4 @@ dist_doc_DATA += doc/reporting.md
 # select/hetsched_cons_tres: space sharing (issue 7)
 dist_man_MANS += doc/man/select_hetsched_cons_tres.8
 dist_doc_DATA += doc/packing.md
+dist_doc_DATA += doc/policy-engine.md
