@@ -413,6 +413,24 @@ for exp in jct-single jct-multi; do
 		echo "."
 	fi
 done
+for n in $(ls "$out"/makespan/*.json 2>/dev/null | sed -n 's/.*-n\([0-9]*\)-s[0-9]*\.json$/\1/p' | sort -g -u); do
+	for b in fifo min_total_duration; do
+		# shellcheck disable=SC2046
+		mb=$(set -- $(files "$out/makespan/$b-n$n-s*.json"); stat makespan_s "$@" | cut -d' ' -f3)
+		# shellcheck disable=SC2046
+		mg=$(set -- $(files "$out/makespan/min_total_duration_perf-n$n-s*.json"); stat makespan_s "$@" | cut -d' ' -f3)
+		[ "$mb" != - ] && [ "$mg" != - ] && awk -v a="$mb" -v g="$mg" -v n="$n" -v l="$(label $b)" \
+			'BEGIN { printf "- makespan, %d static multi-GPU jobs: %s takes **%.2fx** as long as Gavel (makespan).\n", n, l, a / g }'
+	done
+done
+for r in $(rates_of ftf); do
+	# shellcheck disable=SC2046
+	fa=$(set -- $(files "$out/ftf/finish_time_fairness-r$r-s*.json"); [ $# -gt 0 ] && jq -s -r 'if all(.[]; .finished) then [.[].ftf_rho.frac_above_1] | add / length else "-" end' "$@")
+	# shellcheck disable=SC2046
+	fg=$(set -- $(files "$out/ftf/finish_time_fairness_perf-r$r-s*.json"); [ $# -gt 0 ] && jq -s -r 'if all(.[]; .finished) then [.[].ftf_rho.frac_above_1] | add / length else "-" end' "$@")
+	[ -n "$fa" ] && [ -n "$fg" ] && [ "$fa" != - ] && [ "$fg" != - ] && awk -v a="$fa" -v g="$fg" -v r="$r" \
+		'BEGIN { printf "- finish-time fairness, multi-GPU, %s jobs/hour: %.0f%% of jobs finish later than under an equal share (rho > 1) with the agnostic FTF policy, %.0f%% with Gavel'"'"'s.\n", r, 100 * a, 100 * g }'
+done
 echo
 [ -r "$top/bench/discussion.md" ] && cat "$top/bench/discussion.md"
 exit 0
