@@ -27,8 +27,10 @@
  *        credits elapsed_s to every running job on its type, notices
  *        arrivals/departures (by id) and cluster changes, and returns 1 when
  *        a new allocation should be computed now (job set or cluster changed
- *        and at least opts.min_reset_s since the last reset, or no
- *        allocation yet), 0 when the current one stays, -1 on bad input.
+ *        and at least opts.min_reset_s since the last reset; or no
+ *        allocation yet; or no active job is in the current one), 0 when
+ *        the current one stays, -1 on bad input (message in err; the
+ *        state is unchanged except for bookkeeping of ids seen).
  *   3. If need: hs_policy_solve(ctx, in.problem, &alloc, &err) — with no
  *        slurmctld locks held. A failed solve is not fatal: pass NULL below,
  *        the old allocation stays and step 2 asks again next round.
