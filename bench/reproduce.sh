@@ -54,8 +54,8 @@ mkdir -p "$out"
 
 if [ $mode = full ]; then
 	seeds="0 1 2" window=4000:5000 last=5000
-	rates_single="1 2 3 4 5 6 7"
-	rates_multi="0.5 1 1.5 2 2.5 3"
+	rates_single="1 2 3 4 5 5.5 6 7"
+	rates_multi="0.5 1 1.5 2 2.25 2.5 3"
 	static_jobs="100 200 400"
 	rounds="60 180 360 720 1440 3600"
 	costs="0 30 60 120 300 600"

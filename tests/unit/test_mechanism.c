@@ -440,6 +440,11 @@ static void type_order_and_backfill(void **state)
 	hs_mech_opts_for_policy(&o, "max_min_fairness_perf");
 	assert_int_equal(o.backfill, 1);
 	assert_int_equal(o.shuffle_types, 0);
+	hs_mech_opts_for_policy(&o, "min_cost_slo");
+	assert_int_equal(o.shuffle_types, 0);
+	hs_mech_opts_for_policy(&o, "finish_time_fairness");
+	assert_int_equal(o.shuffle_types, 1);
+	assert_int_equal(o.backfill, 1);
 }
 
 /* Resets: with min_reset_s = 1000 an arrival asks for a new allocation
