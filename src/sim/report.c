@@ -151,6 +151,7 @@ json_object *hs_sim_summary(const hs_sim_result_t *r, const hs_sim_opts_t *o, hs
 	json_object_object_add(s, "allocation_resets", json_object_new_int64(r->mech.resets));
 	json_object_object_add(s, "solves", json_object_new_int64(r->solves));
 	json_object_object_add(s, "solve_s", json_object_new_double(r->solve_s));
+	json_object_object_add(s, "solve_failures", json_object_new_int64(r->solve_failures));
 	json_object_object_add(s, "simulated_s", json_object_new_double(r->end_s));
 	json_object_object_add(s, "wall_s", json_object_new_double(r->wall_s));
 	json_object_object_add(s, "cpu_s", json_object_new_double(r->cpu_s));

@@ -548,10 +548,15 @@ static int run_rounds(sim_t *s, hs_err_t *err)
 		int have = 0;
 		if (need || force_solve) {
 			if (solve(s, &alloc, err) < 0) {
+				/* As the plugin does: keep the allocation in force and
+				 * ask again next round; the summary counts failures. */
 				hs_alloc_free(&alloc);
-				return -1;
+				if (s->res->solve_failures++ == 0 && s->o->progress)
+					fprintf(stderr, "simulate: %s (keeping the previous "
+						"allocation; failures are counted)\n", err->msg);
+			} else {
+				have = 1;
 			}
-			have = 1;
 		}
 		hs_round_out_t out;
 		int rc = hs_mech_schedule(s->mech, &in, have ? &alloc : NULL, &out, err);

@@ -9,7 +9,9 @@
  *    job scheduled in it finished (Gavel does the same).
  *  - The allocation is recomputed when the mechanism asks (jobs arrived or
  *    finished and min_reset_s passed since the last reset, or nothing is
- *    allocated).
+ *    allocated). A failed solve keeps the allocation in force, as in the
+ *    plugin, and is counted (solve_failures); in ideal mode it is an
+ *    error.
  *  - A job placed on one server runs at the table's throughput; a
  *    multi-GPU job spread over several servers at the table's
  *    "<type>_unconsolidated" throughput (consolidation = placement), or
@@ -102,6 +104,7 @@ typedef struct hs_sim_result {
 	double end_s;
 	int finished;                /* 0 = stopped by max_time_s */
 	long solves;
+	long solve_failures;         /* solves that failed (allocation kept) */
 	double solve_s, wall_s;
 	double cpu_s;                /* process CPU time of the run */
 	long rejected;               /* jobs no type could ever run */
