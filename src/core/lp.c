@@ -397,9 +397,9 @@ static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 		glp_std_basis(lp->P);
 	int it0 = glp_get_it_cnt(lp->P);
 	int rc = glp_simplex(lp->P, &parm);
-	if (!o->presolve && (rc == GLP_EBADB || rc == GLP_ESING || rc == GLP_ECOND)) {
-		/* a warm basis went bad (singular after coefficient changes):
-		 * start again from the standard basis */
+	if (!o->presolve && (rc == GLP_EBADB || rc == GLP_ESING || rc == GLP_ECOND || rc == GLP_EFAIL)) {
+		/* a warm basis went bad (singular or ill-conditioned after
+		 * coefficient changes): start again from the standard basis */
 		glp_std_basis(lp->P);
 		rc = glp_simplex(lp->P, &parm);
 	}

@@ -17,7 +17,10 @@
  *     hurting someone at or below their level, freeze them at z* w'_m
  *   until every job is frozen
  *
- * Finding them (Gavel uses a MILP): LP2 maximizes sum_m n_m e_m with
+ * Finding them (Gavel uses a MILP): a job whose row has a nonzero dual in
+ * LP1 is one (complementary slackness: its row is tight in every optimal
+ * solution), which settles most rounds with no further LP. Otherwise LP2
+ * maximizes sum_m n_m e_m with
  * r_m >= z* w'_m + e_m, 0 <= e_m <= delta over the unfrozen jobs; a job
  * with e_m > 0 can improve (a certificate). Every job with e_m = 0 is then
  * tested alone (LP3: maximize its e_m); if even that is ~0 it is a
@@ -342,6 +345,36 @@ int hs_policy_waterfill_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 				int k = s.col[(size_t)c * J + j];
 				xbest[(size_t)c * J + j] = k < 0 ? 0.0 : hs_lp_col_value(s.lp, k);
 			}
+		/* Jobs whose fair row has a nonzero dual in LP1 are bottlenecks
+		 * without further test: by complementary slackness that row is
+		 * tight in every optimal solution, i.e. the job cannot rise
+		 * above z* w' while everyone else stays at or above theirs. */
+		int dual_froze = 0;
+		for (int c = 0; c < C; c++) {
+			if (s.frozen[c] || s.w[c] <= 0.0)
+				continue;
+			if (fabs(hs_lp_row_dual(s.lp, s.frow0 + c)) > 1e-9) {
+				s.frozen[c] = 2; /* frozen this round, level set below */
+				dual_froze++;
+			}
+		}
+		for (int c = 0; c < C; c++)
+			if (s.frozen[c] == 2) {
+				s.frozen[c] = 1;
+				s.level[c] = z * s.w[c];
+			}
+		/* the others may be stuck at this level too: LP2/LP3 decide */
+		int left = 0;
+		for (int c = 0; c < C; c++)
+			left += !s.frozen[c] && s.w[c] > 0.0;
+		if (left == 0) {
+			nfrozen = 0;
+			for (int c = 0; c < C; c++)
+				nfrozen += s.frozen[c];
+			continue;
+		}
+		if (dual_froze > 0 && set_round(&s, err) < 0)
+			goto out;
 		/* LP2: who can improve together */
 		if (set_phase(&s, 2, z, -1, err) < 0 || solve_lp(&s, ctx, err) < 0)
 			goto out;
@@ -385,6 +418,7 @@ int hs_policy_waterfill_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 				froze++;
 			}
 		}
+		froze += dual_froze;
 		if (froze == 0 && best >= 0) {
 			/* numerically no one is stuck: freeze the one closest to it */
 			int c = cand[best];
