@@ -58,7 +58,7 @@ else
 	reps=3
 	sizes="256 512 1024 2048 4096 8192 16384"
 	psizes="256 512 1024 2048"
-	wsizes="256 512 1024"
+	wsizes="256 1024 4096"
 	bmax=4096 pbmax=1024
 fi
 lp="max_min_fairness max_min_fairness_perf finish_time_fairness finish_time_fairness_perf
@@ -133,7 +133,7 @@ echo
 echo "== Space sharing (packed) policies"
 table "$packed" "$psizes" "$pbmax"
 echo
-echo "== Water filling (one LP round per distinct level: grows ~quadratically with distinct jobs)"
+echo "== Water filling (LP rounds until every job is frozen)"
 table "max_min_fairness_water_filling max_min_fairness_water_filling_perf" "$wsizes" 0
 echo
 
