@@ -15,6 +15,10 @@
 /* Longest wall time credited between two rounds (a slurmctld that was
  * down for a day must not credit a day to whatever runs now). */
 #define HS_MAX_CREDIT_S 3600.0
+/* A requeued job that Slurm has not made pending again after this long is
+ * left out of the rounds (it would hold a restart target, and GPUs with
+ * it, that it cannot use) until it is pending again. */
+#define HS_LEAVING_MAX_S 60
 /* Cap on GPU types tracked by the accounting (far above real clusters). */
 #define HS_MAX_TYPES 64
 

@@ -18,7 +18,7 @@
 #define HS_REQUEUE_TRIES 3
 /* A requeued job that never becomes pending again is forgotten after
  * this long (Slurm kept it completing, e.g. a node that never answers). */
-#define HS_REQUEUED_TIMEOUT_S 3600
+#define HS_REQUEUED_TIMEOUT_S 600
 
 const char *hs_op_kind_name(hs_op_kind_t k)
 {

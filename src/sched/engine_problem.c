@@ -168,7 +168,9 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		const hs_sjob_t *sj = &s->jobs[i];
 		for (int k = 0; k < sj->nheld; k++) {
 			int n = sj->held[k].node;
-			if (node_type[n] < 0)
+			/* the node's own allocation bitmap is authoritative: a
+			 * stale job record does not make a free GPU busy */
+			if (node_type[n] < 0 || !s->nodes[n].gpu_held[sj->held[k].gpu])
 				continue;
 			int slot = node_base[n] + sj->held[k].gpu;
 			if (node_owner[slot] < 0)
@@ -239,7 +241,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 				role = HS_ROLE_ACTIVE;
 			break;
 		case HS_SJ_OTHER:
-			if (op && op->kind == HS_OP_REQUEUED)
+			if (op && op->kind == HS_OP_REQUEUED && s->now - op->t0 < HS_LEAVING_MAX_S)
 				role = HS_ROLE_LEAVING;
 			break;
 		}

@@ -78,6 +78,9 @@ typedef struct hs_sjob {
 	unsigned restart_cnt;      /* Slurm's count of requeues */
 	int nheld;
 	hs_sgpu_t *held;           /* [nheld] GPUs held (running/suspended) */
+	int stale;                 /* pending, not completing, but still with
+	                            * its old allocation (a requeue Slurm did
+	                            * not finish); the plugin cleans it up */
 } hs_sjob_t;
 
 typedef struct hs_snap {

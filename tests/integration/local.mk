@@ -13,11 +13,13 @@ TESTS += $(INTEGRATION_TESTS)
 endif
 # sched/hetsched (issue 5)
 if BUILD_PLUGINS
-INTEGRATION_TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh
-TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh
+INTEGRATION_TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh \
+	tests/integration/sched_faults.sh
+TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh \
+	tests/integration/sched_faults.sh
 endif
 EXTRA_DIST += tests/integration/sched_lib.sh tests/integration/sched_rounds.sh \
-	tests/integration/sched_policy.sh
+	tests/integration/sched_policy.sh tests/integration/sched_faults.sh
 EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \

@@ -10,16 +10,27 @@ HS_GAVEL=${HS_GAVEL_DATA:-$HS_SRCDIR/../shared/data/gavel}
 HS_TABLE=$HS_GAVEL/simulation_throughputs.json
 HS_CLI=$HS_BUILDDIR/hetsched
 
-# sched_cluster NAME GPUS [extra hs-cluster options]
+# sched_cluster NAME GPUS [extra hs-cluster options]; remembers the
+# options so sched_cluster_up_again can restart crashed daemons.
 sched_cluster() {
 	local name=$1 gpus=$2
 	shift 2
-	# shellcheck disable=SC2046
-	it_cluster_up "$name" --gpus "$gpus" $(it_plugin_opts) \
-		--plugstack "required $HS_STAGE/spank_hetsched.so publish_interval=2 window=1 ckpt_hold=60" \
-		--conf-extra 'SchedulerParameters=defer,sched_interval=-1' \
-		--conf-extra "JobRequeue=1" --conf-extra "AuthInfo=cred_expire=5" "$@"
+	# shellcheck disable=SC2207
+	SCHED_UP_ARGS=(--gpus "$gpus" $(it_plugin_opts)
+		--plugstack "required $HS_STAGE/spank_hetsched.so publish_interval=2 window=1 ckpt_hold=60"
+		--conf-extra 'SchedulerParameters=defer,sched_interval=-1'
+		--conf-extra "JobRequeue=1" --conf-extra "AuthInfo=cred_expire=5" "$@")
+	it_cluster_up "$name" "${SCHED_UP_ARGS[@]}"
 }
+
+# sched_cluster_up_again DIR PORT: `hs-cluster up` with the same options,
+# which starts whatever daemon died (state and jobs are kept).
+sched_cluster_up_again() {
+	"$HS_CLUSTER" up -q --dir "$1" --port-base "$2" "${SCHED_UP_ARGS[@]}" >/dev/null
+}
+
+# pid_of DIR NAME: the pid in DIR/run/NAME.pid.
+pid_of() { tr -dc 0-9 <"$1/run/$2.pid"; }
 
 # status_field DIR PYEXPR: evaluates PYEXPR on the status document (as `s`).
 status_field() {
@@ -66,5 +77,34 @@ wait_log() {
 	while ! grep -q -- "$3" "$1" 2>/dev/null; do
 		[ "$(date +%s)" -ge "$end" ] && return 1
 		sleep 0.5
+	done
+}
+
+# wait_node_state NODE PATTERN SECS: wait until slurmctld's state of NODE
+# (scontrol's State=, e.g. DOWN+NOT_RESPONDING) matches PATTERN; on
+# timeout show what it was. (sinfo's short state can say "mix*" for a
+# DOWN node that still counts allocated CPUs.)
+wait_node_state() {
+	local end=$(($(date +%s) + $3)) st=
+	while :; do
+		st=$(scontrol show node "$1" 2>&1 | sed -n 's/^ *State=\([^ ]*\).*/\1/p')
+		echo "$st" | grep -q -- "$2" && return 0
+		[ "$(date +%s)" -ge "$end" ] && break
+		sleep 1
+	done
+	echo "node $1 state: $st" | diag
+	return 1
+}
+
+# wait_gone SECS JOBID...: wait until slurmctld no longer lists any of the
+# jobs (squeue: not pending, running, suspended or completing). Unlike
+# sacct, squeue sees a requeued job as pending again at once.
+wait_gone() {
+	local end=$(($(date +%s) + $1)) ids
+	shift
+	ids=$(echo "$@" | tr ' ' ',')
+	while [ -n "$(squeue -h -j "$ids" -o %i 2>/dev/null)" ]; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 2
 	done
 }

@@ -46,7 +46,7 @@ check "typed jobs: still running after 6 rounds" test "$(squeue -h -j "$a,$b" -t
 check "typed jobs: kept, never preempted (one incarnation each)" test "$(incarnations "$a")/$(incarnations "$b")" = 1/1
 check "typed jobs: the plan said keep" test "$(status_field "$P_DIR" '[j["op"] for j in s["jobs"] if j["id"] == '"$a"'][0]')" = keep
 scancel "$a" "$b"
-it_wait_jobs 60 "$a" "$b"
+wait_gone 60 "$a" "$b"
 
 # 2. Contention: three jobs, two GPUs. ResNet-18 (batch size 256) is
 # 11.6x faster on v100, Recommendation (batch size 1024) 1.5x faster on
@@ -100,7 +100,7 @@ check "checkpoints were acknowledged (not just grace expiry)" \
 # 3. Migration from checkpoints: incarnations on both types, resumed at
 # the checkpointed step, nothing run twice.
 scancel "$j1" "$j2" "$j3"
-it_wait_jobs 120 "$j1" "$j2" "$j3"
+wait_gone 120 "$j1" "$j2" "$j3"
 migrated=0
 for j in $j1 $j2 $j3; do
 	types=$(sacct -j "$j" -D -X -P -n -o NodeList | sed 's/-.*//' | sort -u | tr '\n' ' ')

@@ -41,7 +41,7 @@ done
 check "never more than 4 GPU jobs running on 4 GPUs" test $over = 0
 check "pending GPU jobs show hetsched's reason in squeue" test $reason = 1
 # shellcheck disable=SC2086
-check "all GPU jobs finish" it_wait_jobs 180 $ids
+check "all GPU jobs finish" wait_gone 180 $ids
 # shellcheck disable=SC2086
 check "no job lost: every GPU job COMPLETED" all_completed $ids
 check "the job without GPUs ran" sh -c "it=0; while [ \$it -lt 30 ] && ! grep -q cpu-ok '$out/cpu.out' 2>/dev/null; do sleep 1; it=\$((it+1)); done; grep -q cpu-ok '$out/cpu.out'"

@@ -200,7 +200,10 @@ static inline void fx_snapshot(const fx_t *f, hs_snap_t *s)
 		sj->batch = j->batch;
 		sj->requeue_ok = j->requeue_ok;
 		sj->restart_cnt = j->restart_cnt;
-		if (j->state == HS_SJ_RUNNING || j->state == HS_SJ_SUSPENDED) {
+		/* OTHER: a requeued job Slurm has not cleaned up keeps its old
+		 * GPU list while the nodes already show those GPUs free */
+		if (j->state == HS_SJ_RUNNING || j->state == HS_SJ_SUSPENDED ||
+		    j->state == HS_SJ_OTHER) {
 			sj->nheld = j->nheld;
 			sj->held = calloc((size_t)j->nheld + 1, sizeof(*sj->held));
 			memcpy(sj->held, j->held, (size_t)j->nheld * sizeof(*sj->held));

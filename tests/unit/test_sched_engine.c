@@ -479,6 +479,34 @@ static void test_leaving_job(void **state)
 	hs_engine_free(e);
 }
 
+/* A stale GPU list (a requeued job Slurm did not clean up) does not make
+ * GPUs the node reports free unusable, and the stuck job gets none. */
+static void test_stale_holds(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->ckpt = 1;
+	a->state = HS_SJ_OTHER;
+	a->nheld = 1;
+	a->held[0] = (hs_sgpu_t){ .node = 0, .gpu = 0 };
+	fx_add(&f, 2, 1);
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_job_t pj = { .id = 1, .op = HS_PLAN_REQUEUE, .restart_cnt = 0 };
+	assert_int_equal(hs_engine_applied(e, &pj, 1, f.now, 0, NULL), 0);
+	hs_plan_t p;
+	fx_counts_t c;
+	/* shortly after the requeue it may still get its restart target;
+	 * stuck for a minute, it is left out */
+	f.now += 61;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(p.gpus_usable, 1);
+	assert_int_equal(fx_find(&f, 2)->state, HS_SJ_RUNNING);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
 static void test_state_roundtrip(void **state)
 {
 	(void)state;
@@ -614,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_departure),
 		cmocka_unit_test(test_ops_checkpoint_flow),
 		cmocka_unit_test(test_leaving_job),
+		cmocka_unit_test(test_stale_holds),
 		cmocka_unit_test(test_state_roundtrip),
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_round_due),

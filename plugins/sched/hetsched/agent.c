@@ -24,10 +24,16 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/state_save.h"
 
 #include "sched/statefile.h"
 
 #include "hs_plugin.h"
+
+/* After slurmctld starts, nodes re-register and Slurm recovers jobs for a
+ * few seconds: no job is started (and no round is run) before this many
+ * seconds have passed (backfill waits bf_interval the same way). */
+#define HS_STARTUP_DELAY_S 10
 
 static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t agent_cond = PTHREAD_COND_INITIALIZER;
@@ -269,6 +275,13 @@ static void do_round(agent_t *a)
 	unlock_slurmctld(write_locks);
 
 	st.round_ms = now_ms() - t0;
+	if (st.started || st.requeued || st.suspended || st.resumed || st.checkpointing ||
+	    st.cpu_started) {
+		/* like Slurm's own scheduler after starting jobs: have
+		 * slurmctld persist job and node state soon */
+		schedule_node_save();
+		schedule_job_save();
+	}
 	save_state(a);
 	write_status(a, &snap, &plan, &st);
 	info(HS_LOG_PREFIX "round %ld: %d active (%d pinned, %d leaving), %s%.1f ms solve, "
@@ -297,9 +310,12 @@ static void do_tick(agent_t *a)
 	memset(&st, 0, sizeof(st));
 	lock_slurmctld(write_locks);
 	int acted = nops ? hs_ops_tick(a->engine, &st) : 0;
-	if (cpu)
-		hs_cpu_jobs_fill(&a->conf);
+	int started = cpu ? hs_cpu_jobs_fill(&a->conf) : 0;
 	unlock_slurmctld(write_locks);
+	if (st.started || st.requeued || started) {
+		schedule_node_save();
+		schedule_job_save();
+	}
 	if (acted)
 		save_state(a);
 }
@@ -313,6 +329,7 @@ void *hs_agent(void *arg)
 	a.conf_path = get_extra_conf_path("hetsched.conf");
 	hs_sconf_defaults(&a.conf, &(hs_err_t){ { 0 } });
 	a.last_job_seen = (time_t)-1;
+	time_t started = time(NULL);
 
 	while (!agent_sleep(1000000)) {
 		if (slurmctld_config.scheduling_disabled)
@@ -326,6 +343,8 @@ void *hs_agent(void *arg)
 		if (!a.engine || !a.params_ok)
 			continue;
 		time_t now = time(NULL);
+		if (now < started + HS_STARTUP_DELAY_S)
+			continue;
 		if (hs_engine_round_due(a.engine, now, gpu_jobs_changed(&a)))
 			do_round(&a);
 		else

@@ -206,7 +206,9 @@ static void do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_
 	for (int k = 0; k < pj->nnodes; k++)
 		names[k] = (char *)pj->nodes[k].name;
 	int rc;
-	if (job_ptr->priority == 0 || !job_independent(job_ptr))
+	if (!hs_job_startable(job_ptr))
+		rc = ESLURM_NODES_BUSY; /* still being cleaned up: retried */
+	else if (job_ptr->priority == 0 || !job_independent(job_ptr))
 		rc = ESLURM_DEPENDENCY; /* held or not eligible any more */
 	else
 		rc = hs_start_on_nodes(job_ptr, names, pj->nnodes, pj->reason);
@@ -303,6 +305,12 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			set_reason(job_ptr, plan->jobs[i].reason);
 	}
 	for (int i = 0; i < s->njobs; i++) {
+		if (s->jobs[i].stale) {
+			job_record_t *job_ptr = find_job_record(s->jobs[i].id);
+			if (job_ptr)
+				(void)hs_finish_requeue(job_ptr);
+			continue;
+		}
 		if (s->jobs[i].state != HS_SJ_PENDING || s->jobs[i].eligible)
 			continue;
 		job_record_t *job_ptr = find_job_record(s->jobs[i].id);

@@ -80,10 +80,12 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf)
 	ListIterator it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
 	while ((job_ptr = list_next(it))) {
-		if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->priority == 0 ||
-		    job_ptr->het_job_id || !job_ptr->details)
+		if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->het_job_id)
 			continue;
 		if (!hs_job_managed(conf, job_ptr) || hs_job_wants_gpus(job_ptr))
+			continue;
+		(void)hs_finish_requeue(job_ptr);
+		if (!hs_job_startable(job_ptr) || job_ptr->priority == 0)
 			continue;
 		if (n == cap) {
 			int nc = cap ? cap * 2 : 64;

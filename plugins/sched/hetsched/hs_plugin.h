@@ -34,6 +34,17 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s);
 uint64_t hs_gpu_jobs_fingerprint(const hs_sconf_t *conf);
 /* Does the job ask for GPUs (any gres/gpu in its request)? */
 int hs_job_wants_gpus(job_record_t *job_ptr);
+/* Is a pending job really clean to start? A requeued job keeps its old
+ * nodes, resources and GRES allocation until Slurm's batch_requeue_fini()
+ * clears them (after its old processes are gone); starting it before
+ * that corrupts its GRES state. */
+int hs_job_startable(job_record_t *job_ptr);
+/* Finishes a requeue Slurm left half done: a batch job that is pending and
+ * no longer completing but still carries its old nodes and GRES (its node
+ * died while the job was completing, so job_epilog_complete() never ran
+ * batch_requeue_fini()). Such a job would never be startable. Returns 1
+ * when it cleaned the job up. Write locks held. */
+int hs_finish_requeue(job_record_t *job_ptr);
 /* Is the job in a partition hetsched manages? */
 int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr);
 

@@ -32,8 +32,12 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st)
 		uint32_t id = ids[i];
 		job_record_t *job_ptr = find_job_record(id);
 		hs_op_view_t v = { .exists = job_ptr != NULL };
+		if (job_ptr)
+			(void)hs_finish_requeue(job_ptr);
 		if (job_ptr) {
-			v.completing = IS_JOB_COMPLETING(job_ptr);
+			/* not cleaned up after a requeue yet: still completing */
+			v.completing = IS_JOB_COMPLETING(job_ptr) ||
+				       (IS_JOB_PENDING(job_ptr) && !hs_job_startable(job_ptr));
 			if (IS_JOB_RUNNING(job_ptr))
 				v.state = HS_SJ_RUNNING;
 			else if (IS_JOB_SUSPENDED(job_ptr))
@@ -83,7 +87,8 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st)
 			debug(HS_LOG_PREFIX "%pJ: requeue delay cleared", job_ptr);
 			break;
 		case HS_OPA_START:
-			if (job_ptr->priority == 0 || !job_independent(job_ptr)) {
+			if (!hs_job_startable(job_ptr) || job_ptr->priority == 0 ||
+			    !job_independent(job_ptr)) {
 				ok = 0;
 				break;
 			}
