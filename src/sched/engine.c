@@ -150,6 +150,11 @@ int hs_engine_reconfigure(hs_engine_t *e, const hs_sconf_t *conf, hs_err_t *err)
 	return 0;
 }
 
+void hs_engine_set_packing(hs_engine_t *e, int available)
+{
+	e->packing = available != 0;
+}
+
 int64_t hs_engine_last_round(const hs_engine_t *e)
 {
 	return e->last_round_t;

@@ -125,6 +125,11 @@ const hs_sconf_t *hs_engine_conf(const hs_engine_t *e);
  * and the mechanism's state is unchanged except for time credits. */
 int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_t *err);
 
+/* Whether the select plugin can start a job on a running partner's GPUs
+ * (doc/packing.md). Without it, a packed pair of the policy runs one
+ * member alone and the other waits. */
+void hs_engine_set_packing(hs_engine_t *e, int available);
+
 /* Is a round due at time now? (round length over, or an early round:
  * GPU jobs arrived or left and MinRoundInterval passed). `changed` is
  * whether the plugin saw the GPU job set change since the last round. */
@@ -167,6 +172,8 @@ uint32_t hs_engine_op_job(const hs_engine_t *e, int i);
 hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t *v,
 				 int64_t now, int64_t *begin, char ***nodes, int **gpus,
 				 int *nnodes);
+/* The job an op's start must be packed with (0 = start alone). */
+uint32_t hs_engine_op_partner(const hs_engine_t *e, uint32_t id);
 /* Reports the result of the step just decided (ok = 0: failed; the op
  * decides whether to retry). */
 void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, int64_t now);

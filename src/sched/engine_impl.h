@@ -62,6 +62,7 @@ typedef struct hs_op {
 	char **nodes;
 	int *gpus;
 	char *type;
+	uint32_t partner;          /* start packed with this job, 0 = alone */
 } hs_op_t;
 
 struct hs_engine {
@@ -90,6 +91,7 @@ struct hs_engine {
 	long tot_started, tot_preempted, tot_migrated, tot_suspended, tot_resumed;
 	long tot_requeued, tot_checkpoints, tot_ckpt_acked, tot_start_failed;
 
+	int packing;               /* the select plugin packs jobs */
 	int force_solve;           /* re-solve at the next round (policy
 	                            * changed by a reconfigure) */
 	long warned_no_types;      /* round of the last "no GPU types" log */

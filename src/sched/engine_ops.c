@@ -52,6 +52,7 @@ void hs_op_clear_target(hs_op_t *op)
 	op->gpus = NULL;
 	op->type = NULL;
 	op->nnodes = 0;
+	op->partner = 0;
 }
 
 hs_op_t *hs_op_add(hs_engine_t *e, uint32_t id, hs_op_kind_t kind)
@@ -100,6 +101,7 @@ int hs_op_set_target(hs_op_t *op, const hs_plan_job_t *pj, const char *type)
 	hs_op_clear_target(op);
 	if (pj->nnodes <= 0)
 		return 0;
+	op->partner = pj->partner;
 	op->nodes = calloc((size_t)pj->nnodes, sizeof(*op->nodes));
 	op->gpus = calloc((size_t)pj->nnodes, sizeof(*op->gpus));
 	op->type = type ? strdup(type) : NULL;
@@ -132,6 +134,12 @@ void hs_ops_new_round(hs_engine_t *e)
 			hs_op_clear_target(op);
 		i++;
 	}
+}
+
+uint32_t hs_engine_op_partner(const hs_engine_t *e, uint32_t id)
+{
+	const hs_op_t *op = hs_op_find(e, id);
+	return op ? op->partner : 0;
 }
 
 int hs_engine_nops(const hs_engine_t *e)

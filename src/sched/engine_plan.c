@@ -9,10 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Space sharing needs the select plugin's packing interface
- * (doc/packing.md); until the plugin supports it, a pair runs one member
- * alone (see resolve_pairs). */
-#define HS_PACKING_AVAILABLE 0
 
 const char *hs_plan_op_name(hs_plan_op_t op)
 {
@@ -113,13 +109,26 @@ static void waiting_reason(const hs_engine_t *e, const hs_round_build_t *b, int 
 			 round, e->conf.policy);
 }
 
-/* Packed pairs without a packing interface: one member runs alone. A
- * member that keeps running wins; otherwise the lower problem index. */
-static void resolve_pairs(hs_plan_t *plan, const hs_round_out_t *out, const int *pj_of,
-			  const hs_round_build_t *b, long round)
+/* Packed pairs. With the select plugin's packing interface
+ * (doc/packing.md) both members run: the plugin starts the second onto the
+ * first's GPUs (pj->partner). Without it one member runs alone: a member
+ * that keeps running wins, otherwise the lower problem index. */
+static void resolve_pairs(const hs_engine_t *e, hs_plan_t *plan, const hs_round_out_t *out,
+			  const int *pj_of, const hs_round_build_t *b, long round)
 {
-	if (HS_PACKING_AVAILABLE)
+	if (e->packing) {
+		for (int k = 0; k < out->njobs; k++) {
+			if (pj_of[k] < 0 || out->d[k].partner < 0)
+				continue;
+			hs_plan_job_t *pj = &plan->jobs[pj_of[k]];
+			if (pj->op == HS_PLAN_START || pj->op == HS_PLAN_CHECKPOINT ||
+			    pj->op == HS_PLAN_REQUEUE)
+				snprintf(pj->reason + strlen(pj->reason),
+					 sizeof(pj->reason) - strlen(pj->reason),
+					 ", packed with job %u", pj->partner);
+		}
 		return;
+	}
 	for (int k = 0; k < out->njobs; k++) {
 		const hs_decision_t *d = &out->d[k];
 		int q = d->partner;
@@ -342,7 +351,7 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		}
 	}
 	if (rc == 0) {
-		resolve_pairs(plan, out, pj_of, b, round);
+		resolve_pairs(e, plan, out, pj_of, b, round);
 		vacate(e, plan, s, b, snap_pj, round);
 		/* Jobs that could not be in the problem still get a reason. */
 		for (int i = 0; i < M; i++) {

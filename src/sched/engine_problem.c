@@ -88,7 +88,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 	unsigned char *node_managed = NULL, *part_types = NULL, *allowed = NULL;
 	char **tnames = NULL;
 	int *node_type = NULL, *type_total = NULL, *type_maxnode = NULL, *node_base = NULL;
-	int *node_owner = NULL, *count = NULL;
+	int *node_owner = NULL, *node_owner2 = NULL, *count = NULL;
 	cand_t *cands = NULL;
 	int *order = NULL;
 	uint64_t *keys = NULL;
@@ -145,10 +145,11 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 	type_maxnode = calloc((size_t)J + 1, sizeof(int));
 	part_types = calloc((size_t)P * (size_t)J + 1, 1);
 	node_owner = malloc(((size_t)total_gpus + 1) * sizeof(int));
-	if (!type_total || !type_maxnode || !part_types || !node_owner)
+	node_owner2 = malloc(((size_t)total_gpus + 1) * sizeof(int));
+	if (!type_total || !type_maxnode || !part_types || !node_owner || !node_owner2)
 		goto oom;
 	for (int g = 0; g < total_gpus; g++)
-		node_owner[g] = -1;
+		node_owner[g] = node_owner2[g] = -1;
 	for (int n = 0; n < N; n++)
 		if (node_type[n] >= 0) {
 			int t = node_type[n];
@@ -173,11 +174,32 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 			if (node_type[n] < 0 || !s->nodes[n].gpu_held[sj->held[k].gpu])
 				continue;
 			int slot = node_base[n] + sj->held[k].gpu;
-			if (node_owner[slot] < 0)
+			if (node_owner[slot] == -1)
 				node_owner[slot] = i;
+			else if (node_owner[slot] >= 0 && node_owner2[slot] < 0 &&
+				 node_owner[slot] != i)
+				node_owner2[slot] = i; /* packed partner (checked below) */
 			else
-				node_owner[slot] = -2; /* shared: nobody's alone */
+				node_owner[slot] = -2; /* three jobs or a duplicate */
 		}
+	}
+	/* Two jobs may share GPUs only as a packed pair holding exactly the
+	 * same GPUs (doc/packing.md); anything else makes the GPU nobody's. */
+	for (int g = 0; g < total_gpus; g++) {
+		int a = node_owner[g], c = node_owner2[g];
+		if (a < 0 || c < 0)
+			continue;
+		const hs_sjob_t *ja = &s->jobs[a], *jc = &s->jobs[c];
+		int same = ja->nheld == jc->nheld;
+		for (int k = 0; k < ja->nheld && same; k++) {
+			int found = 0;
+			for (int x = 0; x < jc->nheld && !found; x++)
+				found = ja->held[k].node == jc->held[x].node &&
+					ja->held[k].gpu == jc->held[x].gpu;
+			same = found;
+		}
+		if (!same)
+			node_owner[g] = -2;
 	}
 
 	/* Roles. */
@@ -209,8 +231,9 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		int htype = -1;
 		for (int k = 0; k < sj->nheld && holds_ok; k++) {
 			int t = node_type[sj->held[k].node];
+			int slot = node_base[sj->held[k].node] + sj->held[k].gpu;
 			if (t < 0 || (htype >= 0 && t != htype) ||
-			    node_owner[node_base[sj->held[k].node] + sj->held[k].gpu] != i)
+			    (node_owner[slot] != i && node_owner2[slot] != i) || node_owner[slot] == -2)
 				holds_ok = 0;
 			htype = t;
 		}
@@ -311,11 +334,12 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 			goto oom;
 		b->owner_base[sv] = node_base[n];
 		for (int g = 0; g < nd->ngpus; g++) {
-			int o = node_owner[node_base[n] + g];
+			int o = node_owner[node_base[n] + g], o2 = node_owner2[node_base[n] + g];
 			b->owner[node_base[n] + g] = o;
 			int u;
 			if (o >= 0)
-				u = b->role[o] == HS_ROLE_ACTIVE;
+				u = b->role[o] == HS_ROLE_ACTIVE &&
+				    (o2 < 0 || b->role[o2] == HS_ROLE_ACTIVE);
 			else if (o == -2)
 				u = 0;
 			else
@@ -588,6 +612,7 @@ done:
 	free(type_maxnode);
 	free(node_base);
 	free(node_owner);
+	free(node_owner2);
 	free(cands);
 	free(order);
 	free(keys);

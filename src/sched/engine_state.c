@@ -11,7 +11,8 @@
  *    "ops": [{"id": <job id>, "kind": "checkpoint"|"requeued"|"start",
  *             "t0": <s>, "deadline": <s>, "restart_cnt": <n>,
  *             "orig_begin": <s>, "begin_cleared": <0|1>,
- *             "type": "<gpu type>", "nodes": [["<node>", <gpus>], ...]}],
+ *             "type": "<gpu type>", "nodes": [["<node>", <gpus>], ...],
+ *             "partner": <job id, optional: start packed with it>}],
  *    "totals": {"started": <n>, ...}}
  *
  * Restore validates every field before touching the engine: a garbage or
@@ -93,6 +94,8 @@ json_object *hs_engine_save(const hs_engine_t *e, hs_err_t *err)
 		json_object_object_add(j, "begin_cleared", json_object_new_int(op->begin_cleared));
 		if (op->type)
 			json_object_object_add(j, "type", json_object_new_string(op->type));
+		if (op->partner)
+			json_object_object_add(j, "partner", json_object_new_int64(op->partner));
 		json_object *nodes = json_object_new_array();
 		for (int k = 0; k < op->nnodes; k++) {
 			json_object *pair = json_object_new_array();
@@ -262,7 +265,17 @@ static int restore_ops(restored_t *r, json_object *ops, hs_err_t *err)
 			free(pn);
 			return hs_err_set(err, "state: ops[%d]: bad node entry", i);
 		}
-		hs_plan_job_t pj = { .nnodes = nn, .nodes = pn };
+		int64_t partner = 0;
+		if (json_object_object_get_ex(j, "partner", &v) &&
+		    get_i64(j, "partner", 1, UINT32_MAX, &partner, err) < 0) {
+			free(pn);
+			return -1;
+		}
+		if (get(j, "type", json_type_string, &v, err) < 0) {
+			free(pn);
+			return -1;
+		}
+		hs_plan_job_t pj = { .nnodes = nn, .nodes = pn, .partner = (uint32_t)partner };
 		int sr = hs_op_set_target(op, &pj, json_object_get_string(v));
 		free(pn);
 		if (sr < 0)

@@ -29,6 +29,7 @@
 #include "sched/statefile.h"
 
 #include "hs_plugin.h"
+#include "../../select/hetsched/hs_pack.h"
 
 /* After slurmctld starts, nodes re-register and Slurm recovers jobs for a
  * few seconds: no job is started (and no round is run) before this many
@@ -51,6 +52,7 @@ typedef struct agent {
 	time_t last_job_seen;     /* last_job_update at our last look */
 	uint64_t fingerprint;     /* GPU job set at the last round */
 	int dirty;                /* state changed since the last save */
+	int packing;              /* select plugin packs jobs; -1 = not asked */
 } agent_t;
 
 void hs_plugin_log(void *arg, int level, const char *msg)
@@ -267,7 +269,7 @@ static void do_round(agent_t *a)
 
 	lock_slurmctld(write_locks);
 	double l1 = now_ms();
-	hs_apply_plan(a->engine, &snap, &plan, &st);
+	hs_apply_plan(a->engine, &snap, &plan, &st, a->packing > 0);
 	st.cpu_started = hs_cpu_jobs_fill(&a->conf);
 	a->fingerprint = hs_gpu_jobs_fingerprint(&a->conf);
 	a->last_job_seen = last_job_update;
@@ -309,7 +311,7 @@ static void do_tick(agent_t *a)
 	hs_round_stats_t st;
 	memset(&st, 0, sizeof(st));
 	lock_slurmctld(write_locks);
-	int acted = nops ? hs_ops_tick(a->engine, &st) : 0;
+	int acted = nops ? hs_ops_tick(a->engine, &st, a->packing > 0) : 0;
 	int started = cpu ? hs_cpu_jobs_fill(&a->conf) : 0;
 	unlock_slurmctld(write_locks);
 	if (st.started || st.requeued || started) {
@@ -329,6 +331,7 @@ void *hs_agent(void *arg)
 	a.conf_path = get_extra_conf_path("hetsched.conf");
 	hs_sconf_defaults(&a.conf, &(hs_err_t){ { 0 } });
 	a.last_job_seen = (time_t)-1;
+	a.packing = -1;
 	time_t started = time(NULL);
 
 	while (!agent_sleep(1000000)) {
@@ -345,6 +348,14 @@ void *hs_agent(void *arg)
 		time_t now = time(NULL);
 		if (now < started + HS_STARTUP_DELAY_S)
 			continue;
+		if (a.packing < 0) {
+			/* asked once the select plugin is up, not in init() */
+			a.packing = hs_pack_available();
+			info(HS_LOG_PREFIX "packing jobs onto shared GPUs: %s",
+			     a.packing ? "available (select/hetsched_cons_tres)"
+				       : "not available (pairs run one job alone)");
+		}
+		hs_engine_set_packing(a.engine, a.packing);
 		if (hs_engine_round_due(a.engine, now, gpu_jobs_changed(&a)))
 			do_round(&a);
 		else

@@ -24,6 +24,7 @@
 #include "src/slurmctld/srun_comm.h"
 
 #include "hs_plugin.h"
+#include "../../select/hetsched/hs_pack.h"
 
 /* The partition to start a job in: one of its partitions hetsched
  * manages that contains every target node. */
@@ -107,6 +108,23 @@ int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, con
 	if (job_ptr->part_ptr_list)
 		rebuild_job_part_list(job_ptr);
 	return SLURM_SUCCESS;
+}
+
+int hs_start_job(job_record_t *job_ptr, char *const *nodes, int nnodes, uint32_t partner,
+		 int packing, const char *why)
+{
+	job_record_t *pp = partner ? find_job_record(partner) : NULL;
+	if (!packing || !pp || !IS_JOB_RUNNING(pp) || IS_JOB_COMPLETING(pp))
+		return hs_start_on_nodes(job_ptr, nodes, nnodes, why);
+	char msg[256];
+	int rc = hs_pack_start(job_ptr, partner, msg, sizeof(msg));
+	if (rc == SLURM_SUCCESS) {
+		last_job_update = time(NULL);
+		info(HS_LOG_PREFIX "started %pJ packed with JobId=%u (%s)", job_ptr, partner, why);
+	} else {
+		verbose(HS_LOG_PREFIX "could not pack %pJ with JobId=%u: %s", job_ptr, partner, msg);
+	}
+	return rc;
 }
 
 /* Is the job still what the snapshot saw? */
@@ -200,7 +218,7 @@ static int do_suspend(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job
 }
 
 static void do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_ptr,
-		     time_t now, hs_round_stats_t *st)
+		     time_t now, hs_round_stats_t *st, int packing)
 {
 	char *names[pj->nnodes > 0 ? pj->nnodes : 1];
 	for (int k = 0; k < pj->nnodes; k++)
@@ -211,7 +229,7 @@ static void do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_
 	else if (job_ptr->priority == 0 || !job_independent(job_ptr))
 		rc = ESLURM_DEPENDENCY; /* held or not eligible any more */
 	else
-		rc = hs_start_on_nodes(job_ptr, names, pj->nnodes, pj->reason);
+		rc = hs_start_job(job_ptr, names, pj->nnodes, pj->partner, packing, pj->reason);
 	int ok = rc == SLURM_SUCCESS;
 	if (ok) {
 		st->started++;
@@ -257,7 +275,7 @@ static void set_reason(job_record_t *job_ptr, const char *why)
 }
 
 void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
-		   hs_round_stats_t *st)
+		   hs_round_stats_t *st, int packing)
 {
 	time_t now = time(NULL);
 	/* 1. what frees GPUs */
@@ -295,7 +313,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		if (pj->op == HS_PLAN_RESUME)
 			do_suspend(e, pj, job_ptr, now, RESUME_JOB, st);
 		else
-			do_start(e, pj, job_ptr, now, st);
+			do_start(e, pj, job_ptr, now, st, packing);
 	}
 	/* 3. reasons, and a fresh look at jobs that were not eligible
 	 * (dependencies, begin times: job_independent updates them) */

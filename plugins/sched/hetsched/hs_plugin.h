@@ -48,16 +48,21 @@ int hs_finish_requeue(job_record_t *job_ptr);
 /* Is the job in a partition hetsched manages? */
 int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr);
 
-/* apply.c: the caller holds {READ, WRITE, WRITE, READ, READ}. */
+/* apply.c: the caller holds {READ, WRITE, WRITE, READ, READ}. packing:
+ * the select plugin can start a job on a running partner's GPUs. */
 void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
-		   hs_round_stats_t *st);
+		   hs_round_stats_t *st, int packing);
+/* Starts a pending job: packed onto its partner's GPUs when it has one
+ * that runs and packing is available, else on exactly these nodes. */
+int hs_start_job(job_record_t *job_ptr, char *const *nodes, int nnodes, uint32_t partner,
+		 int packing, const char *why);
 /* Starts a pending job on exactly these nodes (names + GPU counts), like
  * backfill's _start_job; returns a Slurm error code. */
 int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, const char *why);
 
 /* ops.c: advances every in-flight op once; returns how many acted.
  * Caller holds the write locks. */
-int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st);
+int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing);
 
 /* cpujobs.c: starts pending jobs without GPUs in priority order, filling
  * free CPUs (at most conf->cpu_fill_max attempts). Write locks held. */

@@ -16,7 +16,7 @@
 
 #include "hs_plugin.h"
 
-int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st)
+int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing)
 {
 	int n = hs_engine_nops(e), acted = 0;
 	if (n <= 0)
@@ -92,7 +92,8 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st)
 				ok = 0;
 				break;
 			}
-			rc = hs_start_on_nodes(job_ptr, nodes, nn, "restart where the round put it");
+			rc = hs_start_job(job_ptr, nodes, nn, hs_engine_op_partner(e, id), packing,
+					  "restart where the round put it");
 			ok = rc == SLURM_SUCCESS;
 			if (ok)
 				st->started++;
