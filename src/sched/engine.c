@@ -205,6 +205,10 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 		if (!ac)
 			continue;
 		ac->src = b->src[k];
+		ac->weight = pb->jobs[k].weight;
+		if (pb->jobs[k].entity >= 0)
+			snprintf(ac->account, sizeof(ac->account), "%s",
+				 pb->entities.names[pb->jobs[k].entity]);
 		memset(ac->thr, 0, sizeof(ac->thr));
 		memset(ac->meas, 0, sizeof(ac->meas));
 		for (int j = 0; j < J; j++) {

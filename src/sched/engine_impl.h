@@ -35,6 +35,8 @@ typedef struct hs_jacct {
 	double thr[HS_MAX_TYPES];  /* estimate used in the last round */
 	double meas[HS_MAX_TYPES]; /* measured (0 = not measured) */
 	int src;                   /* hs_est_source_t */
+	double weight;             /* policy weight in the last round */
+	char account[64];          /* entity (Slurm account) in the last round */
 	int suspended_by_us;       /* hetsched suspended it (may resume) */
 	long seen_round;           /* last round it was active */
 	char last_op[16];

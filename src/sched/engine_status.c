@@ -21,6 +21,7 @@
  *              "reason": "...", "estimate": "table",
  *              "target": {"v100": 0.5}, "received": {"v100": 0.48},
  *              "received_s": {"v100": 120}, "active_s": 250,
+ *              "weight": 1.0, "account": "physics",
  *              "throughput": {"v100": 12.1}, "measured": {"v100": 11.9}}],
  *    "ops": [{"id": n, "kind": "checkpoint", "since": <unix s>}]}
  *
@@ -221,6 +222,10 @@ json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs
 					       per_type(e, a->recv_reset, a->active_reset_s, 0));
 			json_object_object_add(j, "received_s", per_type(e, a->recv_reset, 1, 0));
 			add_dbl(j, "active_s", a->active_reset_s);
+			add_dbl(j, "weight", a->weight);
+			if (a->account[0])
+				json_object_object_add(j, "account",
+						       json_object_new_string(a->account));
 			json_object_object_add(j, "throughput", per_type(e, a->thr, 1, 0));
 			json_object_object_add(j, "measured", per_type(e, a->meas, 1, 0));
 		}

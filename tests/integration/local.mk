@@ -14,12 +14,13 @@ endif
 # sched/hetsched (issue 5)
 if BUILD_PLUGINS
 INTEGRATION_TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh \
-	tests/integration/sched_faults.sh
+	tests/integration/sched_faults.sh tests/integration/sched_pack.sh
 TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh \
-	tests/integration/sched_faults.sh
+	tests/integration/sched_faults.sh tests/integration/sched_pack.sh
 endif
 EXTRA_DIST += tests/integration/sched_lib.sh tests/integration/sched_rounds.sh \
-	tests/integration/sched_policy.sh tests/integration/sched_faults.sh
+	tests/integration/sched_policy.sh tests/integration/sched_faults.sh \
+	tests/integration/sched_pack.sh
 EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \

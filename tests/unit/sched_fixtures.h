@@ -307,14 +307,26 @@ static inline void fx_apply(fx_t *f, hs_engine_t *e, const hs_plan_t *p, fx_coun
 						hs_engine_applied(e, pj, 1, f->now, 0, NULL);
 						continue;
 					}
-					ok = fx_start(f, j, pj->nodes, pj->nnodes);
+					fx_job_t *pt = pj->partner ? fx_find(f, pj->partner) : NULL;
+					if (pt && pt->state == HS_SJ_RUNNING) {
+						/* packed start: the partner's very GPUs */
+						memcpy(j->held, pt->held,
+						       (size_t)pt->nheld * sizeof(*pt->held));
+						j->nheld = pt->nheld;
+						j->state = HS_SJ_RUNNING;
+						j->start = f->now;
+						ok = 1;
+					} else {
+						ok = fx_start(f, j, pj->nodes, pj->nnodes);
+					}
 					if (ok)
 						c->start++;
 					else
 						c->start_fail++;
 					hs_engine_applied(e, &(hs_plan_job_t){ .id = pj->id,
 						.op = HS_PLAN_START, .nnodes = pj->nnodes,
-						.nodes = pj->nodes, .type_name = pj->type_name },
+						.nodes = pj->nodes, .type_name = pj->type_name,
+						.partner = pj->partner },
 						ok, f->now, 0, NULL);
 				}
 			}

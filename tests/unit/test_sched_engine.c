@@ -332,6 +332,57 @@ static void test_max_jobs(void **state)
 /* Jobs that vanish or change between the snapshot and the apply are the
  * plugin's business; here: a job finishing between rounds is dropped from
  * the accounting and its GPU reused. */
+/* Weights: Slurm priority relative to the mean, times the QOS weight;
+ * accounts become the entities. */
+static double status_num(json_object *st, uint32_t id, const char *key)
+{
+	json_object *jobs = json_object_object_get(st, "jobs");
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		if ((uint32_t)json_object_get_int64(json_object_object_get(j, "id")) == id)
+			return json_object_get_double(json_object_object_get(j, key));
+	}
+	return -1;
+}
+
+static void test_weights(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_add(&f, 1, 1)->prio = 100;
+	fx_add(&f, 2, 1)->prio = 300;
+	fx_job_t *c3 = fx_add(&f, 3, 1);
+	c3->prio = 200;
+	c3->account = "physics";
+	hs_engine_t *e = engine_with("WeightByPriority=yes\nQosWeights=normal:2\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(&f, &s);
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+	json_object *st = hs_engine_status(e, &s, &p, NULL, f.now, &err);
+	/* mean priority 200; every job has QOS "normal" (weight 2) */
+	assert_true(fabs(status_num(st, 1, "weight") - 1.0) < 1e-9);
+	assert_true(fabs(status_num(st, 2, "weight") - 3.0) < 1e-9);
+	assert_true(fabs(status_num(st, 3, "weight") - 2.0) < 1e-9);
+	const char *acct = NULL;
+	json_object *jobs = json_object_object_get(st, "jobs");
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		if (json_object_get_int64(json_object_object_get(j, "id")) == 3)
+			acct = json_object_get_string(json_object_object_get(j, "account"));
+	}
+	assert_non_null(acct);
+	assert_string_equal(acct, "physics");
+	(void)c;
+	json_object_put(st);
+	hs_plan_free(&p);
+	hs_snap_free(&s);
+	hs_engine_free(e);
+}
+
 static void test_departure(void **state)
 {
 	(void)state;
@@ -507,6 +558,72 @@ static void test_stale_holds(void **state)
 	hs_engine_free(e);
 }
 
+/* Space sharing: a packed policy pairs two jobs that share a GPU well;
+ * with the select plugin's packing interface both run on the same GPU
+ * (the second started onto the first), and stay there. */
+static void test_packed_pair(void **state)
+{
+	(void)state;
+	const char *gavel = getenv("HS_GAVEL_DATA");
+	const char *src = getenv("HS_SRCDIR");
+	char table[4096], conf[4300];
+	if (gavel)
+		snprintf(table, sizeof(table), "%s/simulation_throughputs.json", gavel);
+	else
+		snprintf(table, sizeof(table), "%s/../shared/data/gavel/simulation_throughputs.json",
+			 src ? src : "..");
+	FILE *tf = fopen(table, "r");
+	if (!tf) {
+		skip(); /* no Gavel data on this machine */
+		return;
+	}
+	fclose(tf);
+	snprintf(conf, sizeof(conf), "Policy=max_min_fairness_packed\nThroughputTable=%s\n", table);
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1), *b = fx_add(&f, 2, 1);
+	snprintf(a->model, sizeof(a->model), "ResNet-18 (batch size 32)");
+	snprintf(b->model, sizeof(b->model), "ResNet-18 (batch size 64)");
+	a->ckpt = b->ckpt = 1;
+	hs_engine_t *e = engine_with(conf);
+	hs_engine_set_packing(e, 1);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	const hs_plan_job_t *pa = plan_job(&p, 1), *pb = plan_job(&p, 2);
+	assert_int_equal(pa->op, HS_PLAN_START);
+	assert_int_equal(pb->op, HS_PLAN_START);
+	assert_int_equal(pa->partner, 2);
+	assert_int_equal(pb->partner, 1);
+	assert_non_null(strstr(pb->reason, "packed with job 1"));
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	assert_int_equal(b->state, HS_SJ_RUNNING);
+	assert_int_equal(a->held[0].gpu, b->held[0].gpu);
+	/* next rounds: the pair keeps its GPU */
+	for (int r = 0; r < 3; r++) {
+		f.now += 360;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_KEEP);
+		assert_int_equal(plan_job(&p, 2)->op, HS_PLAN_KEEP);
+		hs_plan_free(&p);
+	}
+	/* without the packing interface one member runs alone */
+	hs_engine_t *e2 = engine_with(conf);
+	fx_t g;
+	fx_init(&g, "v100:1:1");
+	fx_job_t *a2 = fx_add(&g, 1, 1), *b2 = fx_add(&g, 2, 1);
+	memcpy(a2->model, a->model, sizeof(a->model));
+	memcpy(b2->model, b->model, sizeof(b->model));
+	assert_int_equal(fx_round(&g, e2, &p, &c), 0);
+	assert_int_equal((a2->state == HS_SJ_RUNNING) + (b2->state == HS_SJ_RUNNING), 1);
+	assert_non_null(strstr(plan_job(&p, a2->state == HS_SJ_RUNNING ? 2 : 1)->reason,
+			       "packing not available"));
+	hs_plan_free(&p);
+	hs_engine_free(e2);
+	hs_engine_free(e);
+}
+
 static void test_state_roundtrip(void **state)
 {
 	(void)state;
@@ -639,10 +756,12 @@ int main(void)
 		cmocka_unit_test(test_foreign_drained_typed),
 		cmocka_unit_test(test_multi_gpu_consolidated),
 		cmocka_unit_test(test_max_jobs),
+		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_departure),
 		cmocka_unit_test(test_ops_checkpoint_flow),
 		cmocka_unit_test(test_leaving_job),
 		cmocka_unit_test(test_stale_holds),
+		cmocka_unit_test(test_packed_pair),
 		cmocka_unit_test(test_state_roundtrip),
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_round_due),
