@@ -3,6 +3,7 @@
  * resulting per-job actions. Placement onto GPUs is placement.c; saving and
  * restoring the state is mech_state.c. */
 #include "core/mechanism_impl.h"
+#include "core/policy.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -42,12 +43,9 @@ void hs_mech_opts_for_policy(hs_mech_opts_t *o, const char *name)
 {
 	if (!name)
 		return;
-	/* Gavel's naming: "_perf"/"_packed" mark heterogeneity-aware variants;
-	 * allox and the cost policies use throughputs without the suffix. */
-	int aware = strstr(name, "_perf") || strstr(name, "_packed") || !strcmp(name, "allox") ||
-		    !strncmp(name, "min_cost", 8);
-	o->shuffle_types = !aware;
-	o->backfill = strncmp(name, "fifo", 4) != 0;
+	/* What a policy is (aware, queue order) is the registry's fact. */
+	o->shuffle_types = !hs_policy_is_aware(name);
+	o->backfill = hs_policy_backfills(name);
 }
 
 int hs_mech_id_ok(const char *id)

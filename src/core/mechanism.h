@@ -129,10 +129,10 @@ typedef struct hs_mech_opts {
 /* Defaults: min_reset_s 1920, preempt_cost_s 0, backfill 1, shuffle 0,
  * round_s 360, restart_aware 1. */
 void hs_mech_opts_default(hs_mech_opts_t *o);
-/* Gavel's per-policy conventions: heterogeneity-agnostic policies (no
- * "_perf"/"_packed" in the name; not allox, min_cost, min_cost_slo) visit
- * types in a random order; FIFO policies do not backfill. Leaves other
- * fields alone. */
+/* Gavel's per-policy conventions, from the policy registry (policy.h):
+ * heterogeneity-agnostic policies (!hs_policy_is_aware) visit types in a
+ * random order; policies whose allocation is a queue order (FIFO,
+ * !hs_policy_backfills) do not backfill. Leaves other fields alone. */
 void hs_mech_opts_for_policy(hs_mech_opts_t *o, const char *policy_name);
 
 /* Where a job runs now, as the caller observes it. */

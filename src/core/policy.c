@@ -7,16 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The one table of policies. */
+/* The one table of policies and their properties. aware (see
+ * hs_policy_is_aware): the allocation depends on the types' throughputs,
+ * as in Gavel's "_Perf" and "_Packing" policies and AlloX ("AlloX_Perf").
+ * Not aware: isolated, FIFO and the plain LAS/FTF/makespan/water-filling
+ * LPs, and gandiva, whose time shares ignore the types (it looks at
+ * throughputs only to drop bad pairs): the Gavel paper's heterogeneity-
+ * agnostic "LAS w/ Gandiva SS" baseline. */
 static const hs_policy_desc_t registry[] = {
-	{ .name = "isolated", .solve = hs_policy_isolated_solve, .aware = 1 },
-	{ .name = "fifo", .solve = hs_policy_fifo_solve, .variant = 0,
+	{ .name = "isolated", .solve = hs_policy_isolated_solve },
+	{ .name = "fifo", .solve = hs_policy_fifo_solve, .no_backfill = 1, .variant = 0,
 	  .state_free = hs_policy_fifo_state_free },
-	{ .name = "fifo_perf", .solve = hs_policy_fifo_solve, .aware = 1, .variant = 1,
-	  .state_free = hs_policy_fifo_state_free },
-	{ .name = "fifo_packed", .solve = hs_policy_fifo_solve, .aware = 1, .packed = 1, .variant = 2,
-	  .state_free = hs_policy_fifo_state_free },
-	{ .name = "gandiva", .solve = hs_policy_gandiva_solve, .aware = 1, .packed = 1,
+	{ .name = "fifo_perf", .solve = hs_policy_fifo_solve, .aware = 1, .no_backfill = 1,
+	  .variant = 1, .state_free = hs_policy_fifo_state_free },
+	{ .name = "fifo_packed", .solve = hs_policy_fifo_solve, .aware = 1, .packed = 1,
+	  .no_backfill = 1, .variant = 2, .state_free = hs_policy_fifo_state_free },
+	{ .name = "gandiva", .solve = hs_policy_gandiva_solve, .packed = 1,
 	  .state_free = hs_policy_gandiva_state_free },
 	{ .name = "allox", .solve = hs_policy_allox_solve, .aware = 1,
 	  .state_free = hs_policy_allox_state_free },
@@ -79,6 +85,18 @@ int hs_policy_is_packed(const char *name)
 {
 	const hs_policy_desc_t *d = find(name);
 	return d && d->packed;
+}
+
+int hs_policy_is_aware(const char *name)
+{
+	const hs_policy_desc_t *d = find(name);
+	return d && d->aware;
+}
+
+int hs_policy_backfills(const char *name)
+{
+	const hs_policy_desc_t *d = find(name);
+	return d && !d->no_backfill;
 }
 
 void hs_policy_opts_default(hs_policy_opts_t *o)

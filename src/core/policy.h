@@ -32,6 +32,16 @@ const char *hs_policy_name(int i);
 /* Non-zero if the named policy exists / uses space sharing (pairs). */
 int hs_policy_exists(const char *name);
 int hs_policy_is_packed(const char *name);
+/* Non-zero if the named policy is heterogeneity-aware: its allocation
+ * already says which type each job should use, so the round mechanism
+ * visits types fastest first; for an agnostic policy (0, also for unknown
+ * names) it visits them in a random order, as Gavel's does. */
+int hs_policy_is_aware(const char *name);
+/* Non-zero if jobs the named policy gives no time may still use GPUs
+ * nobody with an allocation wants (the mechanism's backfill). 0 for the
+ * FIFO policies, whose allocation is the queue order itself, and for
+ * unknown names. */
+int hs_policy_backfills(const char *name);
 
 hs_policy_ctx_t *hs_policy_ctx_new(const char *name, const hs_policy_opts_t *o, hs_err_t *err);
 void hs_policy_ctx_free(hs_policy_ctx_t *ctx);

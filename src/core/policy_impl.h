@@ -25,7 +25,11 @@ typedef int (*hs_policy_solve_fn)(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 struct hs_policy_desc {
 	const char *name;
 	hs_policy_solve_fn solve;
-	int aware;               /* heterogeneity-aware (uses T_mj) */
+	int aware;               /* heterogeneity-aware: uses T_mj (the LP
+	                          * families) and the mechanism visits types
+	                          * fastest first (hs_policy_is_aware) */
+	int no_backfill;         /* the allocation is a queue order: jobs
+	                          * left out wait (hs_policy_backfills) */
 	int packed;              /* uses space sharing (pairs) */
 	int lp;                  /* solved as LP(s): POP partitioning applies */
 	int variant;             /* family-specific */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/mechanism.h"
+#include "core/policy.h"
 
 /* A test world: cluster, jobs, servers, current placements. */
 typedef struct world {
@@ -445,6 +446,20 @@ static void type_order_and_backfill(void **state)
 	hs_mech_opts_for_policy(&o, "finish_time_fairness");
 	assert_int_equal(o.shuffle_types, 1);
 	assert_int_equal(o.backfill, 1);
+	hs_mech_opts_for_policy(&o, "gandiva"); /* agnostic shares, packs pairs */
+	assert_int_equal(o.shuffle_types, 1);
+	hs_mech_opts_for_policy(&o, "fifo_packed");
+	assert_int_equal(o.shuffle_types, 0);
+	assert_int_equal(o.backfill, 0);
+	hs_mech_opts_for_policy(&o, "isolated");
+	assert_int_equal(o.shuffle_types, 1);
+	/* every policy: the registry decides, not the name */
+	for (int i = 0; i < hs_policy_count(); i++) {
+		const char *n = hs_policy_name(i);
+		hs_mech_opts_for_policy(&o, n);
+		assert_int_equal(o.shuffle_types, !hs_policy_is_aware(n));
+		assert_int_equal(o.backfill, hs_policy_backfills(n));
+	}
 }
 
 /* Resets: with min_reset_s = 1000 an arrival asks for a new allocation

@@ -52,6 +52,38 @@ static void registry(void **state)
 	assert_null(hs_policy_ctx_new("max_min_fairness", &o, &err));
 }
 
+/* The registry's per-policy facts the mechanism relies on: Gavel's
+ * heterogeneity-aware policies ("_Perf", "_Packing", AlloX; not Gandiva,
+ * whose shares ignore the types) and the FIFO queue policies that must not
+ * backfill. */
+static void registry_properties(void **state)
+{
+	(void)state;
+	const char *aware[] = { "fifo_perf", "fifo_packed", "allox",
+				"max_min_fairness_perf", "max_min_fairness_packed",
+				"max_min_fairness_water_filling_perf", "finish_time_fairness_perf",
+				"finish_time_fairness_packed", "min_total_duration_perf",
+				"min_total_duration_packed", "max_sum_throughput_perf", "min_cost",
+				"min_cost_slo" };
+	const char *agnostic[] = { "isolated", "fifo", "gandiva", "max_min_fairness",
+				   "max_min_fairness_water_filling", "finish_time_fairness",
+				   "min_total_duration" };
+	size_t na = sizeof(aware) / sizeof(aware[0]), ng = sizeof(agnostic) / sizeof(agnostic[0]);
+	for (size_t i = 0; i < na; i++)
+		assert_true(hs_policy_is_aware(aware[i]));
+	for (size_t i = 0; i < ng; i++)
+		assert_false(hs_policy_is_aware(agnostic[i]));
+	assert_int_equal((int)(na + ng), hs_policy_count()); /* every policy decided */
+	assert_false(hs_policy_is_aware("no_such_policy"));
+	assert_false(hs_policy_is_aware(NULL));
+	for (int i = 0; i < hs_policy_count(); i++) {
+		const char *n = hs_policy_name(i);
+		assert_int_equal(hs_policy_backfills(n), strncmp(n, "fifo", 4) != 0);
+	}
+	assert_false(hs_policy_backfills("no_such_policy"));
+	assert_false(hs_policy_backfills(NULL));
+}
+
 /* fast:1, slow:2. a: fast 4, slow 1 (T^eq = 6/3 = 2); b: fast 2, slow 1
  * (T^eq = 4/3). Slow capacity never binds, so both jobs use all their
  * time: slow = 1 - fast. With f = a's fast share, b's is 1 - f:
@@ -648,6 +680,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(registry),
+		cmocka_unit_test(registry_properties),
 		cmocka_unit_test(maxmin_perf_hand),
 		cmocka_unit_test(maxmin_perf_weights),
 		cmocka_unit_test(maxmin_scale_factors),
