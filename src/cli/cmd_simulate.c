@@ -44,6 +44,8 @@ static void usage(FILE *f)
 		"                        run at the *_unconsolidated throughput;\n"
 		"                        always: consolidated throughput (Gavel)\n"
 		"  --throughputs FILE    Gavel throughput table (JSON)\n"
+		"  --prices SPEC         price per accelerator-hour, e.g.\n"
+		"                        v100=2.48,p100=1.46,k80=0.45 (min_cost)\n"
 		"  --policy NAME         scheduling policy (hetsched solve --list)\n"
 		"mechanism:\n"
 		"  --round SECONDS       round length (default 360)\n"
@@ -57,6 +59,8 @@ static void usage(FILE *f)
 		"  --window FIRST:LAST   measure only jobs FIRST..LAST (0-based ids)\n"
 		"  --max-time SECONDS    stop after this much simulated time (exit 3)\n"
 		"  --csv FILE            per-job CSV\n"
+		"  --save-failed FILE    write the first problem the policy fails to\n"
+		"                        solve there (hetsched solve input)\n"
 		"  --quiet               no progress on stderr\n");
 }
 
@@ -95,6 +99,35 @@ static int parse_window(const char *s, long *a, long *b)
 	first[n] = '\0';
 	if (parse_long(first, 0, a) < 0 || parse_long(colon + 1, 0, b) < 0 || *b < *a)
 		return -1;
+	return 0;
+}
+
+/* --prices TYPE=PRICE,...: price per accelerator-hour of cluster types
+ * (types not named keep price 0). */
+static int parse_prices(hs_cluster_t *c, const char *spec, hs_err_t *err)
+{
+	const char *s = spec;
+	while (*s) {
+		const char *end = strchr(s, ',');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		const char *eq = memchr(s, '=', len);
+		char name[128], num[64];
+		size_t nl = eq ? (size_t)(eq - s) : 0, vl = eq ? len - nl - 1 : 0;
+		if (!eq || nl == 0 || nl >= sizeof(name) || vl == 0 || vl >= sizeof(num))
+			return hs_err_set(err, "'%.*s' is not TYPE=PRICE", (int)len, s);
+		memcpy(name, s, nl);
+		name[nl] = '\0';
+		memcpy(num, eq + 1, vl);
+		num[vl] = '\0';
+		int j = hs_cluster_type_index(c, name);
+		if (j < 0)
+			return hs_err_set(err, "type '%s' is not in --cluster", name);
+		if (parse_num(num, 0.0, &c->price[j]) < 0)
+			return hs_err_set(err, "price '%s' of '%s' must be a number >= 0", num, name);
+		s += len;
+		if (*s == ',')
+			s++;
+	}
 	return 0;
 }
 
@@ -142,7 +175,8 @@ enum {
 	OPT_TRACE = 1000, OPT_GENERATE, OPT_RATE, OPT_JOBS, OPT_MULTI_GPU, OPT_MULTI_PRIO,
 	OPT_REFTYPE, OPT_SEED, OPT_WRITE_TRACE, OPT_CLUSTER, OPT_GPS, OPT_CONS,
 	OPT_THROUGHPUTS, OPT_POLICY, OPT_ROUND, OPT_RESET, OPT_PREEMPT, OPT_IDEAL,
-	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP, OPT_IGNORE_RESTART,
+	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP, OPT_IGNORE_RESTART, OPT_SAVE_FAILED,
+	OPT_PRICES,
 };
 
 int hs_cmd_simulate(int argc, char **argv)
@@ -161,6 +195,7 @@ int hs_cmd_simulate(int argc, char **argv)
 		{ "gpus-per-server", required_argument, NULL, OPT_GPS },
 		{ "consolidation", required_argument, NULL, OPT_CONS },
 		{ "throughputs", required_argument, NULL, OPT_THROUGHPUTS },
+		{ "prices", required_argument, NULL, OPT_PRICES },
 		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "round", required_argument, NULL, OPT_ROUND },
 		{ "reset-interval", required_argument, NULL, OPT_RESET },
@@ -170,12 +205,13 @@ int hs_cmd_simulate(int argc, char **argv)
 		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "max-time", required_argument, NULL, OPT_MAXTIME },
 		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "save-failed", required_argument, NULL, OPT_SAVE_FAILED },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *trace_path = NULL, *table_path = NULL, *cluster_spec = NULL;
-	const char *csv_path = NULL, *trace_out = NULL, *cons = "placement";
+	const char *csv_path = NULL, *trace_out = NULL, *cons = "placement", *prices = NULL;
 	int generate = 0, restart_aware = 1;
 	long seed = 0, gps = 1;
 	hs_gen_opts_t g = { .jobs_per_hour = -1, .njobs = -1 };
@@ -201,6 +237,7 @@ int hs_cmd_simulate(int argc, char **argv)
 		case OPT_GPS: bad = parse_long(optarg, 1, &gps) || gps > HS_MAX_GPUS_PER_SERVER; break;
 		case OPT_CONS: cons = optarg; break;
 		case OPT_THROUGHPUTS: table_path = optarg; break;
+		case OPT_PRICES: prices = optarg; break;
 		case OPT_POLICY: o.policy = optarg; break;
 		case OPT_ROUND: bad = parse_num(optarg, 0.0, &o.round_s) || o.round_s <= 0; break;
 		case OPT_RESET: bad = parse_num(optarg, 0.0, &reset); break;
@@ -210,6 +247,7 @@ int hs_cmd_simulate(int argc, char **argv)
 		case OPT_WINDOW: bad = parse_window(optarg, &o.window_first, &o.window_last); break;
 		case OPT_MAXTIME: bad = parse_num(optarg, 0.0, &o.max_time_s); break;
 		case OPT_CSV: csv_path = optarg; break;
+		case OPT_SAVE_FAILED: o.save_failed = optarg; break;
 		case OPT_QUIET: o.progress = 0; break;
 		case 'h':
 		case OPT_HELP: usage(stdout); return 0;
@@ -282,6 +320,11 @@ int hs_cmd_simulate(int argc, char **argv)
 	if (hs_cluster_parse(&cluster, cluster_spec, &err) < 0)
 		goto out;
 	have_cluster = 1;
+	if (prices && parse_prices(&cluster, prices, &err) < 0) {
+		fprintf(stderr, "hetsched simulate: --prices: %s\n", err.msg);
+		rc = 2;
+		goto out;
+	}
 	if (generate) {
 		if (!g.reference_type && !(g.reference_type = fastest_type(&table, &cluster))) {
 			hs_err_set(&err, "no cluster type is in the throughput table");
@@ -305,6 +348,8 @@ int hs_cmd_simulate(int argc, char **argv)
 	json_object *cfg = json_object_new_object();
 	json_object_object_add(cfg, "policy", json_object_new_string(o.policy));
 	json_object_object_add(cfg, "cluster", json_object_new_string(cluster_spec));
+	if (prices)
+		json_object_object_add(cfg, "prices", json_object_new_string(prices));
 	json_object_object_add(cfg, "workload", json_object_new_string(
 		generate ? "generated" : trace_path));
 	if (generate) {

@@ -4,6 +4,8 @@
  * acting on Slurm. Also the fluid "ideal" mode used as the reference. */
 #include "sim/sim.h"
 
+#include "core/problem_json.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,6 +319,25 @@ static int build_problem(sim_t *s, hs_err_t *err)
 	return 0;
 }
 
+/* Writes this round's problem to o->save_failed (hetsched solve's input
+ * format) so a failing solve can be replayed alone; a write error is
+ * appended to msg, the solve's own error, rather than replacing it. */
+static void save_problem(const sim_t *s, char *msg, size_t len)
+{
+	hs_err_t e = { "" };
+	char *text = hs_problem_to_json(&s->p, &e);
+	FILE *f = text ? fopen(s->o->save_failed, "w") : NULL;
+	int ok = f && fputs(text, f) >= 0;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	free(text);
+	size_t n = strlen(msg);
+	if (n + 1 < len)
+		snprintf(msg + n, len - n, ok ? " (problem saved to %s)"
+					      : " (could not save the problem to %s%s%s)",
+			 s->o->save_failed, e.msg[0] ? ": " : "", e.msg);
+}
+
 static int solve(sim_t *s, hs_alloc_t *a, hs_err_t *err)
 {
 	double t0 = wall_now();
@@ -326,6 +347,8 @@ static int solve(sim_t *s, hs_alloc_t *a, hs_err_t *err)
 	if (rc < 0) {
 		char msg[HS_ERRLEN];
 		snprintf(msg, sizeof(msg), "%s", err->msg);
+		if (s->o->save_failed && s->res->solve_failures == 0)
+			save_problem(s, msg, sizeof(msg));
 		return hs_err_set(err, "policy '%s' failed at t=%.0f s with %ld jobs: %s",
 				  s->o->policy, s->now, s->nactive, msg);
 	}

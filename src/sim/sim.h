@@ -57,6 +57,9 @@ typedef struct hs_sim_opts {
 	double max_time_s;           /* stop (unfinished) after this much
 	                              * simulated time; 0 = no limit */
 	int progress;                /* progress lines on stderr */
+	const char *save_failed;     /* if set, the first problem the policy
+	                              * fails to solve is written there as
+	                              * `hetsched solve` input (for replay) */
 } hs_sim_opts_t;
 
 /* Defaults (policy left NULL): round 360 s, Gavel's 1920 s between

@@ -18,7 +18,7 @@ check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
 # the value of a top-level number in the summary (json-c prints "k":v)
 val() { sed -n "s/^  \"$1\":\([^,]*\),*$/\1/p" "$2"; }
 
-echo 1..21
+echo 1..27
 printf '%s\n' "{\"fast\": {\"('A', 1)\": {\"null\": 1.0}}}" >"$tmp/table.json"
 printf 'A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\nA\tc\td\t-s\t0\t360\t1\t1\t-1\t0\n' >"$tmp/t.trace"
 common="--throughputs $tmp/table.json --cluster fast:1 --quiet"
@@ -38,6 +38,23 @@ check "restart cost 60 s delays job 0 to 1140 s" test "$(val avg_jct_s "$tmp/out
 "$hs" simulate --policy isolated $common --trace "$tmp/t.trace" --preempt-cost 60 \
 	--ignore-restart-cost >"$tmp/out"
 check "--ignore-restart-cost is echoed" grep -q '"restart_aware":false' "$tmp/out"
+
+# min_cost needs prices: without them every solve fails (counted), and
+# --save-failed keeps the first failing problem for `hetsched solve`
+"$hs" simulate --policy min_cost $common --trace "$tmp/t.trace" --save-failed "$tmp/fail.json" \
+	>"$tmp/out" 2>"$tmp/err"
+check "min_cost without prices: runs, solves fail" test "$(val solve_failures "$tmp/out")" -gt 0
+check "--save-failed wrote the problem" test -s "$tmp/fail.json"
+"$hs" solve --policy min_cost "$tmp/fail.json" >/dev/null 2>"$tmp/err"
+check "replayed problem fails the same way" grep -q "needs a price" "$tmp/err"
+"$hs" solve --policy max_min_fairness "$tmp/fail.json" >/dev/null 2>&1
+check "saved problem is valid solve input" test $? -eq 0
+"$hs" simulate --policy min_cost $common --trace "$tmp/t.trace" --prices fast=2.5 >"$tmp/out"
+check "min_cost with --prices: no failure" test "$(val solve_failures "$tmp/out")" = "0"
+"$hs" simulate --policy min_cost $common --trace "$tmp/t.trace" --prices slow=1 \
+	>/dev/null 2>"$tmp/err"
+check "--prices with an unknown type: exit 2, message" \
+	sh -c "test $? -eq 2 && grep -q 'not in --cluster' '$tmp/err'"
 
 # progress goes to stderr without --quiet
 "$hs" simulate --policy isolated --throughputs "$tmp/table.json" --cluster fast:1 \
