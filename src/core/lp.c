@@ -29,7 +29,7 @@ void hs_lp_opts_default(hs_lp_opts_t *o)
 	memset(o, 0, sizeof(*o));
 	o->method = HS_LP_AUTO;
 	o->presolve = 0;
-	o->scale = 1;
+	o->scale = HS_LP_SCALE_EXACT;
 	o->warm = 1;
 }
 
@@ -382,6 +382,12 @@ out:
 	return rc;
 }
 
+/* glp_simplex failures that another start may avoid. */
+static int retryable(int rc)
+{
+	return rc == GLP_EBADB || rc == GLP_ESING || rc == GLP_ECOND || rc == GLP_EFAIL;
+}
+
 static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 {
 	glp_smcp parm;
@@ -393,13 +399,20 @@ static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 		parm.tm_lim = o->time_limit_s * 1000.0 < INT_MAX ? (int)(o->time_limit_s * 1000.0) : INT_MAX;
 	/* Without the presolver GLPK needs a valid basis: the standard one
 	 * (all rows basic) when we have none or do not want the old one. */
-	if (!o->presolve && (!o->warm || !lp->have_basis))
+	int cold = !o->warm || !lp->have_basis;
+	if (!o->presolve && cold)
 		glp_std_basis(lp->P);
 	int it0 = glp_get_it_cnt(lp->P);
 	int rc = glp_simplex(lp->P, &parm);
-	if (!o->presolve && (rc == GLP_EBADB || rc == GLP_ESING || rc == GLP_ECOND || rc == GLP_EFAIL)) {
-		/* a warm basis went bad (singular or ill-conditioned after
-		 * coefficient changes): start again from the standard basis */
+	/* Numerical failure (a singular or ill-conditioned basis, or GLPK's
+	 * "tcol[p] = 0.0": a pivot that vanished when recomputed). glp_simplex
+	 * is deterministic, so repeating the same method from the same basis
+	 * fails the same way: a failed warm start is retried from the standard
+	 * basis, then (or at once, after a cold start) the other simplex
+	 * variant is tried from the standard basis. */
+	for (int attempt = cold; !o->presolve && attempt < 2 && retryable(rc); attempt++) {
+		if (attempt == 1)
+			parm.meth = parm.meth == GLP_PRIMAL ? GLP_DUALP : GLP_PRIMAL;
 		glp_std_basis(lp->P);
 		rc = glp_simplex(lp->P, &parm);
 	}
@@ -480,12 +493,21 @@ hs_lp_status_t hs_lp_solve(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 	}
 	if (flush(lp, err) < 0)
 		return HS_LP_FAILED;
-	if (o->scale && !lp->scaled) {
+	if (o->scale != HS_LP_SCALE_NONE && !lp->scaled) {
 		/* glp_scale_prob reports on GLPK's terminal whatever the
 		 * message level; mute it for this call only (the setting is
 		 * GLPK's per-thread environment, restored right away). */
 		int old = o->verbose ? GLP_ON : glp_term_out(GLP_OFF);
-		glp_scale_prob(lp->P, GLP_SF_AUTO);
+		/* GLP_SF_AUTO's factors (geometric mean + equilibration) with
+		 * every factor rounded to a power of two (GLP_SF_2N), so scaling
+		 * only shifts exponents and is exact. With inexact factors,
+		 * coefficients that cancel exactly in the LP (a basis that is
+		 * singular, a pivot that is 0) leave rounding noise that GLPK's
+		 * dual simplex can take for a pivot; it then fails with "tcol[p]
+		 * = 0.0" (glp_simplex code 5; tests/unit/data/ftf_efail.json,
+		 * an FTF problem from a saturated simulation). */
+		glp_scale_prob(lp->P, o->scale == HS_LP_SCALE_GLPK_AUTO ? GLP_SF_AUTO
+				      : GLP_SF_GM | GLP_SF_EQ | GLP_SF_2N | GLP_SF_SKIP);
 		if (!o->verbose)
 			glp_term_out(old);
 		lp->scaled = 1;

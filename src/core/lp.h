@@ -29,10 +29,19 @@ typedef enum hs_lp_method {
 	                       * the wrapper itself treats it as HS_LP_DUAL */
 } hs_lp_method_t;
 
+typedef enum hs_lp_scale {
+	HS_LP_SCALE_NONE = 0,
+	HS_LP_SCALE_EXACT = 1,      /* GLPK's automatic factors rounded to
+	                             * powers of two: exact (the default) */
+	HS_LP_SCALE_GLPK_AUTO = 2,  /* GLPK's GLP_SF_AUTO as is (inexact
+	                             * factors); for comparison and tests */
+} hs_lp_scale_t;
+
 typedef struct hs_lp_opts {
 	hs_lp_method_t method;
 	int presolve;         /* GLPK's LP presolver (discards any warm basis) */
-	int scale;            /* glp_scale_prob(GLP_SF_AUTO) before the first solve */
+	int scale;            /* scaling before the first solve: an
+	                       * hs_lp_scale_t (0 = none) */
 	int warm;             /* reuse the basis left by the previous solve */
 	double time_limit_s;  /* 0 = none */
 	int verbose;          /* GLPK messages (on GLPK's terminal, stdout) */
@@ -40,8 +49,8 @@ typedef struct hs_lp_opts {
 
 /* The defaults: method HS_LP_AUTO (each LP family picks the simplex
  * variant measured fastest for it in bench/solve.sh; dual otherwise), no
- * presolve, automatic scaling (without it some finish-time-fairness LPs
- * took 60x longer), warm start. */
+ * presolve, exact automatic scaling (without scaling some
+ * finish-time-fairness LPs took 60x longer), warm start. */
 void hs_lp_opts_default(hs_lp_opts_t *o);
 
 typedef enum hs_lp_status {
@@ -79,7 +88,10 @@ int hs_lp_set_coef(hs_lp_t *lp, int row, int col, double val, hs_err_t *err);
 int hs_lp_set_col_coefs(hs_lp_t *lp, int col, int len, const int *rows, const double *vals,
 			hs_err_t *err);
 
-/* Solves; returns the status, or HS_LP_FAILED with err filled. */
+/* Solves; returns the status, or HS_LP_FAILED with err filled. After a
+ * numerical failure of the simplex (singular or ill-conditioned basis),
+ * a warm start is retried from the standard basis and then the other
+ * simplex variant (primal <-> dual) from the standard basis. */
 hs_lp_status_t hs_lp_solve(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err);
 
 /* The solution of the last HS_LP_OPTIMAL solve. */

@@ -121,3 +121,13 @@ TESTS += tests/unit/test_sched_parts
 endif
 TESTS += tests/unit/test_status_cli.sh
 EXTRA_DIST += tests/unit/test_status_cli.sh
+
+# policy problems captured from simulations that once failed
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_regressions
+tests_unit_test_regressions_SOURCES = tests/unit/test_regressions.c tests/unit/testdata.h
+tests_unit_test_regressions_LDADD = $(UNIT_LDADD)
+tests_unit_test_regressions_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_regressions
+endif
+EXTRA_DIST += tests/unit/data/ftf_efail.json
