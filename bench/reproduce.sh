@@ -16,7 +16,10 @@
 #   jct-single  average JCT vs input load, single-GPU continuous workload:
 #               LAS, Gavel's heterogeneity-aware LAS, the same with space
 #               sharing, Gandiva, AlloX, FIFO
-#   jct-multi   the same on the multi-GPU workload (no AlloX)
+#   jct-multi   the same on the multi-GPU workload (AlloX has no rule for
+#               multi-GPU jobs: ours starts them first-come first-served)
+#   (a load above one where a policy saturated, same seed, is not
+#   simulated: run_one.sh --after writes a stub marked skipped)
 #   ftf         finish-time fairness, agnostic vs aware, multi-GPU
 #   makespan    static traces (all jobs at t=0): FIFO, Gandiva, Gavel
 #               (min_total_duration_perf), Gavel with space sharing, and
@@ -70,12 +73,22 @@ else
 	cdf_single=4 cdf_multi=2 knob_rate=4
 fi
 
-avail=$("$hs" solve --list)
+# policy names: the first word of each line ("NAME (space sharing)")
+avail=$("$hs" solve --list | awk '{ print $1 }')
 have() { echo "$avail" | grep -qx "$1"; }
 tasks=$out/tasks.txt
 : >"$tasks"
-# task FILE ARGS...: one simulation (paths relative to $out)
-task() { f=$1; shift; echo "$out/$f $hs simulate --throughputs $table $*" >>"$tasks"; }
+# task FILE [--after PREV] ARGS...: one simulation (paths relative to
+# $out); with --after, skipped if PREV (the next lower load) saturated
+task() {
+	f=$1 after=
+	shift
+	if [ "$1" = --after ]; then
+		after="--after $out/$2"
+		shift 2
+	fi
+	echo "$out/$f $after $hs simulate --throughputs $table $*" >>"$tasks"
+}
 # a simulated time limit: twice the arrival span plus 1000 hours
 maxtime() { awk -v r="$1" -v n="$last" 'BEGIN { printf "%d", (2 * n / r + 1000) * 3600 }'; }
 gavel_sim="--cluster $cluster --consolidation always"
@@ -86,29 +99,37 @@ tasks_for_seed() {
 	s=$1
 	for p in max_min_fairness max_min_fairness_perf max_min_fairness_packed gandiva allox fifo; do
 		have $p || continue
+		prev=
 		for r in $rates_single; do
 			csv=
 			[ "$r" = "$cdf_single" ] && [ "$s" = 0 ] && csv="--csv $out/jct-single/$p-r$r-s$s.csv"
-			task "jct-single/$p-r$r-s$s.json" $gavel_sim --policy $p --generate --rate $r \
-				--window $window --seed $s --max-time "$(maxtime $r)" $csv
+			task "jct-single/$p-r$r-s$s.json" ${prev:+--after $prev} $gavel_sim --policy $p \
+				--generate --rate $r --window $window --seed $s --max-time "$(maxtime $r)" $csv
+			prev=jct-single/$p-r$r-s$s.json
 		done
 	done
-	for p in max_min_fairness max_min_fairness_perf max_min_fairness_packed gandiva fifo; do
+	for p in max_min_fairness max_min_fairness_perf max_min_fairness_packed gandiva allox fifo; do
 		have $p || continue
+		prev=
 		for r in $rates_multi; do
 			csv=
 			[ "$r" = "$cdf_multi" ] && [ "$s" = 0 ] && csv="--csv $out/jct-multi/$p-r$r-s$s.csv"
-			task "jct-multi/$p-r$r-s$s.json" $gavel_sim --policy $p --generate --multi-gpu \
-				--rate $r --window $window --seed $s --max-time "$(maxtime $r)" $csv
+			task "jct-multi/$p-r$r-s$s.json" ${prev:+--after $prev} $gavel_sim --policy $p \
+				--generate --multi-gpu --rate $r --window $window --seed $s \
+				--max-time "$(maxtime $r)" $csv
+			prev=jct-multi/$p-r$r-s$s.json
 		done
 	done
 	for p in finish_time_fairness finish_time_fairness_perf; do
 		have $p || continue
+		prev=
 		for r in $rates_multi; do
 			csv=
 			[ "$r" = "$cdf_multi" ] && [ "$s" = 0 ] && csv="--csv $out/ftf/$p-r$r-s$s.csv"
-			task "ftf/$p-r$r-s$s.json" $gavel_sim --policy $p --generate --multi-gpu --rate $r \
-				--window $window --seed $s --max-time "$(maxtime $r)" $csv
+			task "ftf/$p-r$r-s$s.json" ${prev:+--after $prev} $gavel_sim --policy $p \
+				--generate --multi-gpu --rate $r --window $window --seed $s \
+				--max-time "$(maxtime $r)" $csv
+			prev=ftf/$p-r$r-s$s.json
 		done
 	done
 	for p in fifo gandiva min_total_duration min_total_duration_perf min_total_duration_packed; do

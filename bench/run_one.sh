@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_one.sh OUT.json HETSCHED ARGS... — one simulation of the reproduction
+# run_one.sh OUT.json [--after PREV.json] HETSCHED ARGS... — one simulation of the reproduction
 # (bench/reproduce.sh). Skips the run when OUT.json already holds a result,
 # so an interrupted reproduction resumes where it stopped. A run stopped by
 # --max-time (exit 3) keeps its summary ("finished": false, the load was
@@ -7,13 +7,28 @@
 out=$1
 shift
 [ -s "$out" ] && exit 0
+# --after PREV.json: PREV is the same experiment at the next lower load; if
+# that run saturated (stopped by --max-time, or itself skipped), this one
+# would too, so it is not simulated: a stub summary says so.
+if [ "$1" = --after ]; then
+	prev=$2
+	shift 2
+	if [ -s "$prev" ] && [ "$(jq -r '.finished' "$prev")" = false ]; then
+		mkdir -p "$(dirname "$out")"
+		jq -n --arg p "$(basename "$prev" .json)" \
+			'{finished: false, skipped: true, saturated_below: $p}' >"$out"
+		echo "skip  $(basename "$out") (saturated at a lower load)" >&2
+		exit 0
+	fi
+fi
 mkdir -p "$(dirname "$out")"
+t0=$(date +%s)
 "$@" --quiet >"$out.tmp" 2>"$out.err"
 rc=$?
 if [ $rc -eq 0 ] || [ $rc -eq 3 ]; then
 	mv "$out.tmp" "$out"
 	rm -f "$out.err"
-	echo "done  $(basename "$out") (exit $rc)" >&2
+	echo "$(date +%H:%M:%S) done  $(basename "$out") (exit $rc, $(($(date +%s) - t0)) s)" >&2
 else
 	rm -f "$out.tmp"
 	echo "FAIL  $(basename "$out"): $(head -c 300 "$out.err")" >&2
