@@ -504,8 +504,9 @@ hs_lp_status_t hs_lp_solve(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 		 * coefficients that cancel exactly in the LP (a basis that is
 		 * singular, a pivot that is 0) leave rounding noise that GLPK's
 		 * dual simplex can take for a pivot; it then fails with "tcol[p]
-		 * = 0.0" (glp_simplex code 5; tests/unit/data/ftf_efail.json,
-		 * an FTF problem from a saturated simulation). */
+		 * = 0.0", glp_simplex code 5) or report a feasible LP infeasible
+		 * (tests/unit/test_regressions.c: an FTF and a water-filling
+		 * problem captured from simulations). */
 		glp_scale_prob(lp->P, o->scale == HS_LP_SCALE_GLPK_AUTO ? GLP_SF_AUTO
 				      : GLP_SF_GM | GLP_SF_EQ | GLP_SF_2N | GLP_SF_SKIP);
 		if (!o->verbose)

@@ -130,4 +130,4 @@ tests_unit_test_regressions_LDADD = $(UNIT_LDADD)
 tests_unit_test_regressions_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_regressions
 endif
-EXTRA_DIST += tests/unit/data/ftf_efail.json
+EXTRA_DIST += tests/unit/data/ftf_efail.json tests/unit/data/wf_infeasible.json
