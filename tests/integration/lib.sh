@@ -168,17 +168,57 @@ it_sacct() {
 	return 1
 }
 
-# it_wait_jobs SECS JOBID...: wait until none of the jobs is pending or
-# running any more (sacct agrees); fail on timeout.
+# it_state_final STATE: STATE (sacct or scontrol spelling) is one a job
+# never leaves by itself: an explicit list, so that an empty, unknown or
+# transient state never reads as "finished".
+it_state_final() {
+	case "$1" in
+	COMPLETED | FAILED | CANCELLED | "CANCELLED by "* | TIMEOUT | NODE_FAIL | \
+		OUT_OF_MEMORY | PREEMPTED | BOOT_FAIL | DEADLINE) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
+# it_job_state JOBID: "sacct-state/slurmctld-state" of one job, e.g.
+# "COMPLETED/COMPLETED"; slurmctld's part is "gone" once it purged the job
+# and "?" when it did not answer.
+it_job_state() {
+	local a c
+	a=$(sacct -n -X -P -o JobIDRaw,State -j "$1" 2>/dev/null | awk -F'|' -v j="$1" '$1 == j { s = $2 } END { print s }')
+	c=$(scontrol -o show job "$1" 2>&1)
+	case "$c" in
+	*" JobState="*) c=${c#* JobState=}; c=${c%% *} ;;
+	*"Invalid job id"*) c=gone ;;
+	*) c="?" ;;
+	esac
+	echo "${a:-none}/$c"
+}
+
+# it_wait_jobs SECS JOBID...: wait until every job has ended: sacct has
+# its allocation record in a final state (it_state_final) AND slurmctld no
+# longer has it active (final state, or purged). Both, from one query per
+# job and round: slurmdbd learns of a job asynchronously and may at first
+# hold a placeholder row for it (JobName "allocation", no partition,
+# PENDING: written when a step's record arrives before the job's own start
+# record), and sacct without a row says nothing at all, so anything but an
+# explicit final state means "not yet". Fails on timeout, saying on stderr
+# which jobs were still not done.
 it_wait_jobs() {
-	local secs=$1 end st
+	local secs=$1 end j st left
 	shift
 	end=$(($(date +%s) + secs))
 	while :; do
-		st=$(sacct -n -X -P -o State -j "$(echo "$@" | tr ' ' ',')" 2>/dev/null |
-			grep -cE 'PENDING|RUNNING|REQUEUED|SUSPENDED|COMPLETING')
-		[ "$st" = 0 ] && [ "$(sacct -n -X -P -o JobID -j "$(echo "$@" | tr ' ' ',')" 2>/dev/null | wc -l)" -ge $# ] && return 0
-		[ "$(date +%s)" -ge "$end" ] && return 1
+		left=""
+		for j in "$@"; do
+			st=$(it_job_state "$j")
+			it_state_final "${st%%/*}" && { [ "${st#*/}" = gone ] || it_state_final "${st#*/}"; } ||
+				left="$left $j:$st"
+		done
+		[ -z "$left" ] && return 0
+		if [ "$(date +%s)" -ge "$end" ]; then
+			echo "# it_wait_jobs: not done after ${secs} s (job:sacct/slurmctld):$left" >&2
+			return 1
+		fi
 		sleep 1
 	done
 }
