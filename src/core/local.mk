@@ -9,6 +9,7 @@ libhetsched_core_la_SOURCES = \
 	src/core/problem_json.c src/core/problem_json.h \
 	src/core/policy.c src/core/policy.h src/core/policy_impl.h \
 	src/core/policy_common.c \
+	src/core/policy_classlp.c \
 	src/core/policy_isolated.c \
 	src/core/policy_maxmin.c \
 	src/core/policy_makespan.c \
@@ -18,6 +19,7 @@ libhetsched_core_la_SOURCES = \
 	src/core/policy_fifo.c \
 	src/core/policy_gandiva.c \
 	src/core/policy_allox.c \
+	src/core/policy_typemem.c \
 	src/core/policy_packed.c
 libhetsched_core_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 libhetsched_core_la_LIBADD = $(GLPK_LIBS) $(JSONC_LIBS) -lm

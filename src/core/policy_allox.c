@@ -33,58 +33,6 @@
 
 #define HS_ALLOX_MAX_COLS 300000
 
-typedef struct allox_state {
-	hs_idmap_t where;        /* job id -> index into names */
-	char **names;
-	int nnames;
-} allox_state_t;
-
-void hs_policy_allox_state_free(void *v)
-{
-	allox_state_t *s = v;
-	if (!s)
-		return;
-	hs_idmap_free(&s->where);
-	for (int i = 0; i < s->nnames; i++)
-		free(s->names[i]);
-	free(s->names);
-	free(s);
-}
-
-static int save_state(hs_policy_ctx_t *ctx, const hs_problem_t *p, const int *placed, hs_err_t *err)
-{
-	allox_state_t *s = ctx->state;
-	if (!s) {
-		s = calloc(1, sizeof(*s));
-		if (!s)
-			return hs_err_set(err, "out of memory");
-		ctx->state = s;
-	}
-	for (int i = 0; i < s->nnames; i++)
-		free(s->names[i]);
-	free(s->names);
-	s->nnames = 0;
-	s->names = calloc((size_t)p->cluster.ntypes + 1, sizeof(char *));
-	if (!s->names)
-		return hs_err_set(err, "out of memory");
-	for (int j = 0; j < p->cluster.ntypes; j++) {
-		s->names[j] = strdup(p->cluster.names[j]);
-		if (!s->names[j])
-			return hs_err_set(err, "out of memory");
-		s->nnames = j + 1;
-	}
-	return hs_idmap_set(&s->where, p, placed, err);
-}
-
-static int previous_type(const hs_policy_ctx_t *ctx, const hs_problem_t *p, int m)
-{
-	const allox_state_t *s = ctx->state;
-	if (!s)
-		return -1;
-	int k = hs_idmap_get(&s->where, p->jobs[m].id);
-	return k >= 0 && k < s->nnames ? hs_cluster_type_index(&p->cluster, s->names[k]) : -1;
-}
-
 /* Matches the waiting single-GPU jobs wait[0..n) (oldest first) to slots;
  * sets placed[m] for the jobs that start now. */
 static int match(hs_policy_ctx_t *ctx, const hs_problem_t *p, const int *wait, int n,
@@ -232,7 +180,7 @@ int hs_policy_allox_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		placed[m] = -1;
 	/* running jobs keep their accelerators until they finish */
 	for (int i = 0; i < M; i++) {
-		int m = order[i], j = previous_type(ctx, p, m);
+		int m = order[i], j = hs_typemem_prev(ctx, p, m);
 		if (j >= 0 && hs_job_usable(p, in->cap, m, j) && freecap[j] >= p->jobs[m].scale_factor) {
 			placed[m] = j;
 			freecap[j] -= p->jobs[m].scale_factor;
@@ -260,7 +208,7 @@ int hs_policy_allox_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 	for (int m = 0; m < M; m++)
 		if (placed[m] >= 0)
 			out->x[(size_t)m * J + placed[m]] = 1.0;
-	if (save_state(ctx, p, placed, err) < 0)
+	if (hs_typemem_save(ctx, p, placed, err) < 0)
 		goto out;
 	out->objective = hs_alloc_total_thr(out, p);
 	rc = 0;

@@ -25,60 +25,6 @@
 
 enum { FIFO_BASE = 0, FIFO_PERF = 1, FIFO_PACKED = 2 };
 
-/* fifo's memory: the type (by name) each job ran on last round. */
-typedef struct fifo_state {
-	hs_idmap_t where;        /* job id -> index into names */
-	char **names;
-	int nnames;
-} fifo_state_t;
-
-static void fifo_state_free(void *v)
-{
-	fifo_state_t *s = v;
-	if (!s)
-		return;
-	hs_idmap_free(&s->where);
-	for (int i = 0; i < s->nnames; i++)
-		free(s->names[i]);
-	free(s->names);
-	free(s);
-}
-
-static int save_state(hs_policy_ctx_t *ctx, const hs_problem_t *p, const int *placed, hs_err_t *err)
-{
-	fifo_state_t *s = ctx->state;
-	if (!s) {
-		s = calloc(1, sizeof(*s));
-		if (!s)
-			return hs_err_set(err, "out of memory");
-		ctx->state = s;
-	}
-	for (int i = 0; i < s->nnames; i++)
-		free(s->names[i]);
-	free(s->names);
-	s->nnames = 0;
-	s->names = calloc((size_t)p->cluster.ntypes + 1, sizeof(char *));
-	if (!s->names)
-		return hs_err_set(err, "out of memory");
-	for (int j = 0; j < p->cluster.ntypes; j++) {
-		s->names[j] = strdup(p->cluster.names[j]);
-		if (!s->names[j])
-			return hs_err_set(err, "out of memory");
-		s->nnames = j + 1;
-	}
-	return hs_idmap_set(&s->where, p, placed, err);
-}
-
-/* The type job m ran on last round, in this round's cluster, or -1. */
-static int previous_type(const hs_policy_ctx_t *ctx, const hs_problem_t *p, int m)
-{
-	const fifo_state_t *s = ctx->state;
-	if (!s)
-		return -1;
-	int k = hs_idmap_get(&s->where, p->jobs[m].id);
-	return k >= 0 && k < s->nnames ? hs_cluster_type_index(&p->cluster, s->names[k]) : -1;
-}
-
 /* Normalized throughput of jobs m and r sharing type j (0 if they cannot). */
 static double pack_value(const hs_problem_t *p, int m, int r, int j)
 {
@@ -113,7 +59,7 @@ int hs_policy_fifo_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 	/* fifo: running jobs keep their type */
 	if (variant == FIFO_BASE)
 		for (int i = 0; i < M; i++) {
-			int m = order[i], j = previous_type(ctx, p, m);
+			int m = order[i], j = hs_typemem_prev(ctx, p, m);
 			if (j >= 0 && hs_job_usable(p, in->cap, m, j) && freecap[j] >= p->jobs[m].scale_factor) {
 				placed[m] = j;
 				freecap[j] -= p->jobs[m].scale_factor;
@@ -174,7 +120,7 @@ int hs_policy_fifo_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			out->pairs[i].x[placed[m]] = 1.0;
 		}
 	}
-	if (variant == FIFO_BASE && save_state(ctx, p, placed, err) < 0)
+	if (variant == FIFO_BASE && hs_typemem_save(ctx, p, placed, err) < 0)
 		goto out;
 	out->objective = hs_alloc_total_thr(out, p);
 	rc = 0;
@@ -185,9 +131,4 @@ out:
 	free(freecap);
 	free(cand);
 	return rc;
-}
-
-void hs_policy_fifo_state_free(void *state)
-{
-	fifo_state_free(state);
 }

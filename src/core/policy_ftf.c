@@ -99,33 +99,26 @@ int hs_policy_ftf_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		out->objective = 0.0;
 		return 0;
 	}
-	int flags = ctx->no_classes ? HS_CK_DISTINCT : HS_CK_THR | HS_CK_STEPS | HS_CK_AGE;
-	hs_classes_t cl;
-	if (hs_job_classes(&cl, p, in->cap, flags, err) < 0)
+	hs_class_lp_t k;
+	if (hs_class_lp_init(&k, ctx, in, HS_CK_THR | HS_CK_STEPS | HS_CK_AGE, HS_ALP_MAXMIN, err) < 0)
 		return -1;
-	const int C = cl.n;
-	hs_alp_t alp;
+	const int C = k.cl.n;
+	hs_alp_t *alp = &k.alp;
 	int rc = -1;
 	double *D = malloc(((size_t)C + 1) * 2 * sizeof(double)), *best = D + C + 1;
 	double *xbest = malloc(((size_t)C * J + 1) * sizeof(double));
-	if (hs_alp_init(&alp, C, J, HS_ALP_MAXMIN, err) < 0 || !D || !xbest) {
-		if (!D || !xbest)
-			hs_err_set(err, "out of memory");
+	if (!D || !xbest) {
+		hs_err_set(err, "out of memory");
 		goto out;
 	}
-	memcpy(alp.cap, in->cap, (size_t)J * sizeof(double));
-	alp.active_set = !ctx->no_active_set;
-	alp.seed = ctx->opts.seed;
 	double lo = 0.0;
 	for (int c = 0; c < C; c++) {
-		int m = cl.rep[c];
+		int m = k.cl.rep[c];
 		const hs_job_t *jb = &p->jobs[m];
-		alp.mult[c] = cl.size[c];
-		alp.scale[c] = jb->scale_factor;
 		best[c] = 0.0;
 		for (int j = 0; j < J; j++) {
 			double t = ftf_thr(d, p, in->cap, m, j);
-			alp.a[(size_t)c * J + j] = t;
+			alp->a[(size_t)c * J + j] = t;
 			best[c] = t > best[c] ? t : best[c];
 		}
 		double iso = ftf_iso(d, p, in->cap, m);
@@ -143,26 +136,26 @@ int hs_policy_ftf_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		/* the first step tests rho = 1 (always feasible) */
 		double rho = have ? 0.5 * (lo + hi) : (lo < 1.0 ? 1.0 : lo);
 		for (int c = 0; c < C; c++) {
-			const hs_job_t *jb = &p->jobs[cl.rep[c]];
-			alp.alpha[c] = jb->remaining_steps / (rho * D[c] - jb->age_s);
+			const hs_job_t *jb = &p->jobs[k.cl.rep[c]];
+			alp->alpha[c] = jb->remaining_steps / (rho * D[c] - jb->age_s);
 		}
-		hs_lp_status_t st = have ? hs_alp_resolve(&alp, &ctx->lp_opts, err)
-					 : hs_alp_solve(&alp, &ctx->lp_opts, err);
+		hs_lp_status_t st = have ? hs_alp_resolve(alp, &ctx->lp_opts, err)
+					 : hs_alp_solve(alp, &ctx->lp_opts, err);
 		if (st == HS_LP_FAILED)
 			goto out;
-		if (st == HS_LP_OPTIMAL && alp.z >= 1.0 - 1e-9) {
+		if (st == HS_LP_OPTIMAL && alp->z >= 1.0 - 1e-9) {
 			/* feasible: the rho this allocation actually achieves */
 			double achieved = 0.0;
 			for (int c = 0; c < C; c++) {
-				const hs_job_t *jb = &p->jobs[cl.rep[c]];
+				const hs_job_t *jb = &p->jobs[k.cl.rep[c]];
 				double thr = 0.0;
 				for (int j = 0; j < J; j++)
-					thr += alp.a[(size_t)c * J + j] * alp.x[(size_t)c * J + j];
+					thr += alp->a[(size_t)c * J + j] * alp->x[(size_t)c * J + j];
 				double r = thr > 0.0 ? (jb->age_s + jb->remaining_steps / thr) / D[c] : INFINITY;
 				achieved = r > achieved ? r : achieved;
 			}
 			hi = achieved < rho ? achieved : rho;
-			memcpy(xbest, alp.x, (size_t)C * J * sizeof(double));
+			memcpy(xbest, alp->x, (size_t)C * J * sizeof(double));
 			have = 1;
 		} else if (!have) {
 			hs_err_set(err, "finish-time fairness: the isolated allocation's rho is infeasible "
@@ -174,18 +167,13 @@ int hs_policy_ftf_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		if (have && hi - lo <= FTF_REL_GAP * hi)
 			break;
 	}
-	hs_policy_note_lp(ctx, &alp);
-	for (int m = 0; m < M; m++)
-		memcpy(&out->x[(size_t)m * J], &xbest[(size_t)cl.class_of[m] * J],
-		       (size_t)J * sizeof(double));
-	if (hs_alloc_clean(out, p, in->cap, err) < 0)
+	if (hs_class_lp_finish(&k, ctx, in, HS_LP_OPTIMAL, xbest, "finish-time fairness", out, err) < 0)
 		goto out;
 	out->objective = hs_ftf_value(d, p, in->cap, out);
 	rc = 0;
 out:
 	free(D);
 	free(xbest);
-	hs_alp_free(&alp);
-	hs_classes_free(&cl);
+	hs_class_lp_free(&k);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #ifndef HS_CORE_POLICY_IMPL_H
 #define HS_CORE_POLICY_IMPL_H
 
+#include "core/alloc_lp.h"
 #include "core/lp.h"
 #include "core/policy.h"
 
@@ -106,6 +107,26 @@ enum {
 int hs_job_classes(hs_classes_t *cl, const hs_problem_t *p, const double *cap, int flags,
 		   hs_err_t *err);
 
+/* The allocation LP over job classes (policy_classlp.c), shared by the
+ * non-packed LP families. init groups the jobs by flags (HS_CK_*; every
+ * job alone under ctx->no_classes) and sets up an alloc_lp with one item
+ * per class: capacity, active set and seed from ctx, multiplicity = class
+ * size, scale = scale factor; the family fills the coefficients and
+ * solves. finish takes the solve's status: infeasible or unbounded is an
+ * internal error "<what> LP is ...", a failure keeps the solver's
+ * message; otherwise it notes the solver statistics and gives every job
+ * its class's row of xc (alp.x or a saved solution), cleaned. */
+typedef struct hs_class_lp {
+	hs_classes_t cl;
+	hs_alp_t alp;
+} hs_class_lp_t;
+int hs_class_lp_init(hs_class_lp_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t *in, int flags,
+		     hs_alp_mode_t mode, hs_err_t *err);
+int hs_class_lp_finish(hs_class_lp_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+		       hs_lp_status_t st, const double *xc, const char *what, hs_alloc_t *out,
+		       hs_err_t *err);
+void hs_class_lp_free(hs_class_lp_t *s);
+
 /* Hash mixing for class keys. */
 unsigned long long hs_hash_mix(unsigned long long h, unsigned long long v);
 unsigned long long hs_hash_double(unsigned long long h, double v);
@@ -130,6 +151,14 @@ int hs_idmap_get(const hs_idmap_t *map, const char *id);
 /* The entry index of id, or -1. */
 int hs_idmap_find(const hs_idmap_t *map, const char *id);
 void hs_idmap_free(hs_idmap_t *map);
+
+/* What fifo and allox remember across rounds in ctx->state
+ * (policy_typemem.c): the type each job was placed on. save records
+ * placed[m] (a type index of p, or -1) for every job; prev returns job m's
+ * type last round in p's cluster, or -1. free is their state_free. */
+int hs_typemem_save(hs_policy_ctx_t *ctx, const hs_problem_t *p, const int *placed, hs_err_t *err);
+int hs_typemem_prev(const hs_policy_ctx_t *ctx, const hs_problem_t *p, int m);
+void hs_typemem_free(void *state);
 
 /* Jobs in arrival order: oldest (largest age_s) first, ties by id. */
 int *hs_arrival_order(const hs_problem_t *p, hs_err_t *err);
@@ -173,13 +202,11 @@ int hs_policy_waterfill_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			      hs_alloc_t *out, hs_err_t *err);
 int hs_policy_fifo_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			 hs_alloc_t *out, hs_err_t *err);
-void hs_policy_fifo_state_free(void *state);
 int hs_policy_gandiva_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			    hs_alloc_t *out, hs_err_t *err);
 void hs_policy_gandiva_state_free(void *state);
 int hs_policy_allox_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			  hs_alloc_t *out, hs_err_t *err);
-void hs_policy_allox_state_free(void *state);
 int hs_policy_packed_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			   hs_alloc_t *out, hs_err_t *err);
 double hs_packed_evaluate(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const hs_alloc_t *a);

@@ -47,23 +47,16 @@ int hs_policy_makespan_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		out->objective = 0.0;
 		return 0;
 	}
-	int flags = ctx->no_classes ? HS_CK_DISTINCT
-				    : HS_CK_STEPS | (d->aware ? HS_CK_THR : HS_CK_USABLE);
-	hs_classes_t cl;
-	if (hs_job_classes(&cl, p, in->cap, flags, err) < 0)
+	hs_class_lp_t k;
+	if (hs_class_lp_init(&k, ctx, in, HS_CK_STEPS | (d->aware ? HS_CK_THR : HS_CK_USABLE),
+			     HS_ALP_MAXMIN, err) < 0)
 		return -1;
-	hs_alp_t alp;
 	int rc = -1;
-	if (hs_alp_init(&alp, cl.n, J, HS_ALP_MAXMIN, err) < 0)
-		goto out;
-	memcpy(alp.cap, in->cap, (size_t)J * sizeof(double));
-	alp.active_set = !ctx->no_active_set;
-	alp.seed = ctx->opts.seed;
 	/* y = 1/T is ~1e-5 per second; measure it in units of the longest
 	 * job's best-case duration instead, so y is O(1) for the solver */
 	double unit = 0.0;
-	for (int c = 0; c < cl.n; c++) {
-		int m = cl.rep[c];
+	for (int c = 0; c < k.cl.n; c++) {
+		int m = k.cl.rep[c];
 		double best = 0.0;
 		for (int j = 0; j < J; j++)
 			if (hs_job_usable(p, in->cap, m, j)) {
@@ -75,27 +68,14 @@ int hs_policy_makespan_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 	}
 	if (!(unit > 0.0))
 		unit = 1.0;
-	for (int c = 0; c < cl.n; c++) {
-		int m = cl.rep[c];
-		alp.mult[c] = cl.size[c];
-		alp.scale[c] = p->jobs[m].scale_factor;
-		alp.alpha[c] = p->jobs[m].remaining_steps / unit;
+	for (int c = 0; c < k.cl.n; c++) {
+		int m = k.cl.rep[c];
+		k.alp.alpha[c] = p->jobs[m].remaining_steps / unit;
 		for (int j = 0; j < J; j++)
-			alp.a[(size_t)c * J + j] = hs_job_usable(p, in->cap, m, j) ? hs_policy_thr(d, p, m, j) : 0.0;
+			k.alp.a[(size_t)c * J + j] = hs_job_usable(p, in->cap, m, j) ? hs_policy_thr(d, p, m, j) : 0.0;
 	}
-	hs_lp_status_t st = hs_alp_solve(&alp, &ctx->lp_opts, err);
-	if (st == HS_LP_INFEASIBLE || st == HS_LP_UNBOUNDED) {
-		hs_err_set(err, "makespan LP is %s (internal error)",
-			   st == HS_LP_INFEASIBLE ? "infeasible" : "unbounded");
-		goto out;
-	}
-	if (st != HS_LP_OPTIMAL)
-		goto out;
-	hs_policy_note_lp(ctx, &alp);
-	for (int m = 0; m < M; m++)
-		memcpy(&out->x[(size_t)m * J], &alp.x[(size_t)cl.class_of[m] * J],
-		       (size_t)J * sizeof(double));
-	if (hs_alloc_clean(out, p, in->cap, err) < 0)
+	if (hs_class_lp_finish(&k, ctx, in, hs_alp_solve(&k.alp, &ctx->lp_opts, err), k.alp.x,
+			       "makespan", out, err) < 0)
 		goto out;
 	out->objective = hs_makespan_value(p, out);
 	if (!isfinite(out->objective)) {
@@ -105,7 +85,6 @@ int hs_policy_makespan_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 	}
 	rc = 0;
 out:
-	hs_alp_free(&alp);
-	hs_classes_free(&cl);
+	hs_class_lp_free(&k);
 	return rc;
 }

@@ -63,60 +63,38 @@ int hs_policy_throughput_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 							  "accelerator type; '%s' has none", ctx->desc->name,
 							  p->cluster.names[j]);
 	int slo = variant == THR_COST_SLO;
-	int flags = ctx->no_classes ? HS_CK_DISTINCT
-				    : HS_CK_THR | (slo ? HS_CK_STEPS | HS_CK_SLO : 0);
-	hs_classes_t cl;
-	if (hs_job_classes(&cl, p, in->cap, flags, err) < 0)
+	hs_class_lp_t k;
+	if (hs_class_lp_init(&k, ctx, in, HS_CK_THR | (slo ? HS_CK_STEPS | HS_CK_SLO : 0),
+			     HS_ALP_LINEAR, err) < 0)
 		return -1;
-	hs_alp_t alp;
 	int rc = -1;
-	if (hs_alp_init(&alp, cl.n, J, HS_ALP_LINEAR, err) < 0)
-		goto out;
-	memcpy(alp.cap, in->cap, (size_t)J * sizeof(double));
-	alp.active_set = !ctx->no_active_set;
-	alp.seed = ctx->opts.seed;
 	int any_slo = 0;
-	for (int c = 0; c < cl.n; c++) {
-		int m = cl.rep[c];
-		const hs_job_t *jb = &p->jobs[m];
-		alp.mult[c] = cl.size[c];
-		alp.scale[c] = jb->scale_factor;
+	for (int c = 0; c < k.cl.n; c++) {
+		const hs_job_t *jb = &p->jobs[k.cl.rep[c]];
 		for (int j = 0; j < J; j++) {
-			double t = hs_job_usable(p, in->cap, m, j) ? jb->thr[j] : 0.0;
-			alp.a[(size_t)c * J + j] = t;
-			alp.c[(size_t)c * J + j] = variant == THR_SUM ? t : t / price_of(p, j);
+			double t = hs_job_usable(p, in->cap, k.cl.rep[c], j) ? jb->thr[j] : 0.0;
+			k.alp.a[(size_t)c * J + j] = t;
+			k.alp.c[(size_t)c * J + j] = variant == THR_SUM ? t : t / price_of(p, j);
 		}
 		if (slo && jb->slo_s > 0.0) {
-			alp.beta[c] = jb->remaining_steps / jb->slo_s;
+			k.alp.beta[c] = jb->remaining_steps / jb->slo_s;
 			any_slo = 1;
 		}
 	}
-	hs_lp_status_t st = hs_alp_solve(&alp, &ctx->lp_opts, err);
+	hs_lp_status_t st = hs_alp_solve(&k.alp, &ctx->lp_opts, err);
 	if (st == HS_LP_INFEASIBLE && any_slo) {
 		/* the deadlines cannot all be met: solve without them */
-		for (int c = 0; c < cl.n; c++)
-			alp.beta[c] = 0.0;
+		for (int c = 0; c < k.cl.n; c++)
+			k.alp.beta[c] = 0.0;
 		snprintf(ctx->note, sizeof(ctx->note),
 			 "the SLOs cannot all be met; solved without SLO constraints");
-		st = hs_alp_solve(&alp, &ctx->lp_opts, err);
+		st = hs_alp_solve(&k.alp, &ctx->lp_opts, err);
 	}
-	if (st == HS_LP_INFEASIBLE || st == HS_LP_UNBOUNDED) {
-		hs_err_set(err, "%s LP is %s (internal error)", ctx->desc->name,
-			   st == HS_LP_INFEASIBLE ? "infeasible" : "unbounded");
-		goto out;
-	}
-	if (st != HS_LP_OPTIMAL)
-		goto out;
-	hs_policy_note_lp(ctx, &alp);
-	for (int m = 0; m < M; m++)
-		memcpy(&out->x[(size_t)m * J], &alp.x[(size_t)cl.class_of[m] * J],
-		       (size_t)J * sizeof(double));
-	if (hs_alloc_clean(out, p, in->cap, err) < 0)
+	if (hs_class_lp_finish(&k, ctx, in, st, k.alp.x, ctx->desc->name, out, err) < 0)
 		goto out;
 	out->objective = hs_throughput_value(ctx, in, out);
 	rc = 0;
 out:
-	hs_alp_free(&alp);
-	hs_classes_free(&cl);
+	hs_class_lp_free(&k);
 	return rc;
 }
