@@ -1,7 +1,7 @@
 # bench — measured figures: bench/reproduce.sh regenerates doc/results.md
 # (Gavel's simulation results and the simulator's speed) with
 # `hetsched simulate`; see the script's header for what it runs.
-EXTRA_DIST += bench/reproduce.sh bench/run_one.sh bench/report.sh bench/discussion.md
+EXTRA_DIST += bench/README.md bench/reproduce.sh bench/run_one.sh bench/report.sh bench/discussion.md
 # select/hetsched_cons_tres overhead vs select/cons_tres (issue 7):
 #   bench/pack/pack_overhead.sh [JOBS] [ROUNDS]   (root, from the build dir)
 EXTRA_DIST += bench/pack/pack_overhead.sh

@@ -4,11 +4,16 @@
 # plots in doc/results/, the speed figure).
 #
 # Usage: bench/reproduce.sh [--quick] [-j N] [--out DIR] [--hetsched PATH]
+#                           [--cpu-cap S]
 #   --quick   one seed, fewer loads, window 1000:1500 instead of three
 #             seeds and jobs 4000-5000 (minutes instead of hours)
 #   -j N      simulations run in parallel (default 1: the machine is shared)
 #   --out DIR raw results (default bench/out/full or bench/out/quick);
 #             finished runs are kept, so an interrupted run resumes
+#   --cpu-cap S  stop a simulation after S seconds of CPU time (default
+#             300; 0 = no cap): the report marks it "stopped at the CPU
+#             cap" (a policy whose queue grows past saturation can take
+#             hours to reach the simulated time limit)
 #
 # Experiments (cluster v100:36,p100:36,k80:36, one GPU per server, Gavel's
 # throughput table; policies the build does not have are skipped and listed
@@ -34,19 +39,23 @@
 #               isolated policy (no solver) as baseline; run alone, last
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-mode=full par=1 out= hs=
+mode=full par=1 out= hs= cap=300
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) mode=quick ;;
 	-j) par=$2; shift ;;
 	--out) out=$2; shift ;;
 	--hetsched) hs=$2; shift ;;
-	-h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+	--cpu-cap) cap=$2; shift ;;
+	-h|--help) sed -n '2,38p' "$0"; exit 0 ;;
 	*) echo "reproduce.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
 [ -n "$hs" ] || hs=$top/_build/hetsched
+case "$cap" in ''|*[!0-9]*) echo "reproduce.sh: --cpu-cap takes whole seconds" >&2; exit 2 ;; esac
+# run_one.sh reads the cap from the environment (0: no cap)
+if [ "$cap" -gt 0 ]; then HS_CPU_CAP=$cap; export HS_CPU_CAP; else unset HS_CPU_CAP; fi
 [ -x "$hs" ] || { echo "reproduce.sh: no hetsched at $hs (build first, or --hetsched)" >&2; exit 1; }
 [ -n "$out" ] || out=$top/bench/out/$mode
 gavel=${HS_GAVEL_DATA:-$top/../shared/data/gavel}
