@@ -2,51 +2,69 @@
 # demo.sh — hetsched's main job, from a fresh Debian bookworm machine:
 # installs what is missing (contrib/bootstrap.sh), builds, installs the
 # plugins into a staging root (make install DESTDIR=...), brings up a local
-# heterogeneous Slurm cluster (contrib/cluster/hs-cluster) that loads them,
-# submits a sample workload with sbatch (jobs on every GPU type), waits, and
-# prints where each job ran: node, GPU type, CUDA_VISIBLE_DEVICES, and
-# sacct's record. Exit status 0 when every job completed.
+# heterogeneous Slurm cluster (contrib/cluster/hs-cluster: v100, p100 and
+# k80 nodes with fake GPUs, slurmdbd + MariaDB) that loads sched/hetsched,
+# select/hetsched_cons_tres and spank_hetsched, submits a sample workload of
+# emulated training jobs with sbatch (contrib/demo/workload.txt: more GPUs
+# wanted than there are, models whose speed differs by GPU type as Gavel
+# measured it), shows progress, and prints where each job ran, for how
+# long, the throughput spank_hetsched measured, what the scheduler decided
+# (hetsched status) and the JCTs from sacct. With --compare it first runs
+# the same workload under stock sched/backfill and prints the ratios.
+# Exit status 0 when every job completed.
 #
 # Usage: contrib/demo.sh [options]
+#   --compare          also run sched/backfill (first) and print ratios
+#   --policy NAME      hetsched policy [max_min_fairness_perf]
+#   --round SECONDS    hetsched round length [20]
 #   --dir DIR          cluster directory [/tmp/hetsched-demo]
 #   --port-base N      cluster ports N..N+99 [16000]
-#   --gpus SPEC        node types, as hs-cluster --gpus [v100:2:4,p100:2:4,k80:2:4]
-#   --sched NAME       sched/NAME: hetsched or backfill (to compare) [hetsched]
-#   --workload FILE    NAME MODEL GRES SECONDS lines [contrib/demo/workload.txt]
-#   --job-cmd SCRIPT   batch script run as SCRIPT MODEL SECONDS [contrib/demo/job.sh]
-#   --keep             leave the cluster running (default: tear it down)
+#   --gpus SPEC        node types, as hs-cluster --gpus [v100:1:2,p100:1:2,k80:1:2]
+#   --workload FILE    NAME GRES SECONDS MODEL lines [contrib/demo/workload.txt]
+#   --time-scale F     emulated training runs F times faster than real [10]
+#   --table FILE       Gavel throughput table
+#                      [$HS_GAVEL_DATA/simulation_throughputs.json,
+#                       HS_GAVEL_DATA defaulting to ../shared/data/gavel]
+#   --keep             leave the (last) cluster running (default: tear it down)
 #   --no-build         use the existing build in $HETSCHED_BUILD/demo
 # Environment: HETSCHED_BUILD (build root, default ./_build).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=/tmp/hetsched-demo
 port_base=16000
-gpus=v100:2:4,p100:2:4,k80:2:4
-sched=hetsched
+gpus=v100:1:2,p100:1:2,k80:1:2
+policy=max_min_fairness_perf
+round=20
+scale=10
+compare=0
 workload=$top/contrib/demo/workload.txt
-job_cmd=$top/contrib/demo/job.sh
+table=${HS_GAVEL_DATA:-$top/../shared/data/gavel}/simulation_throughputs.json
 keep=0
 build=1
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--compare) compare=1; shift ;;
+	--policy) policy=$2; shift 2 ;;
+	--round) round=$2; shift 2 ;;
 	--dir) dir=$2; shift 2 ;;
 	--port-base) port_base=$2; shift 2 ;;
 	--gpus) gpus=$2; shift 2 ;;
-	--sched) sched=$2; shift 2 ;;
 	--workload) workload=$2; shift 2 ;;
-	--job-cmd) job_cmd=$2; shift 2 ;;
+	--time-scale) scale=$2; shift 2 ;;
+	--table) table=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--no-build) build=0; shift ;;
-	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
 	*) echo "demo.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
 say() { echo "== demo: $*" >&2; }
 die() { echo "demo.sh: error: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "run as root (it installs packages and runs Slurm daemons)"
 [ -r "$workload" ] || die "cannot read workload $workload"
-[ -r "$job_cmd" ] || die "cannot read job command $job_cmd"
+[ -r "$table" ] || die "no throughput table at $table: the demo's jobs train at Gavel's measured speeds; set HS_GAVEL_DATA to the directory holding simulation_throughputs.json, or use --table"
 case "$workload" in /*) ;; *) workload=$(pwd)/$workload ;; esac
-case "$job_cmd" in /*) ;; *) job_cmd=$(pwd)/$job_cmd ;; esac
+case "$table" in /*) ;; *) table=$(pwd)/$table ;; esac
 bdir=${HETSCHED_BUILD:-$top/_build}/demo
 root=$bdir/root
 hs_cluster=$top/contrib/cluster/hs-cluster
@@ -72,74 +90,130 @@ plugindir=$(sed -n 's/^slurmplugindir = //p' "$bdir/Makefile" 2>/dev/null)
 [ -n "$plugindir" ] && [ -f "$root$plugindir/sched_hetsched.so" ] ||
 	die "no installed plugins under $root (run without --no-build)"
 
-# 2. The local heterogeneous cluster, loading the installed plugins.
-say "bringing up the cluster in $dir (ports $port_base..$((port_base + 99)), sched/$sched)"
-env_snippet=$("$hs_cluster" up --dir "$dir" --port-base "$port_base" --gpus "$gpus" \
-	--plugin-dir "$root$plugindir" --sched "$sched" --select hetsched_cons_tres \
-	--plugstack "required $root$plugindir/spank_hetsched.so") || die "the cluster did not come up"
-eval "$env_snippet"
-[ $keep = 1 ] || trap '"$hs_cluster" down -q --dir "$dir"; say "cluster stopped and removed"' EXIT
-"$hs_cluster" status --dir "$dir" | sed -n '/^NODELIST/,/^$/p'
-scontrol show config | grep -E '^(SchedulerType|SelectType|PlugStackConfig) '
+emu=$bdir/hetsched-emulator
+hetsched=$bdir/hetsched
+[ -x "$emu" ] && [ -x "$hetsched" ] || die "no hetsched-emulator or hetsched in $bdir (run without --no-build)"
 
-# 3. The workload.
-out=$dir/demo
-mkdir -p "$out"
-ids=""
-n=0
-while read -r name model gres secs; do
-	case "$name" in ''|'#'*) continue ;; esac
-	id=$(sbatch --parsable -J "$name" --gres="$gres" -o "$out/$name.out" "$job_cmd" "$model" "$secs") ||
-		die "sbatch of $name failed"
-	ids="$ids${ids:+,}$id"
-	n=$((n + 1))
-done <"$workload"
-say "submitted $n jobs: $ids"
+# type_of NODE: the GPU type of a node of the local cluster (hs-cluster
+# names nodes TYPE-N).
+type_of() { echo "${1%-*}"; }
 
-# 4. Wait, with progress.
-start=$(date +%s)
-while :; do
-	left=$(squeue -h -j "$ids" -t PD,R,CG,S -o %T 2>/dev/null)
-	pend=$(echo "$left" | grep -c PENDING)
-	run=$(echo "$left" | grep -c -E 'RUNNING|COMPLETING|SUSPENDED')
-	[ -n "$left" ] || break
-	say "$(( $(date +%s) - start ))s: $run running, $pend pending, $((n - run - pend)) done of $n"
-	[ $(( $(date +%s) - start )) -lt 600 ] || die "jobs still running after 600 s"
-	sleep 5
-done
-# Accounting is written asynchronously: wait until slurmdbd has every end.
-for _ in $(seq 1 30); do
-	[ "$(sacct -n -X -P -j "$ids" -o End | grep -vc Unknown)" -ge "$n" ] && break
-	sleep 1
-done
+# run_once SCHED OUT: the whole workload on a fresh cluster under sched/SCHED;
+# jobs.txt, sacct.txt, sched.txt (and status.txt for hetsched) in OUT.
+run_once() {
+	local sched=$1 out=$2 args=() n=0 name gres secs model thr steps id ids start el
+	rm -rf "$out"
+	mkdir -p "$out/work"
+	echo "$sched" >"$out/sched.txt"
+	args=(--dir "$dir" --port-base "$port_base" --gpus "$gpus" --plugin-dir "$root$plugindir"
+		--sched "$sched" --select hetsched_cons_tres
+		--plugstack "required $root$plugindir/spank_hetsched.so publish_interval=5 window=2"
+		--conf-extra JobRequeue=1 --conf-extra "AuthInfo=cred_expire=5" --conf-extra MinJobAge=3600)
+	# sched/hetsched starts every job itself: Slurm's own FIFO loop off.
+	[ "$sched" = hetsched ] && args+=(--conf-extra 'SchedulerParameters=defer,sched_interval=-1')
+	say "sched/$sched: bringing up the cluster in $dir (ports $port_base..$((port_base + 99)))"
+	env_snippet=$("$hs_cluster" up -q "${args[@]}") || die "the cluster did not come up"
+	eval "$env_snippet"
+	cluster_up=1
+	"$hs_cluster" status --dir "$dir" | sed -n '/^NODELIST/,/^$/p'
+	if [ "$sched" = hetsched ]; then
+		# hetsched.conf(5) beside slurm.conf; the plugin re-reads it on
+		# reconfigure and logs the configuration it took.
+		printf '%s\n' "Policy=$policy" "RoundLength=$round" MinRoundInterval=5 \
+			"ThroughputTable=$table" CheckpointGrace=15 >"$dir/etc/hetsched.conf"
+		n=$(grep -c 'sched/hetsched: configuration:' "$dir/log/slurmctld.log")
+		scontrol reconfigure || die "scontrol reconfigure failed"
+		for _ in $(seq 30); do
+			[ "$(grep -c 'sched/hetsched: configuration:' "$dir/log/slurmctld.log")" -gt "$n" ] && break
+			sleep 1
+		done
+		grep 'sched/hetsched: configuration:' "$dir/log/slurmctld.log" | tail -n 1 | sed 's/^.*sched\/hetsched/sched\/hetsched/' >&2
+	fi
+	scontrol show config | grep -E '^(SchedulerType|SelectType|PlugStackConfig) ' >&2
 
-# 5. The outcome.
+	# The workload: all jobs at once. Steps = SECONDS on a v100 x the
+	# model's v100 throughput x the time scale.
+	n=0 ids=""
+	: >"$out/jobs.txt"
+	while read -r name gres secs model; do
+		case "$name" in ''|'#'*) continue ;; esac
+		thr=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["v100"]["(%r, %d)" % (sys.argv[2], int(sys.argv[3]))]["null"])' \
+			"$table" "$model" "${gres##*:}" 2>/dev/null) || die "$name: ($model, ${gres##*:}) is not in $table"
+		steps=$(python3 -c "print(max(1, int($secs * $thr * $scale)))")
+		id=$(sbatch --parsable -J "$name" --gres="$gres" --requeue --open-mode=append -o "$out/work/$name.out" \
+			--hs-model="$model" --hs-steps="$steps" --hs-ckpt-dir="$out/work/ckpt/%j" \
+			"$top/contrib/demo/train-job.sh" "$emu" "$table" "$scale") || die "sbatch of $name failed"
+		printf '%s\t%s\t%s\t%s\n' "$id" "$name" "$gres" "$model" >>"$out/jobs.txt"
+		ids="$ids${ids:+,}$id"
+		n=$((n + 1))
+	done <"$workload"
+	say "sched/$sched: submitted $n jobs ($ids)"
+
+	# Wait, showing who runs on which type.
+	start=$(date +%s)
+	while :; do
+		el=$(( $(date +%s) - start ))
+		local line="" t r pend
+		r=$(squeue -h -j "$ids" -t R,CG,S -o '%j %N %t' 2>/dev/null)
+		pend=$(squeue -h -j "$ids" -t PD -o %j 2>/dev/null | paste -sd' ')
+		[ -n "$r$pend" ] || break
+		for t in $(echo "$gpus" | tr ',' '\n' | cut -d: -f1); do
+			line="$line $t: $(echo "$r" | awk -v t="$t" '{ split($2, a, "-"); if (a[1] == t) printf "%s%s%s", sep, $1, ($3 == "S" ? "(suspended)" : ""); if (a[1] == t) sep = "," }') |"
+		done
+		say "${el}s:${line} pending: ${pend:-none}"
+		# What the scheduler decided, once the rounds have seen the queue.
+		if [ "$sched" = hetsched ] && [ ! -s "$out/status.txt" ] && [ "$el" -ge $((round + 10)) ]; then
+			"$hetsched" status >"$out/status.txt" 2>&1 || true
+		fi
+		[ "$el" -lt 1200 ] || die "jobs still running after 1200 s"
+		sleep 5
+	done
+	# Accounting is written asynchronously: wait until slurmdbd has every end.
+	for _ in $(seq 1 60); do
+		[ "$(sacct -n -X -P -j "$ids" -o End | grep -vc Unknown)" -ge "$n" ] &&
+			[ "$(sacct -n -X -P -j "$ids" -o State | grep -cE 'PENDING|RUNNING|REQUEUED')" = 0 ] && break
+		sleep 1
+	done
+	sacct -D -X -P -n -o JobIDRaw,State,Submit,Start,End,AllocTRES,AdminComment -j "$ids" >"$out/sacct.txt"
+	sacct -D -X -j "$ids" -o JobID,JobName%12,State,NodeList%8,AllocTRES%50,Elapsed >"$out/sacct-table.txt"
+	if [ $keep = 0 ] || [ "$sched" != hetsched ]; then
+		"$hs_cluster" down -q --dir "$dir"
+		cluster_up=0
+	fi
+}
+
+cluster_up=0
+trap '[ $cluster_up = 0 ] || [ $keep = 1 ] || { "$hs_cluster" down -q --dir "$dir"; say "cluster stopped and removed"; }' EXIT
+results=$(mktemp -d /tmp/hetsched-demo-results.XXXXXX)
+runs=()
+if [ $compare = 1 ]; then
+	run_once backfill "$results/backfill"
+	runs+=("$results/backfill")
+fi
+run_once hetsched "$results/hetsched"
+runs=("$results/hetsched" "${runs[@]}")
+
+# The outcome.
+if [ -s "$results/hetsched/status.txt" ]; then
+	echo
+	echo "What sched/hetsched decided $((round + 10)) s into the run (hetsched status; per type"
+	echo "X/received = the policy's share of time on the type / what the job got so far):"
+	cat "$results/hetsched/status.txt"
+fi
 echo
-echo "Where each job ran (TYPE from sacct's AllocTRES; the job's own view: CUDA_VISIBLE_DEVICES,"
-echo "and HS_GPU_TYPE as spank_hetsched set it):"
-printf '%-6s %-14s %-11s %-10s %-8s %-5s %-20s %-11s %s\n' JOBID NAME REQUEST STATE NODE TYPE CUDA_VISIBLE_DEVICES HS_GPU_TYPE ELAPSED
-failed=0
-sacct -n -X -P -j "$ids" -o JobID,JobName,State,NodeList,AllocTRES,Elapsed,ReqTRES |
-while IFS='|' read -r id name state node alloc elapsed req; do
-	type=$(echo "$alloc" | tr ',' '\n' | sed -n 's/^gres\/gpu:\([^=]*\)=.*/\1/p' | head -n 1)
-	want=$(echo "$req" | tr ',' '\n' | sed -n 's/^gres\/\(gpu[^=]*\)=\(.*\)/\1:\2/p' | head -n 1)
-	cvd=$(sed -n 's/.*CUDA_VISIBLE_DEVICES=\([^ ]*\).*/\1/p' "$out/$name.out" 2>/dev/null | head -n 1)
-	seen=$(sed -n 's/.*HS_GPU_TYPE=\([^ ]*\).*/\1/p' "$out/$name.out" 2>/dev/null | head -n 1)
-	printf '%-6s %-14s %-11s %-10s %-8s %-5s %-20s %-11s %s\n' "$id" "$name" "${want:-?}" "$state" "$node" "${type:--}" "${cvd:--}" "${seen:--}" "$elapsed"
-done
+echo "Where each job ran (from sacct -D: every incarnation's GPU type and run time; RST = restarts"
+echo "after a preemption or migration), the throughput spank_hetsched measured vs Gavel's table"
+echo "(steps/s, time scale undone), and the job completion time:"
+python3 "$top/contrib/demo/report.py" "$table" "$scale" "${runs[@]}"
+rc=$?
 echo
-echo "sacct (slurmdbd + MariaDB):"
-sacct -X -j "$ids" -o JobID,JobName%14,State,NodeList%8,AllocTRES%52,Elapsed
-done_ok=$(sacct -n -X -P -j "$ids" -o State | grep -c '^COMPLETED$')
-types=$(sacct -n -X -P -j "$ids" -o AllocTRES | tr ',' '\n' | sed -n 's/^gres\/gpu:\([^=]*\)=.*/\1/p' | sort | uniq -c |
-	awk '{printf "%s%s x%d", sep, $2, $1; sep = ", "}')
-echo
-echo "$done_ok of $n jobs completed; GPU types used: $types"
-[ "$done_ok" = "$n" ] || failed=1
+echo "sacct -D -X (slurmdbd + MariaDB) for the sched/hetsched run:"
+cat "$results/hetsched/sacct-table.txt"
+echo "Results kept in $results"
 if [ $keep = 1 ]; then
 	echo
 	echo "The cluster keeps running. Use it with:"
 	echo "$env_snippet" | sed 's/^/    /'
 	echo "Stop it with: $hs_cluster down --dir $dir"
 fi
-exit $failed
+exit $rc

@@ -3,6 +3,6 @@
 # hs-cluster is installed: anyone can try the plugins on a private cluster.
 dist_bin_SCRIPTS = contrib/cluster/hs-cluster
 dist_noinst_SCRIPTS += contrib/bootstrap.sh contrib/test.sh contrib/valgrind-wrap.sh \
-	contrib/demo.sh contrib/demo/job.sh
+	contrib/demo.sh contrib/demo/train-job.sh contrib/demo/report.py
 dist_noinst_DATA += contrib/demo/workload.txt
 dist_noinst_DATA += contrib/valgrind.supp

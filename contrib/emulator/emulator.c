@@ -139,6 +139,37 @@ static void usage(FILE *out)
 		"HS_GPU_SHARED, HS_CKPT_DIR and HS_EMU_SHARE_DIR. See hetsched-emulator(1).\n");
 }
 
+/* The job's GPU count, the default scale factor: the scheduler looks up a
+ * job with N GPUs as (model, N) in the table, so the emulator must train at
+ * that entry's speed. Slurm sets SLURM_GPUS_ON_NODE and SLURM_JOB_NUM_NODES
+ * in every task; outside Slurm, CUDA_VISIBLE_DEVICES's entries; else 1. */
+static int job_gpus(void)
+{
+	const char *g = env("SLURM_GPUS_ON_NODE"), *n = env("SLURM_JOB_NUM_NODES");
+	const char *cvd = env("CUDA_VISIBLE_DEVICES");
+	long gpus = 0, nodes = 1;
+	char *end;
+
+	if (g) {
+		gpus = strtol(g, &end, 10);
+		if (*end || gpus < 1 || gpus > 1024)
+			gpus = 0;
+	}
+	if (gpus && n) {
+		nodes = strtol(n, &end, 10);
+		if (*end || nodes < 1 || nodes > 1024)
+			nodes = 1;
+	}
+	if (!gpus && cvd && *cvd) {
+		gpus = 1;
+		for (; *cvd; cvd++)
+			gpus += *cvd == ',';
+	}
+	if (gpus < 1)
+		return 1;
+	return gpus * nodes > 1024 ? 1024 : (int)(gpus * nodes);
+}
+
 static int parse_opts(int argc, char **argv, opts_t *o)
 {
 	static const struct option lo[] = {
@@ -172,7 +203,7 @@ static int parse_opts(int argc, char **argv, opts_t *o)
 	o->partner = env("HS_EMU_PARTNER");
 	o->ckpt_dir = env("HS_CKPT_DIR");
 	o->share_dir = env("HS_EMU_SHARE_DIR");
-	o->sf = 1;
+	o->sf = job_gpus();
 	o->time_scale = 1;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {

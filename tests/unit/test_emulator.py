@@ -29,7 +29,9 @@ def check(name, cond, detail=""):
 
 
 def env(**kw):
-    e = {k: v for k, v in os.environ.items() if not k.startswith("HS_")}
+    # hermetic: nothing of a Slurm job or GPU the tests may run under
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith(("HS_", "SLURM_")) and k != "CUDA_VISIBLE_DEVICES"}
     e.update({k: str(v) for k, v in kw.items()})
     return e
 
@@ -103,6 +105,16 @@ def main():
             rate = (b[1] - a[1]) / (b[0] - a[0]) / scale
             check("%s: emulated throughput %.2f matches the table %.2f" % (gpu, rate, thr),
                   abs(rate - thr) / thr < 0.15, (rate, thr))
+
+    # --- the scale factor defaults to the job's GPU count (the scheduler
+    # looks a job with N GPUs up as (model, N))
+    for extra, want in ((dict(SLURM_GPUS_ON_NODE=2, SLURM_JOB_NUM_NODES=2), 4),
+                        (dict(CUDA_VISIBLE_DEVICES="0,1"), 2), ({}, 1)):
+        rc, out, err, got = run_collect(
+            ["--table", TABLE, "--model", MODEL, "--steps", "5", "--time-scale", "1000",
+             "--gpu-type", "v100"], env(HS_REPORT_SOCKET=name, **extra), sock)
+        check("scale factor %d from %s" % (want, ",".join(sorted(extra)) or "no GPU environment"),
+              rc == 0 and " sf=%d " % want in out + err, (rc, out, err))
 
     # --- sharing: the pair throughput from the table
     thr_pair = table["k80"][key]["('%s', 1)" % PARTNER][0]
