@@ -153,9 +153,13 @@ run_once() {
 	start=$(date +%s)
 	while :; do
 		el=$(( $(date +%s) - start ))
+		[ "$el" -lt 1200 ] || die "jobs still running after 1200 s"
 		local line="" t r pend
-		r=$(squeue -h -j "$ids" -t R,CG,S -o '%j %N %t' 2>/dev/null)
-		pend=$(squeue -h -j "$ids" -t PD -o %j 2>/dev/null | paste -sd' ')
+		# A busy slurmctld can time squeue out: an empty answer counts
+		# only when squeue succeeded.
+		r=$(squeue -h -j "$ids" -t R,CG,S -o '%j %N %t' 2>/dev/null) &&
+			pend=$(squeue -h -j "$ids" -t PD -o %j 2>/dev/null) || { sleep 2; continue; }
+		pend=$(echo "$pend" | paste -sd' ')
 		[ -n "$r$pend" ] || break
 		for t in $(echo "$gpus" | tr ',' '\n' | cut -d: -f1); do
 			line="$line $t: $(echo "$r" | awk -v t="$t" '{ split($2, a, "-"); if (a[1] == t) printf "%s%s%s", sep, $1, ($3 == "S" ? "(suspended)" : ""); if (a[1] == t) sep = "," }') |"
@@ -165,7 +169,6 @@ run_once() {
 		if [ "$sched" = hetsched ] && [ ! -s "$out/status.txt" ] && [ "$el" -ge $((round + 10)) ]; then
 			"$hetsched" status >"$out/status.txt" 2>&1 || true
 		fi
-		[ "$el" -lt 1200 ] || die "jobs still running after 1200 s"
 		sleep 5
 	done
 	# Accounting is written asynchronously: wait until slurmdbd has every end.
