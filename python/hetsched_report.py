@@ -5,7 +5,9 @@ doc/protocol.md. Under Slurm with the spank_hetsched plugin, each call
 reaches the scheduler, which measures the job's throughput on its GPU type;
 without the plugin every call is a no-op. Calls never block: at most one
 non-blocking datagram per HS_REPORT_MIN_INTERVAL_US, else the latest values
-are kept and sent by a later call.
+are kept and sent by a later call (so is what a busy listener refused).
+At exit, as libhetsched-report does, the last report is delivered and the
+exit waits (bounded) until the listener has read it.
 
     import hetsched_report as hs
 
@@ -24,9 +26,11 @@ Only the standard library is used (no PyPI dependency).
 """
 
 import atexit
+import fcntl
 import os
 import signal
 import socket
+import struct
 import threading
 import time
 
@@ -42,6 +46,9 @@ _UNSAFE_SIGNALS = {signal.SIGKILL, signal.SIGSTOP, signal.SIGTSTP,
                    signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE,
                    signal.SIGILL, signal.SIGABRT, signal.SIGCHLD,
                    signal.SIGPIPE, signal.SIGTTIN, signal.SIGTTOU}
+_SIOCOUTQ = 0x5411     # linux/sockios.h: bytes sent, not yet read
+_EXIT_RETRY_S = 2.0    # see _Reporter.at_exit
+_EXIT_WAIT_S = 5.0
 
 
 def _env_int(name, lo, hi, default):
@@ -77,6 +84,7 @@ class _Reporter:
                                      60000000, 10000) / 1e6
         self.last_sent = None
         self.pending = None  # (step, samples)
+        self.pending_ckpt = None  # an acknowledgement the busy listener refused
         self.counts = {"sent": 0, "coalesced": 0, "dropped": 0, "noop": 0}
         name = os.environ.get("HS_REPORT_SOCKET", "")
         if not name:
@@ -89,16 +97,52 @@ class _Reporter:
         except OSError:
             return
         self.sock = s
-        atexit.register(self.flush)
+        atexit.register(self.at_exit)
 
-    def _send(self, data):
+    def _send(self, step=None, samples=None, ckpt=None):
+        """Sends one report (with any refused acknowledgement); what the
+        busy listener refuses (EAGAIN) is kept for the next datagram."""
+        if ckpt is None:
+            ckpt = self.pending_ckpt
+        data = format_report(step=step, samples=samples, ckpt=ckpt)
         try:
             self.sock.send(data)
             self.counts["sent"] += 1
+            self.pending_ckpt = None
             return 0
-        except OSError:  # listener busy (EAGAIN) or gone
+        except BlockingIOError:  # listener busy: its queue is full
+            self.counts["dropped"] += 1
+            if step is not None and self.pending is None:
+                self.pending = (step, samples)
+            self.pending_ckpt = ckpt
+            return -1
+        except OSError:  # listener gone
             self.counts["dropped"] += 1
             return -1
+
+    def unread(self):
+        """Bytes sent that the listener has not read yet."""
+        try:
+            return struct.unpack("i", fcntl.ioctl(self.sock.fileno(), _SIOCOUTQ, b"\0" * 4))[0]
+        except OSError:
+            return 0
+
+    def retry(self, seconds):
+        """Retries a refused report for up to seconds (it is busy)."""
+        end = time.monotonic() + seconds
+        while self.flush() < 0 and time.monotonic() < end:
+            time.sleep(0.01)
+
+    def at_exit(self):
+        """As in libhetsched-report: the last report is retried while the
+        listener refuses it, and the exit waits (bounded) until the
+        listener has read what was sent, because it checks in /proc that
+        the sender belongs to the job and drops reports of a sender that
+        is already gone."""
+        self.retry(_EXIT_RETRY_S)
+        end = time.monotonic() + _EXIT_WAIT_S
+        while self.unread() > 0 and time.monotonic() < end:
+            time.sleep(0.01)
 
     def step(self, n, samples=None):
         if self.sock is None:
@@ -112,21 +156,21 @@ class _Reporter:
                 self.pending = (n, samples)
                 self.counts["coalesced"] += 1
                 return 0
-            data = format_report(step=n, samples=samples)   # formatted only when sent
+            format_report(step=n, samples=samples)   # validates
             self.last_sent = now
             self.pending = None
-            return self._send(data)
+            return self._send(step=n, samples=samples)
 
     def flush(self):
         if self.sock is None:
             return 1
         with self.lock:
-            if self.pending is None:
+            if self.pending is None and self.pending_ckpt is None:
                 return 0
-            n, samples = self.pending
+            n, samples = self.pending or (None, None)
             self.pending = None
             self.last_sent = time.monotonic()
-            return self._send(format_report(step=n, samples=samples))
+            return self._send(step=n, samples=samples)
 
     def checkpoint(self, n):
         _flag.clear()
@@ -135,10 +179,10 @@ class _Reporter:
             return 1
         with self.lock:
             p = self.pending
+            format_report(ckpt=n)   # validates
             self.pending = None
-            data = format_report(step=p[0] if p else None,
-                                 samples=p[1] if p else None, ckpt=n)
-            return self._send(data)
+            return self._send(step=p[0] if p else None,
+                              samples=p[1] if p else None, ckpt=n)
 
 
 _flag = threading.Event()
@@ -198,6 +242,9 @@ def ckpt_hold():
     requeued; returns the seconds slept when the hold ends."""
     hold = _env_int("HS_CKPT_HOLD", 0, 86400, 120)
     start = time.monotonic()
+    r = _get()
+    if r.sock is not None and r.pending_ckpt is not None:
+        r.retry(_EXIT_RETRY_S)   # the acknowledgement the scheduler waits for
     while time.monotonic() - start < hold:
         time.sleep(min(1.0, hold - (time.monotonic() - start)))
     return int(time.monotonic() - start)

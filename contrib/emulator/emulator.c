@@ -332,6 +332,14 @@ static void on_ckpt_request(emu_t *e)
 		say(&e->o, "hold ended after %us; continuing", held);
 }
 
+static void say_report_stats(const emu_t *e)
+{
+	hs_report_stats_t s;
+
+	hs_report_get_stats(&s);
+	say(&e->o, "reports sent=%lu refused=%lu coalesced=%lu", s.sent, s.dropped, s.coalesced);
+}
+
 static int run(emu_t *e)
 {
 	uint64_t bs = batch_size(e->o.model);
@@ -376,15 +384,23 @@ static int run(emu_t *e)
 			say(&e->o, "progress step=%llu", (unsigned long long)e->step);
 		}
 	}
-	hs_report_flush();
+	/* the last report: retried (bounded) while the listener's queue is
+	 * full, so the counters below are final */
+	for (int i = 0; i < 200 && hs_report_flush() < 0 && errno == EAGAIN; i++) {
+		struct timespec slice = { 0, 10000000L };
+
+		nanosleep(&slice, NULL);
+	}
 	if (terminated) {
 		say(&e->o, "terminated by signal %d step=%llu ran=%llu last_ckpt=%llu",
 		    (int)terminated, (unsigned long long)e->step,
 		    (unsigned long long)(e->step - e->start_step), (unsigned long long)e->last_ckpt);
+		say_report_stats(e);
 		return 128 + (int)terminated;
 	}
 	say(&e->o, "done step=%llu ran=%llu", (unsigned long long)e->step,
 	    (unsigned long long)(e->step - e->start_step));
+	say_report_stats(e);
 	return 0;
 }
 

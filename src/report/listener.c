@@ -24,6 +24,10 @@
 #define PEER_CACHE 8
 #define PEER_TTL 5.0          /* seconds a validated sender stays trusted */
 #define LOG_EVERY 10.0        /* seconds between drop summaries */
+#define FINAL_TRIES 3         /* final publish attempts, ... */
+#define FINAL_PAUSE_S 1       /* ... this many seconds apart */
+#define MAX_QUEUE_AGE 60.0    /* a send time older than this (or in the
+                               * future) is a clock step: use the read time */
 
 typedef struct peer {
 	pid_t pid;
@@ -33,6 +37,7 @@ typedef struct peer {
 struct hs_listener {
 	hs_listener_cfg_t cfg;
 	int sock, stopfd;
+	int stamped;                  /* SO_TIMESTAMPNS is on: send times */
 	pthread_t thread;
 	hs_est_t est;
 	hs_listener_state_t st;
@@ -124,8 +129,10 @@ static void drop(hs_listener_t *l, unsigned long *counter, const char *why)
 		l->first_reason = why;
 }
 
+/* now: when the datagram was read (sender checks); sent: when it was sent
+ * (the estimator's clock, see drain()). */
 static void handle(hs_listener_t *l, const char *buf, ssize_t n, int truncated,
-		   const struct ucred *cr, double now)
+		   const struct ucred *cr, double now, double sent)
 {
 	hs_wire_report_t r;
 	const char *why;
@@ -143,7 +150,7 @@ static void handle(hs_listener_t *l, const char *buf, ssize_t n, int truncated,
 	l->cnt.accepted++;
 	l->last_pid = cr->pid;
 	if (r.has & HS_WIRE_HAS_STEP) {
-		if (hs_est_report(&l->est, r.step, now)) {
+		if (hs_est_report(&l->est, r.step, sent)) {
 			l->st.ema = l->est.ema;
 			l->st.n = l->est.n;
 			l->st.new_samples = l->est.new_samples;
@@ -171,24 +178,63 @@ static void handle(hs_listener_t *l, const char *buf, ssize_t n, int truncated,
 	}
 }
 
+/* Closes any descriptors a sender passed (SCM_RIGHTS): the control buffer
+ * is sized so the kernel has no room to install them, this is the backstop. */
+static void close_passed_fds(struct msghdr *mh)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			for (size_t i = 0; CMSG_LEN((i + 1) * sizeof(int)) <= c->cmsg_len; i++) {
+				int fd;
+
+				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+				close(fd);
+			}
+}
+
 /* Reads every queued datagram, within the per-second budget. Returns 1
- * when the budget is exhausted. */
+ * when the budget is exhausted.
+ *
+ * Two rules make the estimate independent of when this thread gets to
+ * read (it is busy in publish()'s RPCs to slurmctld, or descheduled on a
+ * loaded node, for seconds at times):
+ *  - reports are timed by the kernel when they were SENT (SO_TIMESTAMPNS,
+ *    taken in the sender's send(), so a sender cannot forge it). Timed at
+ *    read, a stall of more than gap_min_s read as a gap (excluded) and the
+ *    steps queued meanwhile then counted in ~0 s: a 1 s stall put a 1 s
+ *    window of v100 reports ~2x too high;
+ *  - a datagram is first peeked, its sender checked, and only then
+ *    consumed. Senders that exit right after reporting (the hetsched-report
+ *    command, a program's last report) wait until their datagrams are
+ *    consumed (report.c), so they are still alive when /proc is asked
+ *    about them; read first, such reports were dropped as "foreign" when
+ *    the sender had exited in between. */
 static int drain(hs_listener_t *l)
 {
+	struct timespec rt, mt;
+	double offset;
+
+	/* realtime - monotonic, once per drain so send times keep their order */
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	offset = ((double)rt.tv_sec + rt.tv_nsec * 1e-9) - ((double)mt.tv_sec + mt.tv_nsec * 1e-9);
 	for (;;) {
-		char buf[HS_WIRE_MAX + 1];
+		char buf[HS_WIRE_MAX + 1], one;
 		union {
 			struct cmsghdr align;
-			char b[CMSG_SPACE(sizeof(struct ucred))];
+			char b[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(struct ucred))];
 		} ctl;
 		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 		struct msghdr mh = {
 			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = ctl.b, .msg_controllen = sizeof(ctl.b),
+			.msg_control = ctl.b,
+			/* exactly what is expected: no room for passed fds */
+			.msg_controllen = (l->stamped ? CMSG_SPACE(sizeof(struct timespec)) : 0) +
+					  CMSG_SPACE(sizeof(struct ucred)),
 		};
 		struct ucred crbuf;
 		const struct ucred *cr = NULL;
-		double now = mono_now();
+		double now = mono_now(), sent = now;
 		ssize_t n;
 
 		if (now - l->sec_start >= 1.0) {
@@ -197,22 +243,36 @@ static int drain(hs_listener_t *l)
 		}
 		if (l->sec_count >= l->cfg.max_rate)
 			return 1;
-		n = recvmsg(l->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		n = recvmsg(l->sock, &mh, MSG_PEEK | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return 0;  /* EAGAIN, or an error poll will report again */
 		}
 		l->sec_count++;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level != SOL_SOCKET)
+				continue;
+			if (c->cmsg_type == SCM_CREDENTIALS &&
 			    c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
 				memcpy(&crbuf, CMSG_DATA(c), sizeof(crbuf));
 				cr = &crbuf;
+			} else if (c->cmsg_type == SCM_TIMESTAMPNS &&
+				   c->cmsg_len == CMSG_LEN(sizeof(struct timespec))) {
+				struct timespec ts;
+				double t;
+
+				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+				t = (double)ts.tv_sec + ts.tv_nsec * 1e-9 - offset;
+				if (t <= now && now - t <= MAX_QUEUE_AGE)
+					sent = t;
 			}
-		/* MSG_CMSG_CLOEXEC + the ctl size only fit credentials; any
-		 * passed file descriptor is dropped by the kernel (MSG_CTRUNC). */
-		handle(l, buf, n, (mh.msg_flags & MSG_TRUNC) != 0, cr, now);
+		}
+		close_passed_fds(&mh);
+		handle(l, buf, n, (mh.msg_flags & MSG_TRUNC) != 0, cr, now, sent);
+		/* consume it; no control buffer, so nothing more is installed */
+		while (recv(l->sock, &one, 1, MSG_DONTWAIT) < 0 && errno == EINTR)
+			;
 	}
 }
 
@@ -306,8 +366,19 @@ static void *run(void *arg)
 			l->cnt.throttled++;
 		periodic(l, mono_now());
 	}
-	if (l->dirty || l->ckpt_dirty || l->first_pending || l->start_pending)
+	/* The final publish has no "later": a failure (slurmctld busy or
+	 * slow to answer on a loaded machine) is retried a few times, so the
+	 * last step and acknowledgement are not lost; bounded, as the step's
+	 * end waits for it. */
+	for (int i = 0; i < FINAL_TRIES &&
+	     (l->dirty || l->ckpt_dirty || l->first_pending || l->start_pending); i++) {
+		if (i) {
+			struct timespec pause = { FINAL_PAUSE_S, 0 };
+
+			nanosleep(&pause, NULL);
+		}
 		publish(l, HS_PUB_FINAL, mono_now());
+	}
 	log_drops(l, mono_now(), 1);
 	return NULL;
 }
@@ -339,6 +410,8 @@ static int make_socket(hs_listener_t *l, char *name, size_t size, hs_err_t *err)
 	if (setsockopt(l->sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
 		return lerr(err, "SO_PASSCRED: %s", strerror(errno));
 	(void)setsockopt(l->sock, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/* send times (see drain()); without them, read times */
+	l->stamped = setsockopt(l->sock, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) == 0;
 	if (bind(l->sock, (struct sockaddr *)&sa, len) < 0)
 		return lerr(err, "bind %s: %s", name, strerror(errno));
 	return 0;

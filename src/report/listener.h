@@ -11,7 +11,8 @@
  *    socket is not read until the next second (senders see EAGAIN);
  *  - nothing here opens a path; the only files read are /proc/<pid>/stat;
  *  - hs_listener_stop() wakes the thread through an eventfd, lets it make
- *    the final publish and joins it, so no code runs after the plugin is
+ *    the final publish (retried up to 3 times, 1 s apart, when it fails)
+ *    and joins it, so no code runs after the plugin is
  *    unloaded.
  * Slurm-free: the plugin supplies the publish and log callbacks, and unit
  * tests drive it in-process.

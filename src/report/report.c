@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>  /* SIOCOUTQ */
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -23,6 +25,12 @@
 #define DEFAULT_MIN_INTERVAL_US 10000ULL
 #define DEFAULT_HOLD_S 120UL
 #define MAX_HOLD_S 86400UL
+/* At exit: how long to retry a last report the busy listener refused, then
+ * how long to wait for the listener to read what was sent (see
+ * flush_at_exit). Bounds, reached only while the listener is stuck. */
+#define EXIT_RETRY_NS 2000000000ULL
+#define EXIT_WAIT_NS 5000000000ULL
+#define RETRY_SLICE_NS 10000000L
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int sock = -1;                      /* connected datagram socket */
@@ -30,6 +38,8 @@ static uint64_t min_interval_ns;
 static atomic_uint_fast64_t last_sent_ns;  /* 0 = never */
 static atomic_uint_fast64_t pending_step, pending_samples;
 static atomic_int pending;                 /* 0 none, 1 step, 2 step+samples */
+static atomic_uint_fast64_t pending_ckpt;  /* an acknowledgement the listener
+                                            * refused: step + 1, 0 = none */
 static atomic_ulong n_sent, n_coalesced, n_dropped, n_noop;
 static volatile sig_atomic_t ckpt_flag;
 
@@ -58,9 +68,37 @@ static unsigned long long env_ull(const char *name, unsigned long long lo,
 	return v;
 }
 
+static void sleep_slice(void)
+{
+	struct timespec ts = { 0, RETRY_SLICE_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Bytes this process sent that the listener has not read yet (a Unix
+ * datagram stays charged to its sender until it is received). */
+static int unread_bytes(void)
+{
+	int n = 0;
+
+	return ioctl(sock, SIOCOUTQ, &n) == 0 ? n : 0;
+}
+
+/* The last report must not be lost when the program ends: a pending one
+ * the listener refused (its queue was full) is retried for a while, and
+ * the exit waits until the listener has read what was sent, because the
+ * listener checks in /proc that a report's sender belongs to the job and
+ * drops reports of a sender that is already gone (one `hetsched-report`
+ * command per step, a program's final report). */
 static void flush_at_exit(void)
 {
-	(void)hs_report_flush();
+	uint64_t end = mono_ns() + EXIT_RETRY_NS;
+
+	while (hs_report_flush() < 0 && errno == EAGAIN && mono_ns() < end)
+		sleep_slice();
+	end = mono_ns() + EXIT_WAIT_NS;
+	while (unread_bytes() > 0 && mono_ns() < end)
+		sleep_slice();
 }
 
 static void init(void)
@@ -112,21 +150,48 @@ static int send_report(const hs_wire_report_t *r)
 		return -1;
 	}
 	if (send(sock, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) != n) {
+		int e = errno;
+
 		atomic_fetch_add_explicit(&n_dropped, 1, memory_order_relaxed);
+		if (e == EAGAIN || e == EWOULDBLOCK) {
+			/* The listener is busy (its queue is full): keep what
+			 * this datagram said for the next one, unless a newer
+			 * report is already waiting (reports are cumulative). */
+			if ((r->has & HS_WIRE_HAS_STEP) && !atomic_load(&pending)) {
+				atomic_store(&pending_step, r->step);
+				atomic_store(&pending_samples, r->samples);
+				atomic_store(&pending, (r->has & HS_WIRE_HAS_SAMPLES) ? 2 : 1);
+			}
+			if (r->has & HS_WIRE_HAS_CKPT)
+				atomic_store(&pending_ckpt, r->ckpt + 1);
+		}
+		errno = e;
 		return -1;
 	}
 	atomic_fetch_add_explicit(&n_sent, 1, memory_order_relaxed);
 	return 0;
 }
 
-/* Takes the pending coalesced report, if any, into r. */
+/* Adds a refused checkpoint acknowledgement, if any, to r. */
+static int take_pending_ckpt(hs_wire_report_t *r)
+{
+	uint_fast64_t c = atomic_exchange(&pending_ckpt, 0);
+
+	if (!c)
+		return 0;
+	r->has |= HS_WIRE_HAS_CKPT;
+	r->ckpt = c - 1;
+	return 1;
+}
+
+/* Takes the pending coalesced (or refused) report, if any, into r. */
 static int take_pending(hs_wire_report_t *r)
 {
-	int p = atomic_exchange(&pending, 0);
+	int p = atomic_exchange(&pending, 0), c = take_pending_ckpt(r);
 
 	if (!p)
-		return 0;
-	r->has = HS_WIRE_HAS_STEP | (p == 2 ? HS_WIRE_HAS_SAMPLES : 0);
+		return c;
+	r->has |= HS_WIRE_HAS_STEP | (p == 2 ? HS_WIRE_HAS_SAMPLES : 0);
 	r->step = atomic_load(&pending_step);
 	r->samples = atomic_load(&pending_samples);
 	return 1;
@@ -158,6 +223,7 @@ static int report(uint64_t step, int has_samples, uint64_t samples)
 		return 0;
 	}
 	atomic_store(&pending, 0);
+	take_pending_ckpt(&r);
 	if (has_samples) {
 		r.has |= HS_WIRE_HAS_SAMPLES;
 		r.samples = samples;
@@ -252,6 +318,11 @@ unsigned hs_report_ckpt_hold(void)
 	unsigned long hold = env_ull("HS_CKPT_HOLD", 0, MAX_HOLD_S, DEFAULT_HOLD_S);
 	uint64_t start = mono_ns(), end = start + hold * 1000000000ULL;
 
+	/* An acknowledgement the busy listener refused is what the scheduler
+	 * waits for during the hold: retry it first (bounded). */
+	while (atomic_load(&pending_ckpt) && hs_report_flush() < 0 && errno == EAGAIN &&
+	       mono_ns() < start + EXIT_RETRY_NS)
+		sleep_slice();
 	for (;;) {
 		uint64_t now = mono_ns();
 		struct timespec ts;

@@ -32,12 +32,18 @@ typedef struct pubs {
 	char log[512];
 	int logs;
 	unsigned long dropped_logged;   /* sum of "dropped N" over log lines */
+	int stall_why;                  /* publishes of this kind ... */
+	double stall_s;                 /* ... first sleep this long (a slow
+	                                 * slurmctld), 0 = never */
+	double ema_min, ema_max;        /* over publishes after the first sample */
 } pubs_t;
 
 static int on_publish(void *arg, const hs_listener_state_t *st, hs_publish_why_t why)
 {
 	pubs_t *p = arg;
 	int rc = 0;
+
+	double stall = 0;
 
 	pthread_mutex_lock(&p->mu);
 	if (p->fail_first) {
@@ -46,8 +52,24 @@ static int on_publish(void *arg, const hs_listener_state_t *st, hs_publish_why_t
 	} else {
 		p->count[why]++;
 		p->last = *st;
+		if (st->new_samples > 0) {
+			if (p->ema_max == 0 || st->ema > p->ema_max)
+				p->ema_max = st->ema;
+			if (p->ema_min == 0 || st->ema < p->ema_min)
+				p->ema_min = st->ema;
+		}
+		if (p->stall_s > 0 && (int)why == p->stall_why) {
+			stall = p->stall_s;
+			p->stall_s = 0;
+		}
 	}
 	pthread_mutex_unlock(&p->mu);
+	if (stall > 0) {
+		struct timespec ts = { (time_t)stall, (long)((stall - (double)(time_t)stall) * 1e9) };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
 	return rc;
 }
 
@@ -81,12 +103,12 @@ static void sleep_s(double s)
 		;
 }
 
-static hs_listener_t *start(pubs_t *p, hs_listener_cfg_t *cfg, char *name)
+/* Starts a listener reporting to p, which the caller has set up. */
+static hs_listener_t *start_with(pubs_t *p, hs_listener_cfg_t *cfg, char *name)
 {
 	hs_err_t err;
 	hs_listener_t *l;
 
-	memset(p, 0, sizeof(*p));
 	pthread_mutex_init(&p->mu, NULL);
 	cfg->publish = on_publish;
 	cfg->log = on_log;
@@ -96,6 +118,12 @@ static hs_listener_t *start(pubs_t *p, hs_listener_cfg_t *cfg, char *name)
 		fail_msg("listener: %s", err.msg);
 	assert_true(name[0] == '@');
 	return l;
+}
+
+static hs_listener_t *start(pubs_t *p, hs_listener_cfg_t *cfg, char *name)
+{
+	memset(p, 0, sizeof(*p));
+	return start_with(p, cfg, name);
 }
 
 static void base_cfg(hs_listener_cfg_t *cfg)
@@ -368,6 +396,137 @@ static void stopped_reporter(void **state)
 	pthread_mutex_destroy(&p.mu);
 }
 
+/* The listener thread is stuck for 1.5 s in a publish (an RPC to a slow
+ * slurmctld) while the job keeps reporting: its queue fills, later reports
+ * are refused. Reports are timed when sent, so every window still gives
+ * the sender's rate. (Timed when read, the stall was excluded as a gap and
+ * the steps queued or refused meanwhile were counted in ~0 s: the window
+ * after the stall read ~2.5x the rate.) */
+static void stalled_listener(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX], msg[64];
+	double t0, t1, sender_rate;
+	pubs_t p;
+	hs_listener_t *l;
+	int i = 0;
+	(void)state;
+
+	base_cfg(&cfg);
+	cfg.est.window_s = 1;
+	cfg.est.alpha = 1;            /* every published ema is one window */
+	cfg.ckpt_min_interval = 0;
+	memset(&p, 0, sizeof(p));
+	p.stall_why = HS_PUB_FIRST;
+	p.stall_s = 1.5;
+	l = start_with(&p, &cfg, name);
+	t0 = t1 = now_s();
+	while (t1 - t0 < 4.5) {
+		int n = snprintf(msg, sizeof(msg), "hs1 step=%d", ++i);
+
+		(void)send_raw(name, msg, (size_t)n);   /* refused while stalled */
+		sleep_s(0.005);
+		t1 = now_s();
+	}
+	sleep_s(0.2);
+	hs_listener_stop(l, &c, &st);
+	sender_rate = (i - 1) / (t1 - t0);
+	printf("# sender %.1f steps/s; published window rates %.1f..%.1f; %lu gap(s)\n",
+	       sender_rate, p.ema_min, p.ema_max, c.excluded_gap);
+	assert_int_equal(p.count[HS_PUB_FIRST], 1);
+	assert_true(st.n >= 2);
+	assert_true(p.ema_min > 0.6 * sender_rate && p.ema_max < 1.4 * sender_rate);
+	pthread_mutex_destroy(&p.mu);
+}
+
+/* A sender that exits right after reporting (one hetsched-report command
+ * per step) while the listener is busy: the library waits at exit until
+ * its report is read, and the listener checks the sender before it
+ * consumes the datagram, so the report is accepted, not dropped as coming
+ * from a process that is no longer part of the job. */
+static void exiting_reporter(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	pid_t child;
+	int status;
+	double t0;
+	(void)state;
+
+	base_cfg(&cfg);
+	memset(&p, 0, sizeof(p));
+	p.stall_why = HS_PUB_START;
+	p.stall_s = 1.0;
+	l = start_with(&p, &cfg, name);
+	for (int busy = 0; !busy; sleep_s(0.01)) {   /* until it is stuck */
+		pthread_mutex_lock(&p.mu);
+		busy = p.count[HS_PUB_START] == 1;
+		pthread_mutex_unlock(&p.mu);
+	}
+	t0 = now_s();
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		char cmd[1024];
+		const char *bd = getenv("HS_BUILDDIR");
+
+		snprintf(cmd, sizeof(cmd), "%s/hetsched-report", bd ? bd : ".");
+		setenv("HS_REPORT_SOCKET", name, 1);
+		execl(cmd, cmd, "step", "7", (char *)NULL);
+		_exit(127);
+	}
+	/* reaped at once: once it has exited, /proc knows nothing of it */
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (now_s() < t0 + 1.3)   /* the listener reads it after its stall */
+		sleep_s(t0 + 1.3 - now_s());
+	hs_listener_stop(l, &c, &st);
+	printf("# accepted %lu, foreign %lu\n", c.accepted, c.foreign);
+	assert_int_equal(c.foreign, 0);
+	assert_int_equal(c.accepted, 1);
+	assert_true(st.has_step && st.step == 7);
+	pthread_mutex_destroy(&p.mu);
+}
+
+/* The final publish fails once (slurmctld busy): it is retried, so the
+ * last step is not lost. */
+static void final_publish_retried(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	(void)state;
+
+	base_cfg(&cfg);
+	cfg.publish_interval = 100;   /* only START and FINAL publish */
+	cfg.ckpt_min_interval = 100;
+	l = start(&p, &cfg, name);
+	for (int started = 0; !started; sleep_s(0.01)) {
+		pthread_mutex_lock(&p.mu);
+		started = p.count[HS_PUB_START] == 1;
+		pthread_mutex_unlock(&p.mu);
+	}
+	assert_int_equal(send_raw(name, "hs1 step=5", 10), 10);
+	sleep_s(0.2);
+	pthread_mutex_lock(&p.mu);
+	p.fail_first = 1;
+	pthread_mutex_unlock(&p.mu);
+	hs_listener_stop(l, &c, &st);
+	assert_int_equal(c.accepted, 1);
+	assert_int_equal(p.count[HS_PUB_FINAL], 1);
+	assert_true(p.last.has_step && p.last.step == 5);
+	pthread_mutex_destroy(&p.mu);
+}
+
 /* No report at all: the step start is still published (history), and a
  * failed publish is retried. */
 static void silent_job(void **state)
@@ -404,6 +563,9 @@ int main(void)
 		cmocka_unit_test(client_library),
 		cmocka_unit_test(stopped_reporter),
 		cmocka_unit_test(silent_job),
+		cmocka_unit_test(stalled_listener),
+		cmocka_unit_test(exiting_reporter),
+		cmocka_unit_test(final_publish_retried),
 	};
 	return cmocka_run_group_tests_name("listener", tests, NULL, NULL);
 }

@@ -5,7 +5,10 @@
  * measures the job's throughput on the GPU type it runs on. Without the
  * plugin (HS_REPORT_SOCKET unset) every call is a no-op. A call never
  * blocks: it costs one clock read and, at most once per
- * HS_REPORT_MIN_INTERVAL_US, one non-blocking datagram send.
+ * HS_REPORT_MIN_INTERVAL_US, one non-blocking datagram send. What a busy
+ * listener refuses is kept and sent with the next datagram. At exit the
+ * library waits (at most ~7 s, only while the listener is slow) until its
+ * last report has been read: see hetsched_report(3).
  *
  * Checkpoints (doc/protocol.md (d)): call hs_report_ckpt_watch() once; when
  * hs_report_ckpt_requested() turns true, save a checkpoint atomically into
