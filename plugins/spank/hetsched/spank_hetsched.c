@@ -42,6 +42,7 @@ static int opt_ckpt, opt_no_preempt;
 /* The step (remote context). */
 static hs_spank_job_t job;
 static hs_listener_t *listener;
+static uint32_t tasks_left;    /* local tasks not yet exited (remote context) */
 static uint32_t step_id;
 static char step_name[16];     /* "batch", "extern", "interactive" or the id */
 
@@ -243,6 +244,8 @@ static void start_listener(spank_t sp, uid_t uid)
 	}
 	task_env(sp, "HS_REPORT_SOCKET", name);
 	task_env_num(sp, "HS_REPORT_MIN_INTERVAL_US", conf.min_interval_us);
+	if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &tasks_left) != ESPANK_SUCCESS)
+		tasks_left = 0;   /* unknown: the listener stops in slurm_spank_exit */
 }
 
 static void step_setup(spank_t sp)
@@ -362,16 +365,14 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	return ESPANK_SUCCESS;   /* never fail a job over hetsched */
 }
 
-int slurm_spank_exit(spank_t sp, int ac, char **av)
+/* Stops the listener: its final publish, then the summary line. */
+static void stop_listener(void)
 {
 	hs_listener_counters_t c;
 	hs_listener_state_t st;
 
-	(void)sp;
-	(void)ac;
-	(void)av;
 	if (!listener)
-		return ESPANK_SUCCESS;
+		return;
 	hs_listener_stop(listener, &c, &st);   /* joins after the final publish */
 	listener = NULL;
 	slurm_info("spank/hetsched: job %u step %s on %s: %lu report(s) accepted, %lu dropped "
@@ -382,5 +383,32 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 		   c.malformed + c.truncated + c.foreign + c.no_creds, c.malformed, c.truncated,
 		   c.foreign, c.ckpts, st.n ? st.ema : 0.0, job.key, st.n,
 		   (unsigned long long)st.step, c.excluded_stop, c.excluded_gap, c.excluded_fast);
+}
+
+/* The last local task has exited: publish the final record now. slurmstepd
+ * tells srun that the tasks exited (and so lets the batch script go on and
+ * the job complete) BEFORE it calls slurm_spank_exit; publishing there, the
+ * final step and acknowledgement reached AdminComment only after the job
+ * had completed, when the scheduler and sacct readers may already have
+ * read the record. Here (before the exit messages) the record is final
+ * when the step is seen to end. */
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	(void)ac;
+	(void)av;
+	if (!listener || spank_context() != S_CTX_REMOTE || tasks_left == 0)
+		return ESPANK_SUCCESS;
+	if (--tasks_left == 0)
+		stop_listener();
+	return ESPANK_SUCCESS;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	(void)ac;
+	(void)av;
+	stop_listener();   /* unless the last task's exit did */
 	return ESPANK_SUCCESS;
 }
