@@ -214,6 +214,10 @@ cat <<EOF
   FIFO = \`fifo\`; agnostic policies visit GPU types in a random order
   each round, aware ones fastest first (Gavel's convention).
 EOF
+if [ -n "${HS_FIRST_SEED_ONLY:-}" ] && [ "$nseeds" -gt 1 ]; then
+	echo "- **Reduced scope**: run for seed 0 only (\`--first-seed-only\`, to fit the"
+	echo "  time available; their cells say n=1): $(echo $HS_FIRST_SEED_ONLY | sed 's/ /, /g')."
+fi
 if [ -n "$missing" ]; then
 	echo "- **Not run**: policies not in this build yet:$missing."
 	echo "  Rerun the command when they land (finished runs are kept)."
@@ -450,8 +454,8 @@ ratio_line() {
 	[ -n "$best" ] && printf -- "- %s: average JCT of %s is **%sx** that of %s at %s jobs/hour (%sx at %s; loads where both finished)" \
 		"$exp" "$(label $a)" "$best" "$(label $b)" "$at" "$low" "$lat"
 	[ -z "$best" ] && [ -n "$sat$rsat" ] && printf -- "- %s: %s vs %s" "$exp" "$(label $a)" "$(label $b)"
-	[ -n "$sat" ] && printf "; at%s jobs/hour %s does not finish while %s does" "$sat" "$(label $a)" "$(label $b)"
-	[ -n "$rsat" ] && printf "; at%s jobs/hour %s does not finish while %s does" "$rsat" "$(label $b)" "$(label $a)"
+	[ -n "$sat" ] && printf "; at %s jobs/hour %s does not finish while %s does" "$(echo $sat | sed 's/ /, /g')" "$(label $a)" "$(label $b)"
+	[ -n "$rsat" ] && printf "; at %s jobs/hour %s does not finish while %s does" "$(echo $rsat | sed 's/ /, /g')" "$(label $b)" "$(label $a)"
 	[ -n "$best$sat$rsat" ] && echo "."
 	return 0
 }
@@ -465,6 +469,25 @@ sustainable() {
 		[ "$(stat avg_jct_s "$@" | cut -d' ' -f2)" = 0 ] && s=$r
 	done
 	echo "${s:-none}"
+}
+# knee EXP P: highest load whose mean JCT (every run finished) is at most
+# twice the policy's own at the lowest load: a saturation criterion that
+# also holds for FIFO, which finishes the measured jobs even when the queue
+# grows without bound (later arrivals never overtake them)
+knee() {
+	ke=$1 kp=$2 k= base=
+	for r in $(rates_of "$ke"); do
+		# shellcheck disable=SC2046
+		set -- $(files "$out/$ke/$kp-r$r-s*.json")
+		[ $# -gt 0 ] || continue
+		# shellcheck disable=SC2046
+		set -- $(stat avg_jct_s "$@")
+		[ "$2" = 0 ] || break
+		[ -n "$base" ] || base=$3
+		awk -v m="$3" -v b="$base" 'BEGIN { exit !(m <= 2 * b) }' || break
+		k=$r
+	done
+	echo "${k:-none}"
 }
 echo "## Key figures"
 echo
@@ -480,6 +503,10 @@ for exp in jct-single jct-multi; do
 		printf -- "- %s: highest tested load every run finished (of %s jobs/hour):" "$exp" "$(rates_of $exp | sed 's/ *$//; s/ /, /g')"
 		sep=
 		for p in $pols; do printf '%s %s %s' "$sep" "$(label $p)" "$(sustainable $exp $p)"; sep=";"; done
+		echo "."
+		printf -- "- %s: highest tested load with average JCT at most twice the policy's own at the lowest load (saturation knee; FIFO finishes its measured jobs even past saturation):" "$exp"
+		sep=
+		for p in $pols; do printf '%s %s %s' "$sep" "$(label $p)" "$(knee $exp $p)"; sep=";"; done
 		echo "."
 	fi
 done

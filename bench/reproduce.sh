@@ -4,16 +4,21 @@
 # plots in doc/results/, the speed figure).
 #
 # Usage: bench/reproduce.sh [--quick] [-j N] [--out DIR] [--hetsched PATH]
-#                           [--cpu-cap S]
+#                           [--cpu-cap S] [--first-seed-only LIST]
 #   --quick   one seed, fewer loads, window 1000:1500 instead of three
 #             seeds and jobs 4000-5000 (minutes instead of hours)
 #   -j N      simulations run in parallel (default 1: the machine is shared)
 #   --out DIR raw results (default bench/out/full or bench/out/quick);
 #             finished runs are kept, so an interrupted run resumes
 #   --cpu-cap S  stop a simulation after S seconds of CPU time (default
-#             300; 0 = no cap): the report marks it "stopped at the CPU
+#             120; 0 = no cap): the report marks it "stopped at the CPU
 #             cap" (a policy whose queue grows past saturation can take
 #             hours to reach the simulated time limit)
+#   --first-seed-only LIST  space-separated experiment names (jct-single,
+#             jct-multi, ftf, makespan, consolidation, round, cost) or
+#             EXP/POLICY pairs (e.g. jct-multi/max_min_fairness_packed)
+#             run for the first seed only (a time budget; the report's
+#             cells say n=1 and the header lists what was reduced)
 #
 # Experiments (cluster v100:36,p100:36,k80:36, one GPU per server, Gavel's
 # throughput table; policies the build does not have are skipped and listed
@@ -39,7 +44,7 @@
 #               isolated policy (no solver) as baseline; run alone, last
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-mode=full par=1 out= hs= cap=300
+mode=full par=1 out= hs= cap=120 only1=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) mode=quick ;;
@@ -47,7 +52,8 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--hetsched) hs=$2; shift ;;
 	--cpu-cap) cap=$2; shift ;;
-	-h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+	--first-seed-only) only1=$2; shift ;;
+	-h|--help) sed -n '2,43p' "$0"; exit 0 ;;
 	*) echo "reproduce.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -102,12 +108,22 @@ task() {
 maxtime() { awk -v r="$1" -v n="$last" 'BEGIN { printf "%d", (2 * n / r + 1000) * 3600 }'; }
 gavel_sim="--cluster $cluster --consolidation always"
 
+# reduced EXP [POLICY]: true if EXP (or EXP/POLICY) runs for the first
+# seed only and $s is not the first seed
+reduced() {
+	[ "$s" != "$first" ] || return 1
+	for x in $only1; do
+		[ "$x" = "$1" ] || [ "$x" = "$1/${2:-}" ] && return 0
+	done
+	return 1
+}
 # tasks_for_seed S: every simulation of one seed (seed-major order, so an
 # interrupted run has complete figures for the first seeds)
 tasks_for_seed() {
 	s=$1
 	for p in max_min_fairness max_min_fairness_perf max_min_fairness_packed gandiva allox fifo; do
 		have $p || continue
+		reduced jct-single $p && continue
 		prev=
 		for r in $rates_single; do
 			csv=
@@ -119,6 +135,7 @@ tasks_for_seed() {
 	done
 	for p in max_min_fairness max_min_fairness_perf max_min_fairness_packed gandiva allox fifo; do
 		have $p || continue
+		reduced jct-multi $p && continue
 		prev=
 		for r in $rates_multi; do
 			csv=
@@ -131,6 +148,7 @@ tasks_for_seed() {
 	done
 	for p in finish_time_fairness finish_time_fairness_perf; do
 		have $p || continue
+		reduced ftf $p && continue
 		prev=
 		for r in $rates_multi; do
 			csv=
@@ -143,6 +161,7 @@ tasks_for_seed() {
 	done
 	for p in fifo gandiva min_total_duration min_total_duration_perf min_total_duration_packed; do
 		have $p || continue
+		reduced makespan $p && continue
 		for n in $static_jobs; do
 			task "makespan/$p-n$n-s$s.json" $gavel_sim --policy $p --generate --multi-gpu \
 				--rate 0 --jobs $n --seed $s
@@ -151,6 +170,7 @@ tasks_for_seed() {
 	# Multi-GPU jobs spread over servers, at the unconsolidated throughput
 	for p in max_min_fairness max_min_fairness_perf; do
 		have $p || continue
+		reduced consolidation $p && continue
 		for v in always-1 placement-1 placement-4; do
 			task "consolidation/$p-$v-s$s.json" --cluster $cluster --consolidation ${v%-*} \
 				--gpus-per-server ${v#*-} --policy $p --generate --multi-gpu --rate 2 \
@@ -160,15 +180,17 @@ tasks_for_seed() {
 	if have max_min_fairness_perf; then
 		p=max_min_fairness_perf r=$knob_rate
 		mt=$(maxtime $r)
-		task "round/ideal-s$s.json" $gavel_sim --policy $p --generate --rate $r --window $window \
+		reduced round || task "round/ideal-s$s.json" $gavel_sim --policy $p --generate --rate $r --window $window \
 			--seed $s --ideal --max-time $mt
 		for rl in $rounds; do
+			reduced round && break
 			task "round/r$rl-reset1920-s$s.json" $gavel_sim --policy $p --generate --rate $r \
 				--window $window --seed $s --round $rl --max-time $mt
 			task "round/r$rl-reset0-s$s.json" $gavel_sim --policy $p --generate --rate $r \
 				--window $window --seed $s --round $rl --reset-interval 0 --max-time $mt
 		done
 		for c in $costs; do
+			reduced cost && break
 			# Gavel's mechanism (choices blind to the cost) with 360 s and
 			# 1440 s rounds, and the restart-aware mechanism
 			for v in r360-ignore r1440-ignore r360-aware; do
@@ -215,5 +237,5 @@ for s in ${seeds#"$first"}; do
 done
 [ -s "$tasks" ] && run_tasks
 
-"$top/bench/report.sh" "$out" "$mode" "$hs" "$(echo $seeds | wc -w)" >"$top/doc/results.md"
+HS_FIRST_SEED_ONLY=$only1 "$top/bench/report.sh" "$out" "$mode" "$hs" "$(echo $seeds | wc -w)" >"$top/doc/results.md"
 echo "reproduce.sh: wrote $top/doc/results.md and plots in $top/doc/results/" >&2
