@@ -74,6 +74,10 @@ typedef struct hs_plan_job {
 	int nnodes;
 	hs_plan_node_t *nodes;     /* [nnodes] start target */
 	uint32_t partner;          /* packed with this job, 0 = alone */
+	uint32_t slice_with;       /* HS_PLAN_SUSPEND for time slicing: job
+	                            * started onto this job's GPUs this
+	                            * round; suspend only after that start
+	                            * succeeded (it needs this job running) */
 	int ckpt_signal;           /* for HS_PLAN_CHECKPOINT */
 	/* what the job looked like in the snapshot, for re-validation */
 	hs_sjob_state_t state;

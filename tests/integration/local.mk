@@ -14,13 +14,15 @@ endif
 # sched/hetsched (issue 5)
 if BUILD_PLUGINS
 INTEGRATION_TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh \
-	tests/integration/sched_faults.sh tests/integration/sched_pack.sh
+	tests/integration/sched_faults.sh tests/integration/sched_pack.sh \
+	tests/integration/sched_suspend.sh
 TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh \
-	tests/integration/sched_faults.sh tests/integration/sched_pack.sh
+	tests/integration/sched_faults.sh tests/integration/sched_pack.sh \
+	tests/integration/sched_suspend.sh
 endif
 EXTRA_DIST += tests/integration/sched_lib.sh tests/integration/sched_rounds.sh \
 	tests/integration/sched_policy.sh tests/integration/sched_faults.sh \
-	tests/integration/sched_pack.sh
+	tests/integration/sched_pack.sh tests/integration/sched_suspend.sh
 EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \

@@ -259,18 +259,29 @@ typedef struct fx_counts {
 } fx_counts_t;
 
 /* Applies a plan like the plugin: preemptions first (checkpoints are
- * acknowledged at once and requeued), then starts; every outcome is
- * reported to the engine. */
+ * acknowledged at once and requeued), then starts and resumes, then the
+ * suspends of time slicing; every outcome is reported to the engine. */
 static inline void fx_apply(fx_t *f, hs_engine_t *e, const hs_plan_t *p, fx_counts_t *c)
 {
 	memset(c, 0, sizeof(*c));
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 3; pass++)
 		for (int i = 0; i < p->njobs; i++) {
 			const hs_plan_job_t *pj = &p->jobs[i];
 			fx_job_t *j = fx_find(f, pj->id);
 			if (!j || j->gone)
 				continue;
 			int ok = 1;
+			if (pass == 2) {
+				/* time slicing: suspended once the newcomer runs */
+				fx_job_t *nj = pj->slice_with ? fx_find(f, pj->slice_with) : NULL;
+				if (pj->op == HS_PLAN_SUSPEND && nj && nj->state == HS_SJ_RUNNING &&
+				    j->state == HS_SJ_RUNNING) {
+					j->state = HS_SJ_SUSPENDED;
+					c->suspend++;
+					hs_engine_applied(e, pj, 1, f->now, 0, NULL);
+				}
+				continue;
+			}
 			if (pass == 0) {
 				switch (pj->op) {
 				case HS_PLAN_CHECKPOINT:
@@ -287,6 +298,8 @@ static inline void fx_apply(fx_t *f, hs_engine_t *e, const hs_plan_t *p, fx_coun
 						.restart_cnt = pj->restart_cnt }, 1, f->now, 0, NULL);
 					break;
 				case HS_PLAN_SUSPEND:
+					if (pj->slice_with)
+						break; /* pass 2, like the plugin */
 					j->state = HS_SJ_SUSPENDED;
 					c->suspend++;
 					hs_engine_applied(e, pj, 1, f->now, 0, NULL);

@@ -261,6 +261,142 @@ static void test_suspend_resume(void **state)
 	hs_engine_free(e);
 }
 
+/* Gandiva time slicing: PreemptMode=suspend with the packing interface,
+ * two jobs that cannot checkpoint, one GPU. The newcomer is started onto
+ * the running job's GPU (packed), which is suspended after it; from then
+ * on both keep the GPU and the rounds alternate them by suspend/resume,
+ * with nothing requeued and the GPU never idle. */
+static void test_timeslice(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	hs_engine_t *e = engine_with("PreemptMode=suspend\n");
+	hs_engine_set_packing(e, 1);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(c.start, 1);
+	hs_plan_free(&p);
+	fx_job_t *b = fx_add(&f, 2, 1);
+	int sliced = 0, suspends = 0, resumes = 0, switches = 0;
+	uint32_t last_runner = 1;
+	for (int r = 0; r < 10; r++) {
+		f.now += 60;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		const hs_plan_job_t *pb = plan_job(&p, 2), *pa = plan_job(&p, 1);
+		if (pb && pb->op == HS_PLAN_START) {
+			/* the first slice: packed onto job 1, which is
+			 * suspended after the start */
+			assert_int_equal(pb->partner, 1);
+			assert_int_equal(pa->op, HS_PLAN_SUSPEND);
+			assert_int_equal(pa->slice_with, 2);
+			assert_non_null(strstr(pb->reason, "time-sliced with job 1"));
+			sliced++;
+		}
+		assert_int_equal(c.requeue + c.ckpt + c.start_fail, 0);
+		suspends += c.suspend;
+		resumes += c.resume;
+		hs_plan_free(&p);
+		/* exactly one of the two runs, both hold the one GPU */
+		assert_int_equal((a->state == HS_SJ_RUNNING) + (b->state == HS_SJ_RUNNING), 1);
+		if (b->state != HS_SJ_PENDING) {
+			assert_int_equal(a->nheld, 1);
+			assert_int_equal(b->nheld, 1);
+			assert_int_equal(a->held[0].gpu, b->held[0].gpu);
+		}
+		uint32_t runner = a->state == HS_SJ_RUNNING ? 1 : 2;
+		switches += runner != last_runner;
+		last_runner = runner;
+	}
+	assert_int_equal(sliced, 1);
+	assert_int_equal(a->restart_cnt + b->restart_cnt, 0);
+	/* they take turns: several switches, each a suspend (+ a resume
+	 * after the first) */
+	if (switches < 3 || suspends < 3 || resumes < 2)
+		fail_msg("switches %d, suspends %d, resumes %d", switches, suspends, resumes);
+	/* one leaves: the other has the GPU alone (resumed if needed) */
+	fx_job_t *off = a->state == HS_SJ_RUNNING ? b : a;
+	(a->state == HS_SJ_RUNNING ? a : b)->gone = 1;
+	f.now += 60;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(off->state, HS_SJ_RUNNING);
+	assert_int_equal(c.resume, 1);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
+/* Without the packing interface a job that cannot checkpoint is never
+ * suspended in favour of a job that would need its GPU (the GPU would
+ * sit idle under the suspended job, the start failing every round): the
+ * newcomer waits with a reason. A job hetsched suspended is resumed
+ * rather than left idle on a GPU another job cannot get. And a suspended
+ * job is never requeued (losing its work) to move it elsewhere. */
+static void test_suspend_no_idle(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	hs_engine_t *e = engine_with("PreemptMode=suspend\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	fx_job_t *b = fx_add(&f, 2, 1);
+	int waited = 0;
+	for (int r = 0; r < 4; r++) {
+		f.now += 60;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		assert_int_equal(a->state, HS_SJ_RUNNING);
+		assert_int_equal(b->state, HS_SJ_PENDING);
+		assert_int_equal(c.suspend + c.requeue + c.start_fail, 0);
+		const hs_plan_job_t *pb = plan_job(&p, 2);
+		waited += pb && strstr(pb->reason, "waiting for GPUs held by job 1") != NULL;
+		hs_plan_free(&p);
+	}
+	assert_true(waited >= 1);
+	/* job 1 suspended by hetsched earlier: resumed, not left idle */
+	hs_plan_job_t pj = { .id = 1, .op = HS_PLAN_SUSPEND };
+	a->state = HS_SJ_SUSPENDED;
+	assert_int_equal(hs_engine_applied(e, &pj, 1, f.now, 0, NULL), 0);
+	for (int r = 0; r < 3; r++) {
+		f.now += 60;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		assert_int_equal(a->state, HS_SJ_RUNNING);
+		assert_int_equal(b->state, HS_SJ_PENDING);
+		assert_int_equal(c.requeue + c.start_fail, 0);
+		hs_plan_free(&p);
+	}
+	hs_engine_free(e);
+
+	/* a suspended job chosen for other GPUs stays suspended (no
+	 * checkpoints: a requeue would lose its work) */
+	fx_t g;
+	fx_init(&g, "v100:1:2");
+	fx_job_t *x = fx_add(&g, 1, 1);
+	hs_engine_t *e2 = engine_with("PreemptMode=suspend\n");
+	assert_int_equal(fx_round(&g, e2, &p, &c), 0);
+	hs_plan_free(&p);
+	/* Slurm gave it GPU 1 (the mechanism's indices are advisory) and
+	 * hetsched suspended it; the placement now picks GPU 0 */
+	x->held[0].gpu = 1;
+	hs_plan_job_t px = { .id = 1, .op = HS_PLAN_SUSPEND };
+	x->state = HS_SJ_SUSPENDED;
+	assert_int_equal(hs_engine_applied(e2, &px, 1, g.now, 0, NULL), 0);
+	g.now += 60;
+	assert_int_equal(fx_round(&g, e2, &p, &c), 0);
+	const hs_plan_job_t *ppx = plan_job(&p, 1);
+	assert_non_null(ppx);
+	assert_int_equal(ppx->op, HS_PLAN_NONE);
+	assert_non_null(strstr(ppx->reason, "waiting for its own GPUs"));
+	assert_int_equal(c.requeue, 0);
+	assert_int_equal(x->restart_cnt, 0);
+	hs_plan_free(&p);
+	hs_engine_free(e2);
+}
+
 static void test_foreign_drained_typed(void **state)
 {
 	(void)state;
@@ -753,6 +889,8 @@ int main(void)
 		cmocka_unit_test(test_convergence),
 		cmocka_unit_test(test_preempt_methods),
 		cmocka_unit_test(test_suspend_resume),
+		cmocka_unit_test(test_timeslice),
+		cmocka_unit_test(test_suspend_no_idle),
 		cmocka_unit_test(test_foreign_drained_typed),
 		cmocka_unit_test(test_multi_gpu_consolidated),
 		cmocka_unit_test(test_max_jobs),

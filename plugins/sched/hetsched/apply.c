@@ -3,7 +3,9 @@
  * re-checked against what the snapshot saw (it may have finished, been
  * cancelled, requeued or restarted meanwhile); a job that changed is left
  * alone until the next round. Order: first what frees GPUs (checkpoint
- * signals, requeues, suspends), then starts and resumes, then reasons.
+ * signals, requeues, suspends), then starts and resumes, then the
+ * suspends of time slicing (after the job packed onto the suspended
+ * one's GPUs started), then reasons.
  * A failed start leaves the job pending; a failed requeue leaves it
  * running. Starting on chosen nodes follows backfill's _start_job():
  * exclude every other node, select_nodes(), restore, launch. */
@@ -284,6 +286,8 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		if (pj->op != HS_PLAN_CHECKPOINT && pj->op != HS_PLAN_REQUEUE &&
 		    pj->op != HS_PLAN_SUSPEND)
 			continue;
+		if (pj->op == HS_PLAN_SUSPEND && pj->slice_with)
+			continue; /* after its time-slice partner started (3.) */
 		job_record_t *job_ptr = refind(pj);
 		if (!job_ptr) {
 			st->vanished++;
@@ -315,7 +319,26 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		else
 			do_start(e, pj, job_ptr, now, st, packing);
 	}
-	/* 3. reasons, and a fresh look at jobs that were not eligible
+	/* 3. time slicing: suspend the jobs a newcomer was just packed onto
+	 * (hs_pack_start needs them running); if the newcomer did not
+	 * start, the job keeps running rather than idle its GPUs */
+	for (int i = 0; i < plan->njobs; i++) {
+		const hs_plan_job_t *pj = &plan->jobs[i];
+		if (pj->op != HS_PLAN_SUSPEND || !pj->slice_with)
+			continue;
+		job_record_t *job_ptr = refind(pj);
+		if (!job_ptr) {
+			st->vanished++;
+			continue;
+		}
+		job_record_t *nj = find_job_record(pj->slice_with);
+		if (nj && IS_JOB_RUNNING(nj) && IS_JOB_RUNNING(job_ptr))
+			do_suspend(e, pj, job_ptr, now, SUSPEND_JOB, st);
+		else
+			verbose(HS_LOG_PREFIX "%pJ keeps running: JobId=%u did not start on its GPUs",
+				job_ptr, pj->slice_with);
+	}
+	/* 4. reasons, and a fresh look at jobs that were not eligible
 	 * (dependencies, begin times: job_independent updates them) */
 	for (int i = 0; i < plan->njobs; i++) {
 		job_record_t *job_ptr = find_job_record(plan->jobs[i].id);
