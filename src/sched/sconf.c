@@ -20,7 +20,7 @@ const char *const hs_sconf_keys[] = {
 	"WeightByPriority", "QosWeights", "AccountWeights", "EntityMode",
 	"SolverTimeLimit", "MaxJobs", "CpuJobs", "CpuFillMax", "Seed",
 	"PackThreshold", "Debug", "StatusFile", "UnknownJobSeconds",
-	"RequeueWithoutCheckpoint", NULL,
+	"RequeueWithoutCheckpoint", "ApplyDelay", NULL,
 };
 
 /* Longest accepted value (paths, lists): far above any sane entry. */
@@ -90,6 +90,7 @@ int hs_sconf_defaults(hs_sconf_t *c, hs_err_t *err)
 	c->seed = 1;
 	c->pack_threshold = 1.5;
 	c->debug = 0;
+	c->apply_delay_ms = 0;
 	c->unknown_steps_s = 3600;
 	return 0;
 }
@@ -475,6 +476,10 @@ int hs_sconf_set(hs_sconf_t *c, const char *key, const char *v, hs_err_t *err)
 		return parse_double(key, v, 0, 100, &c->pack_threshold, err);
 	} else if (!strcasecmp(key, "Debug")) {
 		return parse_bool(key, v, &c->debug, err);
+	} else if (!strcasecmp(key, "ApplyDelay")) {
+		if (parse_long(key, v, 0, 60000, &l, err) < 0)
+			return -1;
+		c->apply_delay_ms = (int)l;
 	} else if (!strcasecmp(key, "StatusFile")) {
 		if (!path_ok(v))
 			return hs_err_set(err, "StatusFile=%s: expected an absolute path", v);

@@ -62,6 +62,10 @@ typedef struct hs_sconf {
 	unsigned long seed;          /* Seed */
 	double pack_threshold;       /* PackThreshold */
 	int debug;                   /* Debug: log every decision */
+	int apply_delay_ms;          /* ApplyDelay (testing): pause between
+	                              * the solve and the apply, no lock
+	                              * held, so tests can change jobs under
+	                              * a round's plan; 0 = none */
 	char *status_file;           /* StatusFile; NULL = StateSaveLocation */
 	double unknown_steps_s;      /* for jobs without HS_STEPS: remaining
 	                              * work = this many seconds at their

@@ -55,6 +55,7 @@ static void test_conf_values(void **state)
 		"ThroughputTable=/a/t1.json,/b/t:2.json\n"
 		"EntityMode=fifo\n"
 		"Backfill=no\n"
+		"ApplyDelay=2500\n"
 		"\n";
 	if (hs_sconf_parse_text(&c, text, &err) < 0)
 		fail_msg("%s", err.msg);
@@ -71,6 +72,7 @@ static void test_conf_values(void **state)
 	assert_string_equal(c.tables[1], "/b/t:2.json");
 	assert_true(c.entity_fifo);
 	assert_int_equal(c.backfill, 0);
+	assert_int_equal(c.apply_delay_ms, 2500);
 	assert_int_equal(hs_sconf_copy(&d, &c, &err), 0);
 	assert_string_equal(d.partitions[1], "big");
 	assert_string_equal(d.qos_weights.names[1], "high");
@@ -100,6 +102,7 @@ static void test_conf_errors(void **state)
 		{ "SolverTimeLimit", "nan", "SolverTimeLimit" },
 		{ "NoSuchKey", "1", "unknown key" },
 		{ "Seed", "", "empty" },
+		{ "ApplyDelay", "60001", "ApplyDelay" },
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		hs_sconf_t c;

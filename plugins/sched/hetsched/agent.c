@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "src/common/log.h"
 #include "src/common/read_config.h"
@@ -42,6 +43,25 @@ static int stop_flag;
 static int reconfig_flag = 1; /* read the configuration at start */
 
 /* Agent-thread-only state. */
+/* When we last looked at the job table. slurmctld's last_job_update has
+ * one-second resolution: a change in the same second as our look is ruled
+ * out only by a look after that second is over. */
+typedef struct seen {
+	time_t update;            /* last_job_update then */
+	time_t at;                /* when we looked */
+} seen_t;
+
+static int maybe_changed(const seen_t *s)
+{
+	return last_job_update != s->update || s->update >= s->at;
+}
+
+static void mark_seen(seen_t *s)
+{
+	s->update = last_job_update;
+	s->at = time(NULL);
+}
+
 typedef struct agent {
 	hs_engine_t *engine;
 	hs_sconf_t conf;          /* the configuration in force */
@@ -49,7 +69,9 @@ typedef struct agent {
 	char state_path[4096];
 	char status_path[4096];
 	int params_ok;            /* SchedulerParameters allow us to run */
-	time_t last_job_seen;     /* last_job_update at our last look */
+	seen_t gpu_seen;          /* job table at our last look at the GPU
+	                           * job set */
+	seen_t cpu_seen;          /* ... at the last start of CPU jobs */
 	uint64_t fingerprint;     /* GPU job set at the last round */
 	int dirty;                /* state changed since the last save */
 	int packing;              /* select plugin packs jobs; -1 = not asked */
@@ -219,11 +241,11 @@ static void reload(agent_t *a)
  * happened at all (last_job_update unchanged). */
 static int gpu_jobs_changed(agent_t *a)
 {
-	if (last_job_update == a->last_job_seen)
+	if (!maybe_changed(&a->gpu_seen))
 		return 0;
 	slurmctld_lock_t job_read = { .job = READ_LOCK, .part = READ_LOCK };
 	lock_slurmctld(job_read);
-	a->last_job_seen = last_job_update;
+	mark_seen(&a->gpu_seen);
 	uint64_t fp = hs_gpu_jobs_fingerprint(&a->conf);
 	unlock_slurmctld(job_read);
 	return fp != a->fingerprint;
@@ -267,12 +289,21 @@ static void do_round(agent_t *a)
 		return;
 	}
 
+	if (a->conf.apply_delay_ms > 0) {
+		/* testing only (hetsched.conf(5)): jobs may change under the
+		 * plan meanwhile, as they may during any solve */
+		info(HS_LOG_PREFIX "plan of round %ld ready, applying in %d ms (ApplyDelay)",
+		     plan.round, a->conf.apply_delay_ms);
+		usleep((useconds_t)a->conf.apply_delay_ms * 1000);
+	}
+
 	lock_slurmctld(write_locks);
 	double l1 = now_ms();
 	hs_apply_plan(a->engine, &snap, &plan, &st, a->packing > 0);
 	st.cpu_started = hs_cpu_jobs_fill(&a->conf);
 	a->fingerprint = hs_gpu_jobs_fingerprint(&a->conf);
-	a->last_job_seen = last_job_update;
+	mark_seen(&a->gpu_seen);
+	mark_seen(&a->cpu_seen);
 	st.apply_lock_ms = now_ms() - l1;
 	unlock_slurmctld(write_locks);
 
@@ -304,7 +335,7 @@ static void do_round(agent_t *a)
 static void do_tick(agent_t *a)
 {
 	int nops = hs_engine_nops(a->engine);
-	int cpu = a->conf.cpu_fill && last_job_update != a->last_job_seen;
+	int cpu = a->conf.cpu_fill && maybe_changed(&a->cpu_seen);
 	if (!nops && !cpu)
 		return;
 	slurmctld_lock_t write_locks = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
@@ -312,7 +343,11 @@ static void do_tick(agent_t *a)
 	memset(&st, 0, sizeof(st));
 	lock_slurmctld(write_locks);
 	int acted = nops ? hs_ops_tick(a->engine, &st, a->packing > 0) : 0;
-	int started = cpu ? hs_cpu_jobs_fill(&a->conf) : 0;
+	int started = 0;
+	if (cpu) {
+		started = hs_cpu_jobs_fill(&a->conf);
+		mark_seen(&a->cpu_seen);
+	}
 	unlock_slurmctld(write_locks);
 	if (st.started || st.requeued || started) {
 		schedule_node_save();
@@ -330,7 +365,7 @@ void *hs_agent(void *arg)
 	(void)prctl(PR_SET_NAME, "hetsched", NULL, NULL, NULL);
 	a.conf_path = get_extra_conf_path("hetsched.conf");
 	hs_sconf_defaults(&a.conf, &(hs_err_t){ { 0 } });
-	a.last_job_seen = (time_t)-1;
+	a.gpu_seen.update = a.cpu_seen.update = (time_t)-1;
 	a.packing = -1;
 	time_t started = time(NULL);
 
