@@ -519,6 +519,60 @@ static void test_weights(void **state)
 	hs_engine_free(e);
 }
 
+/* The hierarchical policy gets Slurm accounts as entities: three jobs of
+ * account "a" and one of "b" on one GPU share it account by account
+ * (1/2 to b's job, 1/6 to each of a's), and AccountWeights weigh the
+ * accounts (b:3 -> 3/4). Read back from the status document. */
+static double status_target(json_object *st, uint32_t id, const char *type)
+{
+	json_object *jobs = json_object_object_get(st, "jobs");
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		if ((uint32_t)json_object_get_int64(json_object_object_get(j, "id")) != id)
+			continue;
+		json_object *t = json_object_object_get(j, "target"), *v = NULL;
+		return t && json_object_object_get_ex(t, type, &v) ? json_object_get_double(v) : 0;
+	}
+	return -1;
+}
+
+static void test_accounts_entities(void **state)
+{
+	(void)state;
+	const struct {
+		const char *conf;
+		double b_share;
+	} cases[] = {
+		{ "Policy=max_min_fairness_water_filling\n", 0.5 },
+		{ "Policy=max_min_fairness_water_filling\nAccountWeights=b:3\n", 0.75 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		fx_t f;
+		fx_init(&f, "v100:1:1");
+		for (uint32_t id = 1; id <= 3; id++)
+			fx_add(&f, id, 1)->account = "a";
+		fx_add(&f, 4, 1)->account = "b";
+		hs_engine_t *e = engine_with(cases[k].conf);
+		hs_plan_t p;
+		hs_snap_t s;
+		hs_err_t err;
+		fx_snapshot(&f, &s);
+		assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+		json_object *st = hs_engine_status(e, &s, &p, NULL, f.now, &err);
+		assert_non_null(st);
+		double b = status_target(st, 4, "v100");
+		if (fabs(b - cases[k].b_share) > 1e-6)
+			fail_msg("case %zu: b's job gets %g, expected %g", k, b, cases[k].b_share);
+		for (uint32_t id = 1; id <= 3; id++)
+			assert_true(fabs(status_target(st, id, "v100") - (1 - cases[k].b_share) / 3) <
+				    1e-6);
+		json_object_put(st);
+		hs_plan_free(&p);
+		hs_snap_free(&s);
+		hs_engine_free(e);
+	}
+}
+
 static void test_departure(void **state)
 {
 	(void)state;
@@ -895,6 +949,7 @@ int main(void)
 		cmocka_unit_test(test_multi_gpu_consolidated),
 		cmocka_unit_test(test_max_jobs),
 		cmocka_unit_test(test_weights),
+		cmocka_unit_test(test_accounts_entities),
 		cmocka_unit_test(test_departure),
 		cmocka_unit_test(test_ops_checkpoint_flow),
 		cmocka_unit_test(test_leaving_job),
