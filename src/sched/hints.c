@@ -1,47 +1,11 @@
 /* hints.c — re-validation of the HS_* submit hints in spank_job_env with
- * the rules of doc/protocol.md (a). */
+ * the rules of doc/protocol.md (a): the very checks sbatch ran
+ * (report/hints.h), applied to what slurmctld stored. */
 #include "sched/hints.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-
-int hs_hints_signal_ok(int sig)
-{
-	return sig == SIGURG || sig == SIGUSR1 || sig == SIGUSR2 || sig == SIGWINCH;
-}
-
-/* NAME: 1..127 bytes of printable ASCII without '"' or '\'. */
-static int model_ok(const char *v)
-{
-	size_t n = strlen(v);
-	if (n < 1 || n >= HS_JH_MODEL_MAX)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)v[i];
-		if (c < 0x20 || c > 0x7e || c == '"' || c == '\\')
-			return 0;
-	}
-	return 1;
-}
-
-/* A decimal integer in lo..hi, digits only, no leading zeros. */
-static int uint_ok(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	size_t n = strlen(v);
-	if (n < 1 || n > 16 || (n > 1 && v[0] == '0'))
-		return 0;
-	uint64_t x = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (v[i] < '0' || v[i] > '9')
-			return 0;
-		x = x * 10 + (uint64_t)(v[i] - '0');
-	}
-	if (x < lo || x > hi)
-		return 0;
-	*out = x;
-	return 1;
-}
 
 static void note_bad(hs_hints_t *h, const char *entry)
 {
@@ -77,14 +41,14 @@ void hs_hints_parse(hs_hints_t *h, char *const *env, uint32_t n)
 		if (KEY("HS_MODEL")) {
 			if (seen_model++)
 				continue;
-			if (model_ok(v))
+			if (hs_hint_model_ok(v))
 				snprintf(h->model, sizeof(h->model), "%s", v);
 			else
 				note_bad(h, e);
 		} else if (KEY("HS_STEPS")) {
 			if (seen_steps++)
 				continue;
-			if (uint_ok(v, 1, HS_JH_STEPS_MAX, &x))
+			if (hs_hint_steps_parse(v, &x) == 0)
 				h->steps = x;
 			else
 				note_bad(h, e);
@@ -105,7 +69,9 @@ void hs_hints_parse(hs_hints_t *h, char *const *env, uint32_t n)
 		} else if (KEY("HS_CKPT_SIGNAL")) {
 			if (seen_sig++)
 				continue;
-			if (uint_ok(v, 1, 64, &x) && hs_hints_signal_ok((int)x))
+			/* a number here (the plugin writes one), not a name */
+			if (hs_hint_steps_parse(v, &x) == 0 && x < 128 &&
+			    hs_hint_ckpt_signal_ok((int)x))
 				h->ckpt_signal = (int)x;
 			else
 				note_bad(h, e);

@@ -2,16 +2,18 @@
  * job_ptr->spank_job_env (doc/protocol.md (a)): HS_MODEL, HS_STEPS,
  * HS_CKPT, HS_NO_PREEMPT, HS_CKPT_SIGNAL. They are untrusted (a user can
  * craft spank_job_env without our client plugin), so every value is
- * re-validated with the protocol's rules; a bad value is ignored and
- * reported in `bad` for one log line, never trusted. Slurm-free.
+ * re-validated with the protocol's rules, the checks of report/hints.h
+ * that sbatch ran; a bad value is ignored and reported in `bad` for one
+ * log line, never trusted. Slurm-free (links libhetsched_measure).
  */
 #ifndef HS_SCHED_HINTS_H
 #define HS_SCHED_HINTS_H
 
 #include <stdint.h>
 
-#define HS_JH_MODEL_MAX 128   /* 1..127 bytes + NUL */
-#define HS_JH_STEPS_MAX 1000000000000000ULL  /* 10^15 */
+#include "report/hints.h"
+
+#define HS_JH_MODEL_MAX (HS_HINT_MODEL_MAX + 1)  /* 1..127 bytes + NUL */
 
 typedef struct hs_hints {
 	char model[HS_JH_MODEL_MAX];  /* "" = unknown */
@@ -26,9 +28,5 @@ typedef struct hs_hints {
  * entries are skipped). Never fails: unknown or invalid entries are
  * ignored (the first invalid one is described in h->bad). */
 void hs_hints_parse(hs_hints_t *h, char *const *env, uint32_t n);
-
-/* The checkpoint signals the protocol allows: SIGURG, SIGUSR1, SIGUSR2,
- * SIGWINCH. */
-int hs_hints_signal_ok(int sig);
 
 #endif /* HS_SCHED_HINTS_H */

@@ -200,7 +200,7 @@ static void test_hints(void **state)
 
 	const char *bad[] = {
 		"HS_MODEL=", "HS_MODEL=a\"b", "HS_MODEL=tab\there", "HS_STEPS=0",
-		"HS_STEPS=01", "HS_STEPS=-5", "HS_STEPS=1000000000000001", "HS_STEPS=12a",
+		"HS_STEPS=-5", "HS_STEPS=1000000000000001", "HS_STEPS=12a",
 		"HS_CKPT=yes", "HS_NO_PREEMPT=2", "HS_CKPT_SIGNAL=9", "HS_CKPT_SIGNAL=15",
 		"HS_CKPT_SIGNAL=URG",
 	};
