@@ -14,6 +14,8 @@
 #   --policy P  hetsched policy (default max_min_fairness_perf)
 #   --round S   hetsched round length (default 30)
 #   --pending N pending jobs for the lock-hold measurement (default 1000)
+#   --queue-time S  how long the scheduler runs with that queue (default
+#               10 rounds + 60 s: ten rounds' lock figures)
 #   --out DIR   results (default bench/out/cluster/<date>)
 # Run as root from a built tree (the plugins come from _build/stage).
 #
@@ -41,7 +43,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=$top/_build
-jobs=20 seed=1 policy=max_min_fairness_perf round=30 pending=1000 out=
+jobs=20 seed=1 policy=max_min_fairness_perf round=30 pending=1000 out= queue_s=
 orig_args="$*"
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -51,12 +53,14 @@ while [ $# -gt 0 ]; do
 	--policy) policy=$2; shift ;;
 	--round) round=$2; shift ;;
 	--pending) pending=$2; shift ;;
+	--queue-time) queue_s=$2; shift ;;
 	--out) out=$2; shift ;;
-	-h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,42p' "$0"; exit 0 ;;
 	*) echo "cluster_bench.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
 done
+[ -n "$queue_s" ] || queue_s=$((round * 10 + 60))
 [ "$(id -u)" = 0 ] || { echo "cluster_bench.sh: run as root (it runs Slurm daemons)" >&2; exit 1; }
 stage=$b/stage/plugins
 emu=$b/hetsched-emulator
@@ -153,11 +157,18 @@ run() {
 	# Wait for every job.
 	local ids
 	ids=$(awk '{print $1}' "$out/$sched/submitted.txt" | paste -sd,)
-	while [ "$(squeue -h -j "$ids" 2>/dev/null | wc -l)" -gt 0 ]; do
-		say "$sched: $(squeue -h -j "$ids" -t R | wc -l) running, $(squeue -h -j "$ids" -t PD | wc -l) pending"
+	# Done only when squeue answered (a busy slurmctld's failed squeue
+	# prints nothing) with no job left and sacct has every job final.
+	local q live
+	while :; do
+		if q=$(squeue -h -j "$ids" -o %i 2>/dev/null) && [ -z "$q" ]; then
+			live=$(sacct -n -X -P -o State,End -j "$ids" 2>/dev/null |
+				grep -cE 'PENDING|RUNNING|REQUEUED|SUSPENDED|COMPLETING|\|Unknown$')
+			[ "$live" = 0 ] && break
+		fi
+		say "$sched: $(squeue -h -j "$ids" -t R 2>/dev/null | wc -l) running, $(squeue -h -j "$ids" -t PD 2>/dev/null | wc -l) pending"
 		sleep 15
 	done
-	sleep 5
 	sacct -D -X -P -n -o JobIDRaw,State,Submit,Start,End,NodeList,AllocTRES -j "$ids" >"$out/$sched/sacct.txt"
 	# The scheduler with a long queue.
 	say "$sched: lock/cycle measurement with $pending pending jobs"
@@ -171,7 +182,8 @@ run() {
 	done
 	cp "$dir/log/slurmctld.log" "$out/$sched/slurmctld-before-queue.log"
 	scontrol release "$(IFS=,; echo "${held[*]}")"
-	sleep $((round * 4 + 60))
+	say "$sched: $pending jobs released; measuring for $((queue_s / 60)) min"
+	sleep "$queue_s"
 	sdiag >"$out/$sched/sdiag.txt" 2>&1
 	cp "$dir/log/slurmctld.log" "$out/$sched/slurmctld.log"
 	scancel -u root
