@@ -148,6 +148,22 @@ def main():
     if l_q:
         print("\nTarget: lock hold per round well under 100 ms with %d pending jobs: max %.2f ms."
               % (pending, max(l_q)))
+    load = load_summary(out)
+    if load:
+        print("\n%s" % load)
+
+
+def load_summary(out):
+    """The machine's 1-minute load average over the run (load.txt)."""
+    try:
+        vals = [float(l.split()[1]) for l in open(os.path.join(out, "load.txt")) if l.strip()]
+    except (OSError, ValueError, IndexError):
+        return ""
+    if not vals:
+        return ""
+    return ("Load average (1 min) during the run, sampled every 30 s: mean %.1f, min %.1f, "
+            "max %.1f on %d CPUs (shared machine)." % (statistics.mean(vals), min(vals), max(vals),
+                                                        os.cpu_count() or 0))
 
 
 if __name__ == "__main__":
