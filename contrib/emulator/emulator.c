@@ -28,8 +28,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STALL_S 0.5   /* behind schedule by more than this: a stall
-                       * (suspend), not slowness: do not catch up */
+/* Behind schedule by more than this: a stall (suspend), not slowness: do
+ * not catch up. Shorter delays (the process was not scheduled on a loaded
+ * node) are caught up, so the emulated rate stays the table's. Equal to
+ * the estimator's gap_min_s (estimator.h): a longer stall, not caught up,
+ * is excluded there as a gap; with 0.5, stalls of 0.5-1 s were neither
+ * caught up nor excluded and read as slow training. */
+#define STALL_S 1.0
 
 typedef struct opts {
 	const char *table, *model, *gpu, *partner, *ckpt_dir, *share_dir;

@@ -35,7 +35,15 @@ jh=$(sbatch --parsable -o "$work/hostile.out" --gres=gpu:1 -w v100-1 --hs-ckpt-d
 mkdir -m 1777 "$work/nobody"
 jn=$(sbatch --parsable -D "$work/nobody" -o "$work/nobody/nobody.out" --uid=nobody --gid=nogroup --gres=gpu:1 -w v100-1 \
 	--wrap "python3 $HS_SRCDIR/tests/integration/hostile_job.py $jv $secret 0")
-sleep 4
+# the root hostile job squats the names of the next job while it holds them
+wait_for_line() {
+	local end=$(($(date +%s) + $1))
+	while ! grep -q "$2" "$3" 2>/dev/null; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.5
+	done
+}
+wait_for_line 120 "^squatting" "$work/hostile.out" || nok "the hostile job squats socket names"
 jc=$(sbatch --parsable -o "$work/squatted.out" --gres=gpu:1 -w k80-1 --hs-model="$model" --hs-steps=300 \
 	--wrap "$HS_EMU --table $HS_TABLE --time-scale $scale")
 check "the squatted job id is the one the hostile job guessed" test "$jc" = "$squat"

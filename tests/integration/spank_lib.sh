@@ -46,6 +46,18 @@ wait_field() {
 		sleep 0.5
 	done
 }
+# wait_state SECS STATE JOBID...: wait until squeue shows every job in
+# STATE (e.g. RUNNING, PENDING).
+wait_state() {
+	local end=$(($(date +%s) + $1)) want=$2 j
+	shift 2
+	for j in "$@"; do
+		while [ "$(squeue -h -j "$j" -o %T 2>/dev/null)" != "$want" ]; do
+			[ "$(date +%s)" -ge "$end" ] && return 1
+			sleep 0.5
+		done
+	done
+}
 # within VALUE EXPECTED TOL: |VALUE - EXPECTED| <= TOL * EXPECTED.
 within() {
 	python3 -c 'import sys; v, e, t = map(float, sys.argv[1:]); sys.exit(abs(v - e) > t * e)' "$1" "$2" "$3"

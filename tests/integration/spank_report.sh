@@ -53,6 +53,12 @@ for gpu in k80 v100; do
 	rec=$(record "$j")
 	echo "$rec" | diag
 	sps=$(echo "$rec" | $HS_AC get "thr.$gpu.sps")
+	# 5%: reports are timed when sent (kernel stamps), so a busy or
+	# descheduled listener adds nothing; the emulator catches up delays
+	# below 1 s and the estimator excludes longer ones. What remains is a
+	# catch-up burst straddling a 1 s window boundary (one window high,
+	# the next low, EMA weight 0.5): measured under stress-ng --cpu 2
+	# within 0.5%. Counting a stall would be off by far more (~2x window).
 	check "$gpu: measured $(python3 -c "print(round(${sps:-0} / $scale, 3))") steps/s matches the table $thr (within 5%)" \
 		within "$(python3 -c "print(${sps:-0} / $scale)")" "$thr" 0.05
 	check "$gpu: record has samples and the final step" test "$(echo "$rec" | $HS_AC get "thr.$gpu.n")" -ge 3 -a \
@@ -69,8 +75,13 @@ wait_field 60 "$j" thr.k80.sps || nok "suspend: a first estimate"
 sleep 2
 check "suspend: scontrol suspend" scontrol suspend "$j"
 sleep 6
+n0=$(field "$j" thr.k80.n)
 check "suspend: scontrol resume" scontrol resume "$j"
-sleep 1.5   # one window after the resume
+# the first estimate after the resume: a new sample (1 s window) published
+end=$(($(date +%s) + 30))
+while n=$(field "$j" thr.k80.n); [ "${n:-0}" -le "${n0:-0}" ] && [ "$(date +%s)" -lt $end ]; do
+	sleep 0.2
+done
 sps=$(field "$j" thr.k80.sps)
 # Counting the 6 s stop would put this estimate ~40% low; 15% allows for
 # the noise of a 1 s window on a loaded machine.
