@@ -66,8 +66,10 @@ final_states() {
 	done
 }
 
-# all_completed JOBID...: every job's last incarnation COMPLETED.
+# all_completed JOBID...: every job's last incarnation COMPLETED (after
+# waiting for final states: accounting lags behind squeue).
 all_completed() {
+	it_wait_jobs 60 "$@"
 	[ "$(final_states "$@" | awk '$2 != "COMPLETED"' | wc -l)" = 0 ]
 }
 
