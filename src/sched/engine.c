@@ -212,7 +212,7 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 		memset(ac->thr, 0, sizeof(ac->thr));
 		memset(ac->meas, 0, sizeof(ac->meas));
 		for (int j = 0; j < J; j++) {
-			ac->thr[tmap[j]] = pb->jobs[k].thr[j];
+			ac->thr[tmap[j]] = pb->jobs[k].thr[j] * b->units[k]; /* job's units */
 			ac->meas[tmap[j]] = b->meas[(size_t)k * J + j];
 		}
 		if (alloc) {

@@ -153,6 +153,9 @@ typedef struct hs_round_build {
 	int *owner_base;           /* [nservers] */
 	hs_est_source_t *src;      /* [njobs] */
 	double *meas;              /* [njobs * ntypes] */
+	double *units;             /* [njobs] the job's estimates / problem's
+	                            * (1, or its factor in table units for
+	                            * packed policies: engine_problem.c) */
 	int nactive, npinned, nleaving, ncut, nnofit;
 } hs_round_build_t;
 

@@ -33,7 +33,48 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->owner_base);
 	free(b->src);
 	free(b->meas);
+	free(b->units);
 	memset(b, 0, sizeof(*b));
+}
+
+/* The table's pair throughputs are in the table's units, a job's
+ * estimates (jb->thr) in the job's own: measured steps/s replace table
+ * values (estimate.h), and a job measures its table rate times a factor
+ * (the emulator's --time-scale, real GPUs against Gavel's), while a job
+ * not measured yet is in table units. The packed policies (and FIFO's and
+ * Gandiva's packing) compare a pair's throughput with the job's alone
+ * throughput, so with mixed units every pair of measured jobs looked that
+ * factor slower than time slicing and the policy unpacked them all.
+ * Pair rows are per job type, units are per job: so each job of a table
+ * job type is put into table units instead, dividing its throughputs AND
+ * its remaining steps by its factor r (mean over GPU types of estimate /
+ * table-alone). Times (steps / throughput) are unchanged, so are every
+ * policy's time-based inputs; max-min fairness normalizes each job by its
+ * own throughput anyway; the ratios between GPU types stay the job's. */
+static void jobs_in_table_units(const hs_thrtable_t *t, hs_problem_t *pb, double *units)
+{
+	const int J = pb->cluster.ntypes;
+	for (int k = 0; k < pb->njobs; k++) {
+		hs_job_t *jb = &pb->jobs[k];
+		double sum = 0;
+		int n = 0;
+		if (jb->job_type < 0)
+			continue;
+		for (int j = 0; j < J; j++) {
+			double tab = hs_thrtable_alone(t, jb->job_type, pb->cluster.names[j], 1);
+			if (tab > 0 && isfinite(tab) && jb->thr[j] > 0 && isfinite(jb->thr[j])) {
+				sum += jb->thr[j] / tab;
+				n++;
+			}
+		}
+		double r = n ? sum / n : 1.0;
+		if (!(r > 0) || !isfinite(r) || r == 1.0)
+			continue;
+		for (int j = 0; j < J; j++)
+			jb->thr[j] /= r;
+		jb->remaining_steps /= r;
+		units[k] = r;
+	}
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -407,11 +448,19 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		goto fail;
 	b->pjob_snap = malloc(((size_t)npj + 1) * sizeof(int));
 	b->run = calloc((size_t)npj + 1, sizeof(*b->run));
-	b->run_space = malloc(((size_t)total_gpus + 1) * sizeof(*b->run_space));
+	/* One entry per GPU held by a running job: up to two jobs per GPU
+	 * when packed, so count the holdings, not the cluster's GPUs. */
+	size_t nheld_all = 0;
+	for (int i = 0; i < M; i++)
+		nheld_all += (size_t)(s->jobs[i].nheld > 0 ? s->jobs[i].nheld : 0);
+	b->run_space = malloc((nheld_all + 1) * sizeof(*b->run_space));
 	b->src = calloc((size_t)npj + 1, sizeof(*b->src));
 	b->meas = calloc((size_t)npj * (size_t)J + 1, sizeof(double));
-	if (!b->pjob_snap || !b->run || !b->run_space || !b->src || !b->meas)
+	b->units = malloc(((size_t)npj + 1) * sizeof(double));
+	if (!b->pjob_snap || !b->run || !b->run_space || !b->src || !b->meas || !b->units)
 		goto oom;
+	for (int k = 0; k < npj; k++)
+		b->units[k] = 1.0;
 
 	/* Entities: the accounts of the active jobs. */
 	int nent = 0;
@@ -573,6 +622,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 				pb->jobs[k].job_type = hs_thrtable_find(&e->tables.t[0], model,
 									pb->jobs[k].scale_factor);
 		}
+		jobs_in_table_units(&e->tables.t[0], pb, b->units);
 	}
 
 	for (int i = 0; i < M; i++) {

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "core/thrtable.h"
 #include "sched/engine.h"
 #include "sched_fixtures.h"
 
@@ -814,6 +815,90 @@ static void test_packed_pair(void **state)
 	hs_engine_free(e);
 }
 
+/* Two packed pairs on a node of two GPUs: four running jobs hold four GPU
+ * slots (the round's run list once had room for one per GPU only: a heap
+ * overflow that crashed slurmctld). Then the jobs report throughputs 20
+ * times the table's (emulators with --time-scale 20; on real GPUs the
+ * units differ from Gavel's table the same way) and a fifth job arrives,
+ * so the policy solves again with measured alone throughputs: the pair
+ * throughputs must follow the jobs' units, or every pair looks 20 times
+ * slower than time slicing and the policy unpacks everything. */
+static void test_packed_two_pairs_measured(void **state)
+{
+	(void)state;
+	const char *gavel = getenv("HS_GAVEL_DATA");
+	const char *src = getenv("HS_SRCDIR");
+	char table[4096], conf[4300];
+	if (gavel)
+		snprintf(table, sizeof(table), "%s/simulation_throughputs.json", gavel);
+	else
+		snprintf(table, sizeof(table), "%s/../shared/data/gavel/simulation_throughputs.json",
+			 src ? src : "..");
+	hs_thrtable_t tt;
+	hs_err_t terr;
+	if (hs_thrtable_load(&tt, table, &terr) < 0) {
+		hs_thrtable_free(&tt);
+		skip(); /* no Gavel data on this machine */
+		return;
+	}
+	snprintf(conf, sizeof(conf), "Policy=max_min_fairness_packed\nThroughputTable=%s\n", table);
+	static const char *const models[5] = {
+		"ResNet-18 (batch size 16)", "ResNet-18 (batch size 32)", "ResNet-18 (batch size 64)",
+		"Recommendation (batch size 512)", "ResNet-18 (batch size 16)",
+	};
+	fx_t f;
+	fx_init(&f, "v100:1:2");
+	for (int i = 0; i < 4; i++) {
+		fx_job_t *j = fx_add(&f, (uint32_t)i + 1, 1);
+		snprintf(j->model, sizeof(j->model), "%s", models[i]);
+		j->ckpt = 1;
+	}
+	hs_engine_t *e = engine_with(conf);
+	hs_engine_set_packing(e, 1);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	int per_gpu[2] = { 0, 0 };
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(f.jobs[i].state, HS_SJ_RUNNING);
+		per_gpu[f.jobs[i].held[0].gpu]++;
+	}
+	assert_int_equal(per_gpu[0], 2);
+	assert_int_equal(per_gpu[1], 2);
+	/* a round with four jobs on two GPUs (the overflow) */
+	f.now += 360;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	for (uint32_t id = 1; id <= 4; id++)
+		assert_int_equal(plan_job(&p, id)->op, HS_PLAN_KEEP);
+	hs_plan_free(&p);
+	/* measured at 20x the table, then a fifth job arrives */
+	for (int i = 0; i < 4; i++) {
+		int jt = hs_thrtable_find(&tt, models[i], 1);
+		assert_true(jt >= 0);
+		fx_measure(&f.jobs[i], "v100", 20 * hs_thrtable_alone(&tt, jt, "v100", 1));
+	}
+	fx_job_t *j5 = fx_add(&f, 5, 1);
+	snprintf(j5->model, sizeof(j5->model), "%s", models[4]);
+	j5->ckpt = 1;
+	f.now += 360;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	int running = 0;
+	per_gpu[0] = per_gpu[1] = 0;
+	for (int i = 0; i < 5; i++)
+		if (f.jobs[i].state == HS_SJ_RUNNING) {
+			running++;
+			per_gpu[f.jobs[i].held[0].gpu]++;
+		}
+	/* still two pairs (which four of the five is the mechanism's choice) */
+	assert_int_equal(running, 4);
+	assert_int_equal(per_gpu[0], 2);
+	assert_int_equal(per_gpu[1], 2);
+	hs_engine_free(e);
+	hs_thrtable_free(&tt);
+}
+
 static void test_state_roundtrip(void **state)
 {
 	(void)state;
@@ -955,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(test_leaving_job),
 		cmocka_unit_test(test_stale_holds),
 		cmocka_unit_test(test_packed_pair),
+		cmocka_unit_test(test_packed_two_pairs_measured),
 		cmocka_unit_test(test_state_roundtrip),
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_round_due),
