@@ -40,7 +40,7 @@ typedef struct tjob {
 	double end_wall;
 	char state[64];
 	int incarnations;
-	int done;
+	int done;             /* 1 finished; -1 finished in sacct, to confirm with squeue */
 } tjob_t;
 
 static double now_wall(void)
@@ -262,6 +262,50 @@ static int final_state(const char *s)
 	return *s != '\0';
 }
 
+/* A requeued job's last sacct row is the finished incarnation (PREEMPTED,
+ * NODE_FAIL, ...) until slurmdbd has the new one, which can take a poll
+ * or more: sacct alone would call it done. So a job whose sacct state is
+ * final is marked -1 (to confirm) and confirm_done() asks slurmctld:
+ * done only when squeue does not list it in a live state (a job purged
+ * from slurmctld, or listed as finished, is done). */
+static int confirm_done(tjob_t *jobs, int n)
+{
+	char *argv[] = { "squeue", "-h", "-t", "all", "-o", "%i|%T", NULL };
+	size_t size = 4 << 20;
+	char *out, *line, *save;
+	int any = 0;
+
+	for (int i = 0; i < n; i++)
+		any |= jobs[i].done < 0;
+	if (!any)
+		return 0;
+	out = malloc(size);
+	if (!out || tp_run(argv, out, size) != 0) {
+		free(out);   /* slurmctld busy: confirm at the next poll */
+		for (int i = 0; i < n; i++)
+			if (jobs[i].done < 0)
+				jobs[i].done = 0;
+		return -1;
+	}
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char state[64] = "";
+		long id = strtol(line, NULL, 10);
+
+		if (sscanf(line, "%*[0-9]|%63s", state) < 1 || final_state(state))
+			continue;
+		for (int i = 0; i < n; i++)
+			if (jobs[i].id == id && jobs[i].done < 0) {
+				jobs[i].done = 0;   /* requeued: live again */
+				snprintf(jobs[i].state, sizeof(jobs[i].state), "%s", state);
+			}
+	}
+	free(out);
+	for (int i = 0; i < n; i++)
+		if (jobs[i].done < 0)
+			jobs[i].done = 1;
+	return 0;
+}
+
 /* One sacct query for every unfinished job: state, end time, incarnations
  * (sacct -D lists every requeued incarnation). */
 static int poll_jobs(tjob_t *jobs, int n)
@@ -311,8 +355,8 @@ static int poll_jobs(tjob_t *jobs, int n)
 	free(out);
 	for (int i = 0; i < n; i++)
 		if (jobs[i].id && !jobs[i].done && jobs[i].incarnations && final_state(jobs[i].state))
-			jobs[i].done = 1;
-	return 0;
+			jobs[i].done = -1;
+	return confirm_done(jobs, n);
 }
 
 static void sleep_s(double s)

@@ -40,5 +40,23 @@ env -u HS_THROUGHPUT_TABLE "$TP" --dry-run "$T" >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q "no throughput table" "$tmp/err"; ok $? "no table: refused"
 "$TP" --dry-run --table "$TAB" --time-scale 0 "$T" >/dev/null 2>&1
 [ $? = 2 ]; ok $? "time scale 0: refused"
+# A requeued job: sacct's last row is the finished incarnation (PREEMPTED)
+# until slurmdbd has the new one; the player must not call the job done
+# while slurmctld (squeue) still has it. Fake sbatch/sacct/squeue in PATH:
+# polls 1-3 see only the PREEMPTED row with squeue saying PENDING, then
+# the second incarnation COMPLETED and squeue nothing.
+fake=$tmp/fakebin
+mkdir -p "$fake" && [ -d "$fake" ] || { echo "Bail out! no fake bin dir"; exit 1; }
+printf '#!/bin/sh\necho 42\n' >"$fake/sbatch"
+printf '#!/bin/sh\nc=$(cat "%s/polls" 2>/dev/null || echo 0); c=$((c + 1)); echo $c >"%s/polls"\necho "42|PREEMPTED|2026-01-01T00:00:05"\n[ $c -gt 3 ] && echo "42|COMPLETED|2026-01-01T00:00:09"\nexit 0\n' \
+	"$tmp" "$tmp" >"$fake/sacct"
+printf '#!/bin/sh\n[ "$(cat "%s/polls")" -le 3 ] && echo "42|PENDING"\nexit 0\n' "$tmp" >"$fake/squeue"
+chmod +x "$fake/sbatch" "$fake/sacct" "$fake/squeue"
+head -n 1 "$T" | awk -F'\t' 'BEGIN { OFS = "\t" } { $10 = 0; print }' >"$tmp/one.trace"
+PATH="$fake:$PATH" "$TP" --table "$TAB" --poll 0.1 --timeout 20 --log-dir "$tmp/l2" \
+	--out "$tmp/jct.csv" "$tmp/one.trace" 2>"$tmp/err"
+ok $? "a requeued job is waited for (exit 0)"
+[ "$(cat "$tmp/polls")" -ge 4 ]; ok $? "still polled after sacct showed PREEMPTED"
+tail -n 1 "$tmp/jct.csv" | grep -q ',COMPLETED,2,'; ok $? "CSV: COMPLETED, 2 incarnations"
 rm -rf "$tmp"
 echo "1..$n"
