@@ -5,6 +5,9 @@ EXTRA_DIST += bench/README.md bench/reproduce.sh bench/run_one.sh bench/report.s
 # select/hetsched_cons_tres overhead vs select/cons_tres (issue 7):
 #   bench/pack/pack_overhead.sh [JOBS] [ROUNDS]   (root, from the build dir)
 EXTRA_DIST += bench/pack/pack_overhead.sh
+# space sharing end to end: packed vs unpacked average JCT, cluster vs simulator (issue 7):
+#   bench/pack/pack_e2e.sh [--quick]   (root, from a built tree)
+EXTRA_DIST += bench/pack/pack_e2e.sh bench/pack/pack_e2e.workload bench/pack/pack_e2e_quick.workload
 
 # bench/solve.sh — policy solve time and memory vs number of jobs (issue 3)
 noinst_PROGRAMS += bench/solve_bench

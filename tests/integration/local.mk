@@ -47,6 +47,11 @@ TESTS += tests/integration/pack_pair.sh tests/integration/pack_end.sh \
 endif
 EXTRA_DIST += tests/integration/pack_lib.sh tests/integration/pack_pair.sh \
 	tests/integration/pack_end.sh tests/integration/pack_restart.sh
+# packing pays on the cluster as the simulator predicts (bench/pack/pack_e2e.sh --quick)
+if BUILD_PLUGINS
+TESTS += tests/integration/pack_e2e.sh
+endif
+EXTRA_DIST += tests/integration/pack_e2e.sh
 # sched/hs_packtest, a TEST-ONLY sched plugin that
 # packs jobs through plugins/select/hetsched/hs_pack.h; built by `make check`
 # only, never installed (tests add its .libs dir to PluginDir).
