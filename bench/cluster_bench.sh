@@ -38,8 +38,9 @@
 #     round log lines) and solve time; backfill's cycle time (sdiag).
 # Then prints average JCT, makespan and GPU utilization side by side with
 # hetsched/backfill ratios, the preemption counts, and hetsched's per-round
-# solve time and lock hold time (mean, p95, max), and writes summary.md in
-# the output directory. Everything is measured in this one run.
+# solve time and lock hold time (mean, p95, max), and writes summary.md
+# (with a per-job table), jct.dat and, with gnuplot, jct.svg in the output
+# directory. Everything is measured in this one run.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=$top/_build
@@ -55,7 +56,7 @@ while [ $# -gt 0 ]; do
 	--pending) pending=$2; shift ;;
 	--queue-time) queue_s=$2; shift ;;
 	--out) out=$2; shift ;;
-	-h|--help) sed -n '2,42p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,43p' "$0"; exit 0 ;;
 	*) echo "cluster_bench.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -193,3 +194,8 @@ run() {
 run backfill || exit 1
 run hetsched || exit 1
 python3 "$top/bench/cluster_report.py" "$out" "$gpus" "$pending" | tee "$out/summary.md"
+# per-job JCT as a plot (jct.dat comes from the report)
+if command -v gnuplot >/dev/null && [ -s "$out/jct.dat" ]; then
+	gnuplot -e "dat='$out/jct.dat'; out='$out/jct.svg'" "$top/bench/cluster_jct.gp" &&
+		say "plot: $out/jct.svg"
+fi

@@ -125,6 +125,8 @@ def main():
     print("| restarts (extra incarnations) | %d | %d | |" % (bf["restarts"], hs["restarts"]))
     print("| jobs completed | %d/%d | %d/%d | |" % (bf["completed"], bf["jobs"], hs["completed"], hs["jobs"]))
 
+    per_job(out)
+
     hdir = os.path.join(out, "hetsched")
     before = open(os.path.join(hdir, "slurmctld-before-queue.log"), errors="replace").read().splitlines()
     full = open(os.path.join(hdir, "slurmctld.log"), errors="replace").read().splitlines()
@@ -151,6 +153,48 @@ def main():
     load = load_summary(out)
     if load:
         print("\n%s" % load)
+
+
+def incarnations(d):
+    """Per job: (submit time, [(end, node type)] of every incarnation)."""
+    sub = {}
+    for line in open(os.path.join(d, "submitted.txt")):
+        f = line.split()
+        sub[f[0]] = float(f[1])
+    inc = {}
+    for line in open(os.path.join(d, "sacct.txt")):
+        f = line.rstrip("\n").split("|")
+        if len(f) >= 7 and f[0] in sub:
+            inc.setdefault(f[0], []).append((epoch(f[4]), f[5].split("-")[0]))
+    return sub, inc
+
+
+def per_job(out):
+    """Per-job table (markdown) and OUT/jct.dat for bench/cluster_jct.gp."""
+    try:
+        wl = [l.rstrip("\n").split("\t") for l in open(os.path.join(out, "workload.txt"))]
+        runs = [incarnations(os.path.join(out, s)) for s in ("backfill", "hetsched")]
+    except OSError:
+        return
+    print("\n## Per job (JCT in s; GPU types of every incarnation in order)\n")
+    print("| job | model | GPUs | backfill | hetsched |")
+    print("|---|---|---|---|---|")
+    with open(os.path.join(out, "jct.dat"), "w") as dat:
+        dat.write("# job backfill_jct hetsched_jct\n")
+        for i, w in enumerate(wl):
+            jid, cells, jcts = str(i + 1), [], []
+            for sub, inc in runs:
+                rows = inc.get(jid, [])
+                ends = [e for e, _t in rows if e]
+                if jid not in sub or not ends:
+                    cells.append("unfinished")
+                    jcts.append("nan")
+                    continue
+                jct = max(ends) - sub[jid]
+                jcts.append("%.0f" % jct)
+                cells.append("%.0f on %s" % (jct, " > ".join(t for _e, t in rows)))
+            print("| %s | %s | %s | %s | %s |" % (jid, w[1], w[3], cells[0], cells[1]))
+            dat.write("%s %s %s\n" % (jid, jcts[0], jcts[1]))
 
 
 def load_summary(out):

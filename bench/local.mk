@@ -16,4 +16,4 @@ bench_solve_bench_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 bench_solve_bench_LDADD = libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
 EXTRA_DIST += bench/solve.sh
 # sched/hetsched on a local cluster against sched/backfill (issue 5)
-EXTRA_DIST += bench/cluster_bench.sh bench/cluster_report.py
+EXTRA_DIST += bench/cluster_bench.sh bench/cluster_report.py bench/cluster_jct.gp

@@ -6,6 +6,7 @@ dist_man_MANS += doc/man/hs-cluster.1 doc/man/hetsched-plugins.7
 EXTRA_DIST += doc/hacking.md
 # sched/hetsched (issue 5)
 dist_man_MANS += doc/man/hetsched.conf.5 doc/man/sched_hetsched.8 doc/man/hetsched-status.1
+EXTRA_DIST += doc/cluster-results.md doc/results/cluster-jct.svg
 
 # issue 6: job-side reporting, the SPANK plugin, emulator and trace player
 dist_man_MANS += doc/man/hetsched-report.1 doc/man/hetsched_report.3 \
