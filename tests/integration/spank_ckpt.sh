@@ -82,7 +82,8 @@ done
 
 for j in $jobs; do
 	check "${name[$j]}: sacct -D shows REQUEUED then COMPLETED" \
-		test "$(sacct -j "$j" -D -X -P -n -o State | tr '\n' ' ')" = "REQUEUED COMPLETED "
+		test "$(sacct -j "$j" -D -X -P -n -o State | tr '\n' ' ')" = "REQUEUED COMPLETED " ||
+		{ sacct -j "$j" -D -X -P -o JobID,JobName,State,ExitCode,NodeList,Submit,Start,End; scontrol show job "$j"; } 2>&1 | diag
 done
 rec=$(record "$je")
 echo "$rec" | diag
