@@ -179,44 +179,50 @@ it_state_final() {
 	esac
 }
 
-# it_job_state JOBID: "sacct-state/slurmctld-state" of one job, e.g.
-# "COMPLETED/COMPLETED"; slurmctld's part is "gone" once it purged the job
-# and "?" when it did not answer.
-it_job_state() {
-	local a c
-	a=$(sacct -n -X -P -o JobIDRaw,State -j "$1" 2>/dev/null | awk -F'|' -v j="$1" '$1 == j { s = $2 } END { print s }')
+# it_ctld_state JOBID: slurmctld's state of the job (scontrol), "gone"
+# once it purged the job, "?" when it did not answer.
+it_ctld_state() {
+	local c
 	c=$(scontrol -o show job "$1" 2>&1)
 	case "$c" in
-	*" JobState="*) c=${c#* JobState=}; c=${c%% *} ;;
-	*"Invalid job id"*) c=gone ;;
-	*) c="?" ;;
+	*" JobState="*) c=${c#* JobState=}; echo "${c%% *}" ;;
+	*"Invalid job id"*) echo gone ;;
+	*) echo "?" ;;
 	esac
-	echo "${a:-none}/$c"
 }
 
 # it_wait_jobs SECS JOBID...: wait until every job has ended: sacct has
 # its allocation record in a final state (it_state_final) AND slurmctld no
-# longer has it active (final state, or purged). Both, from one query per
-# job and round: slurmdbd learns of a job asynchronously and may at first
-# hold a placeholder row for it (JobName "allocation", no partition,
-# PENDING: written when a step's record arrives before the job's own start
-# record), and sacct without a row says nothing at all, so anything but an
-# explicit final state means "not yet". Fails on timeout, saying on stderr
-# which jobs were still not done.
+# longer has it active (final state, or purged). Accounting is
+# asynchronous: sacct may have no row for a job yet, or slurmdbd's
+# placeholder row (JobName "allocation", no partition, PENDING: written
+# when a step or completion record arrives before the job's own start
+# record, which later overwrites it), so anything but an explicit final
+# state means "not yet". (The old test, "no pending/running row" from one
+# sacct call and "a row per job" from a second one, returned when the job's
+# first row appeared between the two calls.) One sacct query per round,
+# scontrol only for jobs sacct has final. Fails on timeout, saying on
+# stderr which jobs were still not done.
 it_wait_jobs() {
-	local secs=$1 end j st left
+	local secs=$1 end ids acct j a c left
 	shift
+	ids=$(echo "$@" | tr ' ' ',')
 	end=$(($(date +%s) + secs))
 	while :; do
 		left=""
+		acct=$(sacct -n -X -P -o JobIDRaw,State -j "$ids" 2>/dev/null)
 		for j in "$@"; do
-			st=$(it_job_state "$j")
-			it_state_final "${st%%/*}" && { [ "${st#*/}" = gone ] || it_state_final "${st#*/}"; } ||
-				left="$left $j:$st"
+			a=$(echo "$acct" | awk -F'|' -v j="$j" '$1 == j { s = $2 } END { print s }')
+			if it_state_final "$a"; then
+				c=$(it_ctld_state "$j")
+				[ "$c" = gone ] || it_state_final "$c" || left="$left $j:$a/$c"
+			else
+				left="$left $j:${a:-none}"
+			fi
 		done
 		[ -z "$left" ] && return 0
 		if [ "$(date +%s)" -ge "$end" ]; then
-			echo "# it_wait_jobs: not done after ${secs} s (job:sacct/slurmctld):$left" >&2
+			echo "# it_wait_jobs: not done after ${secs} s (job:sacct[/slurmctld]):$left" >&2
 			return 1
 		fi
 		sleep 1
