@@ -87,9 +87,9 @@ for jid in sys.argv[3:]:
 PY
 diag <"$work/cmp.txt"
 check "plugin's X equals hetsched solve's X on the same problem" \
-	awk '{ d = $3 - $4; if (d < 0) d = -d; if (d > 0.01) bad = 1 } END { exit bad }' "$work/cmp.txt"
+	awk '{ d = $3 - $4; if (d < 0) d = -d; if (d > 0.01) bad = 1 } END { exit bad || NR != 6 }' "$work/cmp.txt"
 check "received fractions within 0.12 of X for every job and type" \
-	awk '{ d = $4 - $5; if (d < 0) d = -d; if (d > 0.12) bad = 1 } END { exit bad }' "$work/cmp.txt"
+	awk '{ d = $4 - $5; if (d < 0) d = -d; if (d > 0.12) bad = 1 } END { exit bad || NR != 6 }' "$work/cmp.txt"
 check "ResNet-18 (11.6x faster on v100) ran mostly on v100" \
 	awk -v j="$j1" '$1 == j && $2 == "v100" { v = $5 } $1 == j && $2 == "k80" { k = $5 } END { exit !(v > k) }' "$work/cmp.txt"
 check "Recommendation (1.5x faster on k80) ran mostly on k80" \
