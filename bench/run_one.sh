@@ -13,7 +13,10 @@ shift
 [ -s "$out" ] && exit 0
 # --after PREV.json: PREV is the same experiment at the next lower load; if
 # that run saturated (stopped by --max-time, or itself skipped), this one
-# would too, so it is not simulated: a stub summary says so.
+# would too, so it is not simulated: a stub summary says so. With -j N a
+# load may start while the one below it is still running; it is then
+# simulated (and may be stopped at the CPU cap): waiting for PREV instead
+# would serialize every chain of loads.
 if [ "$1" = --after ]; then
 	prev=$2
 	shift 2
