@@ -103,17 +103,7 @@ for i in range(n):
 PY
 say "workload: $jobs jobs, seed $seed -> $out/workload.txt"
 
-port_block() {
-	local base p busy
-	for base in $(seq 24000 100 32000); do
-		busy=0
-		for p in $(seq "$base" $((base + 40))); do
-			[ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ] || { busy=1; break; }
-		done
-		[ $busy = 0 ] && { echo "$base"; return 0; }
-	done
-	return 1
-}
+port_block() { "$top/contrib/cluster/hs-cluster" free-ports --port-base "24000"; }
 
 # run SCHED: one complete run; results in $out/SCHED/.
 run() {

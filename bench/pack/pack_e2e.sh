@@ -108,17 +108,7 @@ for p in "$unpacked" "$policy"; do
 	simulate "$p" || die "hetsched simulate --policy $p failed"
 done
 
-port_block() {
-	local base p busy
-	for base in $(seq "${HS_BENCH_PORT_BASE:-27000}" 100 33000); do
-		busy=0
-		for p in $(seq "$base" $((base + 40))); do
-			[ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ] || { busy=1; break; }
-		done
-		[ $busy = 0 ] && { echo "$base"; return 0; }
-	done
-	return 1
-}
+port_block() { "$top/contrib/cluster/hs-cluster" free-ports --port-base "${HS_BENCH_PORT_BASE:-27000}"; }
 
 cur_dir=
 cleanup() { [ -n "$cur_dir" ] && "$top/contrib/cluster/hs-cluster" down -q --dir "$cur_dir" >/dev/null 2>&1; }

@@ -74,21 +74,15 @@ it_cleanup() {
 	done
 }
 
-# it_port_block INDEX: a port base whose block looks free, derived from the
-# build dir so that concurrent builds of different worktrees rarely meet;
-# hs-cluster itself refuses ports that are in use.
+# it_port_block INDEX: a free port block (hs-cluster free-ports), searched
+# from a start derived from the build dir and INDEX, so that concurrent
+# builds of different worktrees rarely meet; hs-cluster itself refuses
+# ports that are in use.
 it_port_block() {
-	local h base i p busy
+	local h
 	h=$(printf '%s:%s' "$HS_BUILDDIR" "$1" | cksum | cut -d' ' -f1)
-	for i in $(seq 0 40); do
-		base=$((20000 + ((h + i * 37) % 120) * 100))
-		busy=0
-		for p in $(seq "$base" $((base + 40))); do
-			[ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ] || { busy=1; break; }
-		done
-		[ $busy = 0 ] && { echo "$base"; return 0; }
-	done
-	return 1
+	"$HS_CLUSTER" free-ports --port-base $((20000 + (h % 120) * 100)) 2>/dev/null ||
+		"$HS_CLUSTER" free-ports --port-base 17000
 }
 
 # it_cluster_up NAME [hs-cluster options]: bring up cluster NAME in a fresh
