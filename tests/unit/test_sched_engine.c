@@ -232,10 +232,7 @@ static void test_suspend_resume(void **state)
 {
 	(void)state;
 	fx_t f;
-	/* Two 1-GPU nodes of a type; job 1 can only use v100-1's type... use
-	 * a typed request to force sharing one GPU between 1 and 2 while the
-	 * other GPU stays free for nobody: 2 asks for k80 which is absent, so
-	 * use a single GPU. */
+	/* One GPU, so the two jobs must take turns on it. */
 	fx_init(&f, "v100:1:1");
 	fx_job_t *a = fx_add(&f, 1, 1);
 	hs_engine_t *e = engine_with("PreemptMode=suspend\n");
