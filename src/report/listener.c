@@ -25,7 +25,8 @@
 #define PEER_TTL 5.0          /* seconds a validated sender stays trusted */
 #define LOG_EVERY 10.0        /* seconds between drop summaries */
 #define FINAL_TRIES 3         /* final publish attempts, ... */
-#define FINAL_PAUSE_S 1       /* ... this many seconds apart */
+#define FINAL_PAUSE_S 1       /* ... this many seconds apart, */
+#define FINAL_BUDGET_S 5.0    /* ... no retry starting later than this */
 #define MAX_QUEUE_AGE 60.0    /* a send time older than this (or in the
                                * future) is a clock step: use the read time */
 
@@ -368,13 +369,20 @@ static void *run(void *arg)
 	}
 	/* The final publish has no "later": a failure (slurmctld busy or
 	 * slow to answer on a loaded machine) is retried a few times, so the
-	 * last step and acknowledgement are not lost; bounded, as the step's
-	 * end waits for it. */
+	 * last step and acknowledgement are not lost. slurmstepd waits for it
+	 * before it tells srun the tasks ended, and one attempt can take two
+	 * RPCs of up to MessageTimeout each: a retry starts only within
+	 * FINAL_BUDGET_S of the first attempt, so an unreachable slurmctld
+	 * costs one attempt, not FINAL_TRIES of them. */
+	double final_start = mono_now();
+
 	for (int i = 0; i < FINAL_TRIES &&
 	     (l->dirty || l->ckpt_dirty || l->first_pending || l->start_pending); i++) {
 		if (i) {
 			struct timespec pause = { FINAL_PAUSE_S, 0 };
 
+			if (mono_now() + FINAL_PAUSE_S - final_start > FINAL_BUDGET_S)
+				break;
 			nanosleep(&pause, NULL);
 		}
 		publish(l, HS_PUB_FINAL, mono_now());

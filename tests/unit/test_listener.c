@@ -28,6 +28,10 @@ typedef struct pubs {
 	pthread_mutex_t mu;
 	int count[HS_PUB_FINAL + 1];
 	int fail_first;
+	int fail_final;                 /* every final publish fails ... */
+	double final_s;                 /* ... after this long (slurmctld
+	                                 * unreachable: RPC timeouts) */
+	int final_tries;
 	hs_listener_state_t last;
 	char log[512];
 	int logs;
@@ -46,7 +50,11 @@ static int on_publish(void *arg, const hs_listener_state_t *st, hs_publish_why_t
 	double stall = 0;
 
 	pthread_mutex_lock(&p->mu);
-	if (p->fail_first) {
+	if (p->fail_final && why == HS_PUB_FINAL) {
+		p->final_tries++;
+		stall = p->final_s;
+		rc = -1;
+	} else if (p->fail_first) {
 		p->fail_first = 0;
 		rc = -1;
 	} else {
@@ -527,6 +535,34 @@ static void final_publish_retried(void **state)
 	pthread_mutex_destroy(&p.mu);
 }
 
+/* slurmctld unreachable at the step's end: each final publish fails only
+ * after its RPC timeouts. slurmstepd waits for the listener before it
+ * tells srun the tasks ended, so no retry starts after the budget: one
+ * attempt of 5.5 s, not three of them (17.5 s with the pauses). */
+static void final_publish_bounded(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	(void)state;
+
+	base_cfg(&cfg);
+	cfg.publish_interval = 100;
+	l = start(&p, &cfg, name);
+	assert_int_equal(send_raw(name, "hs1 step=5", 10), 10);
+	sleep_s(0.2);
+	pthread_mutex_lock(&p.mu);
+	p.fail_final = 1;
+	p.final_s = 5.5;
+	pthread_mutex_unlock(&p.mu);
+	hs_listener_stop(l, &c, &st);
+	assert_int_equal(p.final_tries, 1);
+	pthread_mutex_destroy(&p.mu);
+}
+
 /* No report at all: the step start is still published (history), and a
  * failed publish is retried. */
 static void silent_job(void **state)
@@ -558,6 +594,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(accept_and_estimate),
 		cmocka_unit_test(drops),
+		cmocka_unit_test(final_publish_bounded),
 		cmocka_unit_test(foreign_senders),
 		cmocka_unit_test(rate_budget),
 		cmocka_unit_test(client_library),
