@@ -68,11 +68,17 @@ static void jobs_in_table_units(const hs_thrtable_t *t, hs_problem_t *pb, double
 			}
 		}
 		double r = n ? sum / n : 1.0;
-		if (!(r > 0) || !isfinite(r) || r == 1.0)
+		/* Estimates are within [1e-6, 1e12) (estimate.c), table rows
+		 * too: r is a time scale or a hardware factor. One outside
+		 * this band leaves the job in its own units rather than
+		 * pushing its numbers towards 0 or infinity. */
+		if (!(r >= 1e-6 && r <= 1e6) || r == 1.0)
 			continue;
 		for (int j = 0; j < J; j++)
 			jb->thr[j] /= r;
 		jb->remaining_steps /= r;
+		if (!(jb->remaining_steps >= 1.0))
+			jb->remaining_steps = 1.0;
 		units[k] = r;
 	}
 }

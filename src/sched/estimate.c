@@ -54,9 +54,14 @@ const char *hs_est_source_name(hs_est_source_t s)
 	return "?";
 }
 
+/* A usable throughput, steps/s. Below one step in 11.6 days it is a
+ * broken or hostile report (AdminComment holds what the job says), not a
+ * measurement: such values would make the policy's coefficients span more
+ * than GLPK can scale, and overflow the table-unit conversion
+ * (engine_problem.c) to infinity. */
 static int ok_value(double v)
 {
-	return isfinite(v) && v > 0 && v < 1e12;
+	return isfinite(v) && v >= 1e-6 && v < 1e12;
 }
 
 hs_est_source_t hs_estimate(const hs_est_in_t *in, double *thr, double *measured)

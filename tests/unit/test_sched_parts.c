@@ -287,6 +287,16 @@ static void test_estimate(void **state)
 	hs_estimate(&in, thr, NULL);
 	assert_true(fabs(thr[0] - 4) < 1e-9 && thr[1] == 0 && thr[2] == 0 && thr[3] == 0);
 
+	/* an absurd measurement (a job can write anything there) is ignored */
+	hs_record_t bad;
+	hs_record_init(&bad);
+	hs_record_thr_set(&bad, "v100", 1e-300, 3, 1);
+	in.rec = &bad;
+	in.model = "ResNet-18";
+	in.allowed = NULL;
+	assert_int_equal(hs_estimate(&in, thr, meas), HS_EST_TABLE);
+	assert_true(fabs(thr[2] - 10) < 1e-9 && meas[2] == 0);
+
 	/* scale factor 2 is another job type: not in the table */
 	in.allowed = NULL;
 	in.rec = NULL;
