@@ -31,6 +31,7 @@ import os
 import signal
 import socket
 import struct
+import termios
 import threading
 import time
 
@@ -46,7 +47,9 @@ _UNSAFE_SIGNALS = {signal.SIGKILL, signal.SIGSTOP, signal.SIGTSTP,
                    signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE,
                    signal.SIGILL, signal.SIGABRT, signal.SIGCHLD,
                    signal.SIGPIPE, signal.SIGTTIN, signal.SIGTTOU}
-_SIOCOUTQ = 0x5411     # linux/sockios.h: bytes sent, not yet read
+# Bytes sent, not yet read: linux/sockios.h defines SIOCOUTQ as TIOCOUTQ,
+# whose number differs between architectures (0x5411 on x86, not on ppc64le).
+_SIOCOUTQ = termios.TIOCOUTQ
 _EXIT_RETRY_S = 2.0    # see _Reporter.at_exit
 _EXIT_WAIT_S = 5.0
 
@@ -116,8 +119,9 @@ class _Reporter:
                 self.pending = (step, samples)
             self.pending_ckpt = ckpt
             return -1
-        except OSError:  # listener gone
+        except OSError:  # listener gone: nothing will take it later either
             self.counts["dropped"] += 1
+            self.pending_ckpt = None   # as the C library: kept only on EAGAIN
             return -1
 
     def unread(self):

@@ -21,9 +21,9 @@ def check(name, cond, detail=""):
     results.append((name, bool(cond), detail))
 
 
-def listener():
+def listener(tag=""):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    name = "hetsched.pytest.%d" % os.getpid()
+    name = "hetsched.pytest.%d%s" % (os.getpid(), tag)
     s.bind("\0" + name)
     s.settimeout(2.0)
     return s, "@" + name
@@ -136,6 +136,22 @@ def main():
     check("cli env", rc == 0 and "HS_GPU_TYPE=k80" in out and "active=1" in out, out)
     rc, out, err = run_cli(["--help"])
     check("cli help", rc == 0 and "usage" in out)
+
+    # --- listener gone: a refused acknowledgement is not kept for retries
+    # (the exit would spin on it; only a busy listener, EAGAIN, keeps it)
+    gone, gone_name = listener(".gone")
+    os.environ["HS_REPORT_SOCKET"] = gone_name
+    hs._reporter = None
+    check("active before the listener goes", hs.active())
+    gone.close()
+    r = hs._get()
+    r.pending_ckpt = 5    # as a refusal of the busy listener left it
+    check("the kept ack to a gone listener fails", r.flush() < 0)
+    check("... and is not kept", r.pending_ckpt is None, r.pending_ckpt)
+    t0 = time.monotonic()
+    r.at_exit()
+    check("exit does not wait for a gone listener (%.2f s)" % (time.monotonic() - t0),
+          time.monotonic() - t0 < 1.0)
 
     print("1..%d" % len(results))
     for i, (n, ok, detail) in enumerate(results, 1):
