@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cluster_bench.sh — sched/hetsched against stock sched/backfill on a real
 # local Slurm cluster (contrib/cluster/hs-cluster), with the same
 # time-scaled workload submitted with sbatch to both.
@@ -56,7 +57,7 @@ while [ $# -gt 0 ]; do
 	--pending) pending=$2; shift ;;
 	--queue-time) queue_s=$2; shift ;;
 	--out) out=$2; shift ;;
-	-h|--help) sed -n '2,43p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,44p' "$0"; exit 0 ;;
 	*) echo "cluster_bench.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -66,7 +67,7 @@ done
 stage=$b/stage/plugins
 emu=$b/hetsched-emulator
 [ -x "$emu" ] && [ -f "$stage/sched_hetsched.so" ] || { echo "cluster_bench.sh: build first (no $emu or $stage)" >&2; exit 1; }
-gavel=${HS_GAVEL_DATA:-$top/../shared/data/gavel}
+gavel=${HS_GAVEL_DATA:-$top/data/gavel}
 table=$gavel/simulation_throughputs.json
 [ -r "$table" ] || { echo "cluster_bench.sh: no throughput table at $table (set HS_GAVEL_DATA)" >&2; exit 1; }
 [ -n "$out" ] || out=$top/bench/out/cluster/$(date +%Y%m%d-%H%M%S)

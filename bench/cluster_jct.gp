@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cluster_jct.gp — per-job JCT of bench/cluster_bench.sh, backfill vs
 # hetsched, as clustered bars. Usage:
 #   gnuplot -e "dat='OUT/jct.dat'; out='OUT/jct.svg'" bench/cluster_jct.gp

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cluster_report.py OUT GPUS PENDING — the summary of bench/cluster_bench.sh.
 
 Reads OUT/{backfill,hetsched}/{submitted.txt,sacct.txt,slurmctld*.log,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench — measured figures: bench/reproduce.sh regenerates doc/results.md
 # (Gavel's simulation results and the simulator's speed) with
 # `hetsched simulate`; see the script's header for what it runs.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # report.sh OUT MODE HETSCHED [NSEEDS] — writes doc/results.md (on stdout) and the
 # gnuplot plots (doc/results/*.svg) from the raw results bench/reproduce.sh
 # left in OUT. Numbers come only from those files (jq); the discussion of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # reproduce.sh — reproduces the Gavel paper's simulation results with
 # `hetsched simulate` and regenerates doc/results.md (tables, gnuplot
 # plots in doc/results/, the speed figure).
@@ -53,7 +54,7 @@ while [ $# -gt 0 ]; do
 	--hetsched) hs=$2; shift ;;
 	--cpu-cap) cap=$2; shift ;;
 	--first-seed-only) only1=$2; shift ;;
-	-h|--help) sed -n '2,43p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,44p' "$0"; exit 0 ;;
 	*) echo "reproduce.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -64,7 +65,7 @@ case "$cap" in ''|*[!0-9]*) echo "reproduce.sh: --cpu-cap takes whole seconds" >
 if [ "$cap" -gt 0 ]; then HS_CPU_CAP=$cap; export HS_CPU_CAP; else unset HS_CPU_CAP; fi
 [ -x "$hs" ] || { echo "reproduce.sh: no hetsched at $hs (build first, or --hetsched)" >&2; exit 1; }
 [ -n "$out" ] || out=$top/bench/out/$mode
-gavel=${HS_GAVEL_DATA:-$top/../shared/data/gavel}
+gavel=${HS_GAVEL_DATA:-$top/data/gavel}
 table=$gavel/simulation_throughputs.json
 [ -r "$table" ] || { echo "reproduce.sh: no throughput table at $table (set HS_GAVEL_DATA)" >&2; exit 1; }
 cluster=v100:36,p100:36,k80:36

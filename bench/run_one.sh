@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run_one.sh OUT.json [--after PREV.json] HETSCHED ARGS... — one simulation of the reproduction
 # (bench/reproduce.sh). Skips the run when OUT.json already holds a result,
 # so an interrupted reproduction resumes where it stopped. A run stopped by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # solve.sh — how fast the policy engine solves, and in how much memory:
 # solve time and peak memory against the number of active jobs (256 to
 # 16,384; packed policies to 2,048) for every LP policy, next to
@@ -20,7 +21,7 @@
 #
 # Usage: bench/solve.sh [--quick] [BUILDDIR]     (default BUILDDIR: ./_build)
 #   --quick   fewer sizes and repetitions (a couple of minutes)
-# Environment: HS_GAVEL_DATA (Gavel's data dir, default ../shared/data/gavel
+# Environment: HS_GAVEL_DATA (Gavel's data dir, default data/gavel
 #   beside the checkout), HS_BENCH_TIMEOUT (seconds per baseline run, 120).
 # Output: the tables on stdout; raw lines and a gnuplot plot (if gnuplot is
 # installed) in BUILDDIR/bench-solve/.
@@ -31,13 +32,13 @@ build=
 for a in "$@"; do
 	case "$a" in
 	--quick) quick=1 ;;
-	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,31p' "$0"; exit 0 ;;
 	*) build=$a ;;
 	esac
 done
 build=${build:-$top/_build}
 build=$(cd "$build" && pwd)
-data=${HS_GAVEL_DATA:-$top/../shared/data/gavel}
+data=${HS_GAVEL_DATA:-$top/data/gavel}
 table=$data/simulation_throughputs.json
 tmo=${HS_BENCH_TIMEOUT:-120}
 [ -f "$table" ] || { echo "solve.sh: Gavel's table not found at $table (set HS_GAVEL_DATA)" >&2; exit 1; }

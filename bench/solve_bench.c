@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* solve_bench.c — one policy solve on a generated instance, for
  * bench/solve.sh: prints one line of key=value pairs with the solve time
  * and the process's peak memory. Run one measurement per process so the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bootstrap.sh — install everything hetsched needs on Debian bookworm and
 # prepare a configured Slurm source tree (for the internal headers that
 # sched/ and select/ plugins need) in a cache directory outside git.
@@ -18,7 +19,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--cache) cache=$2; shift 2 ;;
 	--no-apt) do_apt=0; shift ;;
-	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,14p' "$0"; exit 0 ;;
 	*) echo "bootstrap.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # demo.sh — hetsched's main job, from a fresh Debian bookworm machine:
 # installs what is missing (contrib/bootstrap.sh), builds, installs the
 # plugins into a staging root (make install DESTDIR=...), brings up a local
@@ -24,7 +25,7 @@
 #   --time-scale F     emulated training runs F times faster than real [10]
 #   --table FILE       Gavel throughput table
 #                      [$HS_GAVEL_DATA/simulation_throughputs.json,
-#                       HS_GAVEL_DATA defaulting to ../shared/data/gavel]
+#                       HS_GAVEL_DATA defaulting to data/gavel]
 #   --keep             leave the (last) cluster running (default: tear it down)
 #   --no-build         use the existing build in $HETSCHED_BUILD/demo
 # Environment: HETSCHED_BUILD (build root, default ./_build).
@@ -38,7 +39,7 @@ round=20
 scale=10
 compare=0
 workload=$top/contrib/demo/workload.txt
-table=${HS_GAVEL_DATA:-$top/../shared/data/gavel}/simulation_throughputs.json
+table=${HS_GAVEL_DATA:-$top/data/gavel}/simulation_throughputs.json
 keep=0
 build=1
 while [ $# -gt 0 ]; do
@@ -54,7 +55,7 @@ while [ $# -gt 0 ]; do
 	--table) table=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--no-build) build=0; shift ;;
-	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,31p' "$0"; exit 0 ;;
 	*) echo "demo.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # contrib — set-up and test tools: bootstrap, the local cluster (hs-cluster),
 # the test runner and the demo.
 # hs-cluster is installed: anyone can try the plugins on a private cluster.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test.sh — run every hetsched test on this machine, from a fresh Debian
 # bookworm install: installs what is missing (contrib/bootstrap.sh), builds
 # with warnings as errors, runs the unit tests (plain, under ASan/UBSan and
@@ -22,7 +23,7 @@ for a in "$@"; do
 	--no-distcheck) distcheck=0 ;;
 	--no-sanitizers) sanitizers=0 ;;
 	--no-valgrind) valgrind=0 ;;
-	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,18p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done

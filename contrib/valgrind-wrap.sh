@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # valgrind-wrap.sh — LOG_COMPILER for `make check` that runs a test program
 # (through its libtool wrapper) under valgrind memcheck; any memory error or
 # definite leak makes the test fail. Shell-script tests run unchanged.

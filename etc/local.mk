@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # etc — configuration examples.
 # The example hetsched.conf(5), installed with the documentation.
 dist_doc_DATA += etc/hetsched.conf

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # plugins — the Slurm plugins: sched/hetsched, select/hetsched_cons_tres and
 # the hetsched SPANK plugin. Real out-of-tree Slurm plugins: libtool modules
 # built against the configured Slurm source tree (internal headers and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """hetsched_report -- report training progress to hetsched (pure Python).
 
 The Python twin of libhetsched-report (hetsched/report.h); the protocol is

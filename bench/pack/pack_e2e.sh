@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pack_e2e.sh — space sharing end to end (issue 7): does the average-JCT
 # gain the simulator predicts for a packed policy over its unpacked
 # counterpart show on a real local Slurm cluster?
@@ -50,7 +51,7 @@ while [ $# -gt 0 ]; do
 	--tolerance) tol=$2; shift ;;
 	--policy) policy=$2; shift ;;
 	--out) out=$2; shift ;;
-	-h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,39p' "$0"; exit 0 ;;
 	*) echo "pack_e2e.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -63,7 +64,7 @@ unpacked=${policy%_packed}
 stage=$B/stage/plugins
 [ -x "$B/hetsched" ] && [ -x "$B/hetsched-trace-play" ] && [ -x "$B/hetsched-emulator" ] &&
 	[ -f "$stage/select_hetsched_cons_tres.so" ] || die "build first (no programs or plugins in $B)"
-gavel=${HS_GAVEL_DATA:-$top/../shared/data/gavel}
+gavel=${HS_GAVEL_DATA:-$top/data/gavel}
 table=$gavel/simulation_throughputs.json
 [ -r "$table" ] || die "no throughput table at $table (set HS_GAVEL_DATA)"
 [ -r "$workload" ] || die "no workload file $workload"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pack_overhead.sh — what select/hetsched_cons_tres costs Slurm compared with
 # plain select/cons_tres (the baseline, measured in the same run): two
 # private clusters, identical but for SelectType, run the same burst of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/report — cost of reporting a mini-batch (bench/report/report_cost.sh,
 # ratios to a baseline measured in the same run). Built by make:
 #   bench/report/report_cost.sh (from the build directory)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report_cost.c — what one hs_report_step() call costs a training loop, in
  * one mode per run (the library keeps process-wide state):
  *   baseline   a clock_gettime(CLOCK_MONOTONIC) per iteration (what any

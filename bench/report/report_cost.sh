@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # report_cost.sh — measures what reporting a mini-batch costs, as ratios to
 # a baseline measured in the same run (one clock read per iteration), for
 # the C library (every mode of report_cost.c) and the Python module.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """report.py -- prints the outcome of a contrib/demo.sh run from sacct.
 
   report.py TABLE SCALE RUN_DIR [BASELINE_RUN_DIR]

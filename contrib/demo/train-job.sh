@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # train-job.sh EMULATOR TABLE TIME_SCALE — the demo's training job.
 # contrib/demo.sh submits it with sbatch --hs-model/--hs-steps/--hs-ckpt-dir
 # (spank_hetsched puts them in HS_MODEL, HS_STEPS, HS_CKPT_DIR, and the GPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* emu_ckpt.c — atomic checkpoint file of the workload emulator; see
  * emu_ckpt.h. Runs as the job's user, never as root. */
 #include "emu_ckpt.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* emu_ckpt.h — the emulator's checkpoint file: one line
  * "hetsched-emulator 1 step=<N> sf=<sf> model=<model>\n" in
  * <dir>/hetsched-emulator.ckpt, written atomically (temporary file, fsync,

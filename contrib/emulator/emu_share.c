@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* emu_share.c — co-tenancy files of emulated jobs sharing a GPU; see
  * emu_share.h. */
 #include "emu_share.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* emu_share.h — how an emulated job learns which job shares its GPU (to run
  * at the table's pair throughput): every emulator holding a shard of a GPU
  * keeps a small file "<sf>\t<model>" in <share dir>/<cluster>.<conf>.<node>.<gpus>/<id> and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* emulator.c — hetsched-emulator: behaves like a deep-learning training job
  * of a model from a Gavel throughput table, so the whole system runs
  * realistically without GPUs (see hetsched-emulator(1)).

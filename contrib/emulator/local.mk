@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # contrib/emulator — hetsched-emulator, an emulated training job (Gavel
 # throughput table, time-scaled, reports through libhetsched-report,
 # checkpoints on request). Used by the demo, integration tests and benches.

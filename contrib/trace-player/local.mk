@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # contrib/trace-player — hetsched-trace-play: replays a Gavel trace on a
 # Slurm cluster with hetsched-emulator jobs and collects JCTs from sacct.
 bin_PROGRAMS += hetsched-trace-play

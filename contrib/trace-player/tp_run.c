@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp_run.c — fork/exec with a stdout pipe, and shell quoting; see
  * tp_run.h. */
 #include "tp_run.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp_run.h — runs a command (argv, no shell) and captures its standard
  * output; for the trace player's calls to sbatch and sacct. */
 #ifndef HS_TP_RUN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* trace_player.c — hetsched-trace-play: replays a Gavel-format job trace on
  * a Slurm cluster, submitting every job with sbatch at its (time-scaled)
  * arrival time with hetsched-emulator as the training job, then collects

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # doc/examples — the reporting API examples of doc/reporting.md. The C one
 # is compiled by `make check` so it keeps building against the public
 # header; the integration test tests/integration/spank_ckpt.sh runs all

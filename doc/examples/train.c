@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* train.c — a training loop in C that reports every mini-batch to hetsched
  * and checkpoints when the scheduler asks (doc/protocol.md (d)).
  *

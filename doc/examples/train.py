@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """train.py -- a PyTorch-style training loop that reports every mini-batch
 to hetsched and checkpoints when the scheduler asks (doc/protocol.md (d)).
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # train.sh — a shell training loop that reports to hetsched with the
 # hetsched-report command and checkpoints when the scheduler asks.
 #

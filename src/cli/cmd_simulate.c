@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_simulate.c — `hetsched simulate`: runs a policy and the round
  * mechanism over a Gavel trace or a generated workload on a simulated
  * cluster and prints a JSON summary (see hetsched-simulate(1)). */
@@ -43,7 +44,8 @@ static void usage(FILE *f)
 		"  --consolidation MODE  placement (default): jobs spread over servers\n"
 		"                        run at the *_unconsolidated throughput;\n"
 		"                        always: consolidated throughput (Gavel)\n"
-		"  --throughputs FILE    Gavel throughput table (JSON)\n"
+		"  --throughputs FILE    Gavel throughput table (JSON; default: the installed\n"
+		"                        " HS_PKGDATADIR "/gavel/simulation_throughputs.json)\n"
 		"  --prices SPEC         price per accelerator-hour, e.g.\n"
 		"                        v100=2.48,p100=1.46,k80=0.45 (min_cost)\n"
 		"  --policy NAME         scheduling policy (hetsched solve --list)\n"
@@ -267,8 +269,11 @@ int hs_cmd_simulate(int argc, char **argv)
 		fprintf(stderr, "hetsched simulate: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	const char *missing = !o.policy ? "--policy" : !table_path ? "--throughputs"
-			      : !cluster_spec ? "--cluster" : NULL;
+	/* Without --throughputs, the Gavel table `make install` put in
+	 * $(pkgdatadir)/gavel (data/gavel in the source tree). */
+	if (!table_path)
+		table_path = HS_PKGDATADIR "/gavel/simulation_throughputs.json";
+	const char *missing = !o.policy ? "--policy" : !cluster_spec ? "--cluster" : NULL;
 	if (missing) {
 		fprintf(stderr, "hetsched simulate: %s is required\n", missing);
 		return 2;

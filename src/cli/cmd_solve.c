@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_solve.c — `hetsched solve --policy NAME PROBLEM.json`: read a policy
  * problem (cluster, jobs, throughputs; see hetsched-solve(1)), solve it
  * with the named policy and print the allocation as JSON on stdout. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_status.c — `hetsched status`: what sched/hetsched decided in its last
  * round, from the status document the plugin writes atomically after
  * every round (format in hetsched-status(1)): GPU types, round statistics

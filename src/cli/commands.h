@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* commands.h — the subcommands of the `hetsched` command. Each lives in its
  * own file (src/cli/cmd_<name>.c) and is listed once in main.c's table. */
 #ifndef HS_CLI_COMMANDS_H

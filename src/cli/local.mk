@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # src/cli — the `hetsched` command: one file per subcommand, dispatched by
 # src/cli/main.c.
 bin_PROGRAMS += hetsched

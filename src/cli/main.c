@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c — `hetsched SUBCOMMAND ...`: dispatches to one subcommand. */
 #include "hs_config.h"
 #include "cli/commands.h"

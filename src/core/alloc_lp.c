@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* alloc_lp.c — the allocation LP over items (see alloc_lp.h), with an
  * exact active-set method for large instances.
  *

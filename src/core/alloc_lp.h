@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* alloc_lp.h — the allocation LP shared by the non-packed LP policies.
  *
  * It works on "items": a job, or a class of n_i interchangeable jobs that

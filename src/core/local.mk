@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # src/core — the Slurm-free core library (model, throughput, policies,
 # mechanism, state). Built PIC so the Slurm plugins can link it in.
 noinst_LTLIBRARIES += libhetsched_core.la

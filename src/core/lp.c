@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp.c — the GLPK wrapper (see lp.h): argument checks, triplet merging,
  * quiet solves with warm starts and fallbacks. */
 #include "core/lp.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lp.h — a thin wrapper around GLPK for the policy engine: build an LP
  * with 0-based rows and columns, solve it quietly, read the solution, and
  * change bounds/coefficients between solves so the next solve can start

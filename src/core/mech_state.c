@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mech_state.c — saves the round mechanism's state to a json-c object and
  * restores it, validating every field (the Slurm plugin keeps it in
  * StateSaveLocation; a damaged file must be rejected with a message, never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mechanism.c — the round mechanism (see mechanism.h): time accounting and
  * allocation resets, priorities, per-type greedy selection, and the
  * resulting per-job actions. Placement onto GPUs is placement.c; saving and

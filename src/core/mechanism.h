@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mechanism.h — Gavel's round-based mechanism: turns a policy's allocation X
  * (fraction of time each job should spend on each accelerator type, alone or
  * packed in pairs) into who runs where during the next round, on concrete
@@ -51,7 +52,7 @@
  *        &err), which validates everything and rejects garbage with a
  *        message.
  *
- * RULES (see ../shared/docs/policies.md)
+ * RULES (see doc/policies.md)
  *  - Per entry (a job alone, or a packed pair) and type the mechanism keeps
  *    the time received since the last allocation reset.
  *    priority = X / (received / elapsed since reset); an entry with X > 0

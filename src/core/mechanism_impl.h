@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mechanism_impl.h — the round mechanism's internal state, shared by
  * mechanism.c (the rounds) and mech_state.c (save/restore). Not for
  * callers: they use mechanism.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* model.c — construction, validation and small queries of the core model
  * (see model.h). */
 #include "core/model.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* model.h — the Slurm-free scheduling model shared by every part of hetsched:
  * the cluster (accelerator types and counts), the jobs with their
  * throughputs, a policy problem built from both, and the allocation a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* placement.c — turns "job needs k GPUs of type j" into concrete server and
  * GPU indices: lease extension first, then biggest requests first on as few
  * servers as possible (see placement.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* placement.h — concrete servers and GPU indices for the round mechanism:
  * which GPUs of which node a job (or a packed pair of jobs) runs on.
  *

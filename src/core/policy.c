@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy.c — the policy registry (the one table of policy names) and the
  * generic part of a solve: validation, the capacity vector, optional
  * POP-style partitioning, and cleaning the result (see policy.h). */

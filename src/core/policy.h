@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy.h — the policy engine's interface: turn a problem (cluster, jobs,
  * throughputs) into an allocation X (fraction of time each job should spend
  * on each accelerator type, alone or in pairs) under a named policy.

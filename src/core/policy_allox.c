@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_allox.c — `allox` (AlloX, EuroSys 2020, as Gavel runs it):
  * single-GPU jobs are matched to (accelerator, position) slots by a
  * min-cost bipartite matching. A job at position k from the end of an

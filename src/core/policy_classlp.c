@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_classlp.c — the allocation LP over job classes, built the same
  * way by the non-packed LP families (max-min fairness, makespan,
  * finish-time fairness, throughput and cost): interchangeable jobs form a

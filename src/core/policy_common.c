@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_common.c — helpers shared by the policy families (see
  * policy_impl.h): usable types, the isolated allocation, grouping jobs
  * into interchangeable classes, a per-context random generator, and

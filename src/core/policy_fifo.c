@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_fifo.c — first-in first-out, no solver (Gavel's FIFO family):
  *
  *   fifo         arrival order (oldest first, ties by id), a random type

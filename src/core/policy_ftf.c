@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_ftf.c — finish-time fairness (Themis): finish_time_fairness_perf
  * (aware) and finish_time_fairness (agnostic: every usable type is taken
  * to give the job its throughput on the reference type).

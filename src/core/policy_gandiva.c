@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_gandiva.c — `gandiva`, Gandiva's packing policy as Gavel models it
  * (no solver; space sharing):
  *

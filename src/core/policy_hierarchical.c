@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_hierarchical.c — water-filling max-min fairness and hierarchical
  * policies: max_min_fairness_water_filling (agnostic) and
  * max_min_fairness_water_filling_perf (aware). Without entities every job
@@ -6,7 +7,7 @@
  *
  * Plain max-min fairness stops at the first level: once the worst-off jobs
  * are as well off as they can be, the LP leaves everyone else wherever its
- * vertex happens to be. Water filling keeps going (policies.md):
+ * vertex happens to be. Water filling keeps going (doc/policies.md):
  *
  *   repeat
  *     LP1: maximize z s.t. r_m(X) >= z w'_m for unfrozen jobs (w'_m > 0),

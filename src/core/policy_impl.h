@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_impl.h — what the policy families share behind policy.h: the
  * registry entry of a policy, the context layout, and small helpers every
  * family uses (usable types, isolated allocation, job-class grouping,
@@ -71,7 +72,7 @@ int hs_job_usable(const hs_problem_t *p, const double *cap, int m, int j);
 double hs_policy_thr(const hs_policy_desc_t *d, const hs_problem_t *p, int m, int j);
 
 /* Isolated allocation: X_mj = cap_j / (M s_m) on usable types, each row
- * scaled down to sum <= 1 (policies.md). Fills out->x. */
+ * scaled down to sum <= 1 (doc/policies.md). Fills out->x. */
 void hs_isolated_fill(const hs_problem_t *p, const double *cap, hs_alloc_t *out);
 /* Effective throughput of job m under the isolated allocation (T^iso_m). */
 double hs_isolated_thr(const hs_problem_t *p, const double *cap, int m);

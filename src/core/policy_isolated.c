@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_isolated.c — the `isolated` policy: every job gets an equal
  * 1/M share of every accelerator type it can run on, X_mj = N_j / (M s_m),
- * each row scaled down to sum <= 1 (policies.md). No solver. Types a job
+ * each row scaled down to sum <= 1 (doc/policies.md). No solver. Types a job
  * cannot use (throughput 0, or fewer accelerators than its scale factor)
  * get 0 instead of Gavel's wasted share. The objective reported is the
  * summed effective throughput. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_makespan.c — makespan: min_total_duration_perf (aware) and
  * min_total_duration (agnostic: every usable throughput taken as 1).
  *

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_maxmin.c — max-min fairness (LAS) as one LP: max_min_fairness
  * (heterogeneity-agnostic) and max_min_fairness_perf (aware), with
- * priority weights and scale factors (policies.md):
+ * priority weights and scale factors (doc/policies.md):
  *
  *   maximize z  s.t.  a_mj = s_m T_mj / (w_m T^eq_m)   (aware)
  *                     a_mj = s_m / w_m on usable types  (agnostic)

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_packed.c — space sharing: max_min_fairness_packed,
  * finish_time_fairness_packed and min_total_duration_packed, with the
  * scalable job x partner-job-type x accelerator-type formulation
- * (policies.md), so the LP grows with jobs x job types, not jobs^2.
+ * (doc/policies.md), so the LP grows with jobs x job types, not jobs^2.
  *
  * Variables, for a job (class) c of job type a on accelerator type j:
  *   x0_cj   time alone;

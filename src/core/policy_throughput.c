@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_throughput.c — the linear-objective policies (alloc_lp.c's
  * LINEAR form):
  *

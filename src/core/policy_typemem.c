@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_typemem.c — what the non-preemptive heuristics (fifo, allox)
  * remember across rounds: the accelerator type, by name, each job (by id)
  * was placed on last round, so a started job keeps its type while it is

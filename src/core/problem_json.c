@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* problem_json.c — read and write policy problems and allocations as JSON
  * with json-c (format in problem_json.h and hetsched-solve(1)). The reader
  * checks every key and value and names the offending one in its message;

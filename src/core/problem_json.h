@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* problem_json.h — policy problems and allocations as JSON (json-c): the
  * input and output of `hetsched solve`, also used by tests and the
  * simulator to save and replay problems. The format is documented in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thrtable.c — load Gavel-format throughput tables with json-c (see
  * thrtable.h for the format). Two passes: collect GPU types and job types,
  * then fill the dense arrays. */

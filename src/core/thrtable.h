@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thrtable.h — offline throughput tables in Gavel's JSON format:
  *
  *   {"<gpu type>": {"('<model>', <scale factor>)": {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* estimator.c — steps/s estimation from cumulative step reports; see
  * estimator.h for the rules. */
 #include "report/estimator.h"

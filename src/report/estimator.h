@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* estimator.h — turns a job's cumulative step reports into a steps/s
  * estimate (doc/protocol.md (b), "Estimator"): intervals between reports
  * are summed into windows of at least window_s seconds of counted time;

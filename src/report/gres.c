@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gres.c — extracts GPU types from a GRES allocation detail string; see
  * gres.h. Entries are "name[:type]:count(...)" separated by commas outside
  * parentheses. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gres.h — the GPU type a job holds on a node, from Slurm's per-node GRES
  * allocation string (job_info_t.gres_detail_str[i] with SHOW_DETAIL), e.g.
  * "gpu:v100:1(IDX:0)", "shard:k80:1(1/2,0/0)" or

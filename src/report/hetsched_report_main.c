@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hetsched_report_main.c — the `hetsched-report` command: the reporting API
  * for shell jobs (see hetsched-report(1)). Reporting never fails a job:
  * a report that cannot be delivered, or no plugin at all, still exits 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hints.c — validation of user hints and plugstack.conf arguments for
  * spank_hetsched; see hints.h. */
 #include "report/hints.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hints.h — validation of what users pass to spank_hetsched and of its
  * plugstack.conf arguments (doc/protocol.md (a) and "plugstack.conf
  * arguments"). Slurm-free: the same rules serve the plugin (sbatch,

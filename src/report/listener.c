@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* listener.c — the report listener thread of spank_hetsched; see
  * listener.h for its contract and doc/protocol.md (b) for the rules. */
 #define _GNU_SOURCE  /* struct ucred, SCM_CREDENTIALS */

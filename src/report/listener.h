@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* listener.h — the report listener that spank_hetsched runs inside
  * slurmstepd: an abstract Unix datagram socket plus one thread that
  * receives reports (wire.h), checks who sent them (proc.h), feeds the

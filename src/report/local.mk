@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # src/report — job-side reporting: the public library libhetsched-report
 # (hetsched/report.h), the hetsched-report command, and the Slurm-free
 # measurement library (wire parser, estimator, AdminComment record, GRES

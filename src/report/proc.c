@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* proc.c — /proc/<pid>/stat reader for sender checks; see proc.h. */
 #include "report/proc.h"
 

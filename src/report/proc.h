@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* proc.h — what the listener in slurmstepd asks the kernel about a report's
  * sender: is it a descendant of this slurmstepd (the rule that makes "a job
  * reports only for itself" hold), and is it stopped (a suspended job).

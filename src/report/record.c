@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* record.c — JSON codec of the AdminComment measurement record (record.h),
  * with json-c. */
 #include "report/record.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* record.h — the job's measurement record kept in its AdminComment
  * (doc/protocol.md (c)): per GPU type steps/s EMA, the GPU type history of
  * its incarnations, the last reported step and the last checkpoint.

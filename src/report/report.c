@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report.c — libhetsched-report: the job-side client of the report
  * protocol (hetsched/report.h, doc/protocol.md (b) and (d)).
  *

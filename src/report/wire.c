@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wire.c — formats and parses report datagrams (see wire.h and
  * doc/protocol.md (b)). Hand-written rather than sscanf-based because the
  * parser must be total over arbitrary bytes (sscanf accepts signs, spaces

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wire.h — the report wire format of doc/protocol.md (b): one ASCII line
  * "hs1 step=N samples=N ckpt=N" per datagram, at most HS_WIRE_MAX bytes.
  * Formatting is used by the job-side library, parsing by the listener in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine.c — lifecycle of the round engine and the round driver: build the
  * round from the snapshot, begin_round, solve when due, schedule, update
  * the accounting, build the plan (see engine.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine.h — everything the sched/hetsched plugin decides, without Slurm.
  *
  * The plugin copies slurmctld's state into a snapshot (snapshot.h) under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine_acct.c — per-job accounting of the round engine: time received
  * on each GPU type (since the last allocation reset and in total), the
  * target share, the estimates used. Kept sorted by job id. */

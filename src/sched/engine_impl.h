@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine_impl.h — internals of the round engine shared by its files:
  * engine.c (lifecycle, round driver), engine_problem.c (snapshot ->
  * problem), engine_plan.c (decisions -> plan), engine_acct.c (per-job

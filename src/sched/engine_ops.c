@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine_ops.c — in-flight operations of the round engine: the
  * checkpoint protocol of doc/protocol.md (d) (signal at t0, wait for the
  * acknowledgement in AdminComment or the grace, requeue), clearing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine_plan.c — turns the mechanism's decisions into Slurm operations
  * (hs_plan_t): how to preempt (checkpoint + requeue, requeue, suspend),
  * resume vs restart for suspended jobs, vacating GPUs held by suspended

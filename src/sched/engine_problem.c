@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine_problem.c — translates a snapshot into the round's input: roles
  * of jobs, the core problem (types, usable counts, jobs with throughput
  * estimates, weights, entities, remaining work), servers with their

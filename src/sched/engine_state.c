@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine_state.c — the round engine's state as JSON, for StateSaveLocation:
  *
  *   {"format": "hetsched-sched-state", "version": 1, "policy": "...",

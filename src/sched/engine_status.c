@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine_status.c — the status document the plugin writes after every
  * round (next to its state) and `hetsched status` prints:
  *

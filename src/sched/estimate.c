@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* estimate.c — per-type throughput estimates from tables and measurements
  * (rules in estimate.h). */
 #include "sched/estimate.h"

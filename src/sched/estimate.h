@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* estimate.h — a job's throughput on each GPU type of the cluster, from
  * what the scheduler knows about it: the offline tables (Gavel format,
  * ThroughputTable= in hetsched.conf) for its declared model, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hints.c — re-validation of the HS_* submit hints in spank_job_env with
  * the rules of doc/protocol.md (a): the very checks sbatch ran
  * (report/hints.h), applied to what slurmctld stored. */

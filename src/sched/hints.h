@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hints.h — the submit-time hints a job carries in slurmctld's
  * job_ptr->spank_job_env (doc/protocol.md (a)): HS_MODEL, HS_STEPS,
  * HS_CKPT, HS_NO_PREEMPT, HS_CKPT_SIGNAL. They are untrusted (a user can

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # src/sched — the Slurm-free part of the sched/hetsched plugin: hetsched.conf
 # values, submit hints, throughput estimates, the round engine (snapshot ->
 # problem -> mechanism -> plan, in-flight checkpoint/requeue operations,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sconf.c — hetsched.conf values: defaults, per-key conversion with range
  * checks, cross-key checks, deep copy (see sconf.h). */
 #include "sched/sconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sconf.h — the configuration of the sched/hetsched plugin (hetsched.conf,
  * see hetsched.conf(5)): typed values, defaults, and the validation of each
  * key=value pair. Slurm-free: the plugin reads the file with Slurm's own

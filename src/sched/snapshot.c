@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snapshot.c — ownership and consistency checks of hs_snap_t. */
 #include "sched/snapshot.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snapshot.h — a plain copy of what the scheduler needs from slurmctld for
  * one round: GPU nodes, partitions and jobs. The sched plugin fills it
  * under slurmctld read locks, copying raw fields only (strings are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* statefile.c — atomic writes, bounded reads and setting bad files aside
  * (see statefile.h). */
 #include "sched/statefile.h"

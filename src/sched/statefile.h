@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* statefile.h — files the sched plugin keeps in StateSaveLocation: its
  * state (hetsched_state.json) and the status document
  * (hetsched_status.json). Writes are atomic (temporary file in the same

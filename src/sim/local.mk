@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # src/sim — the trace-driven simulator (trace reader, workload generator,
 # event loop, reports). Slurm-free; linked into `hetsched simulate` and the
 # tests. Uses the core library for everything between the two ends.

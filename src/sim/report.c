@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report.c — JSON summary and per-job CSV of a simulation (see report.h). */
 #include "sim/report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report.h — what a simulation produced, for people and scripts: a JSON
  * summary (average/percentile JCT, JCT by priority, makespan, utilization,
  * finish-time fairness, preemptions, migrations, lease extensions, solver

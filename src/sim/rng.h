@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rng.h — the simulator's one seeded random number generator, passed in a
  * context (no global state): POSIX erand48 over a caller-held 48-bit state,
  * so the same seed gives the same workload on every platform with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sim.c — the simulator's event loop (see sim.h): admits jobs from the
  * workload, builds the same hs_problem_t the plugin builds, asks the
  * mechanism who runs where each round, and advances a clock instead of

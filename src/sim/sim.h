@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sim.h — the trace-driven simulator's event loop: the same core code as
  * the Slurm plugin (hs_problem_t built per round, hs_policy_solve, the
  * round mechanism hs_mech_* with placement on concrete servers), with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* trace.c — Gavel's 10-column trace format: strict reader and writer (see
  * trace.h). Lines are read with getline; fields split on tabs by hand
  * because strtok would merge empty fields, which must be errors here. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* trace.h — reads job traces in Gavel's 10-column format, one job per line,
  * tab-separated:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* workload.c — jobs in arrival order from a trace or from Gavel's workload
  * distributions (see workload.h). */
 #include "sim/workload.h"

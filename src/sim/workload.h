@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* workload.h — where the simulator's jobs come from, in arrival order:
  * either a trace (trace.h) or a generator with Gavel's distributions,
  * drawing from one seeded random generator held in the workload context:

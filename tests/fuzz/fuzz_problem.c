@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_problem.c — libFuzzer target for the JSON problem reader of
  * `hetsched solve` (src/core/problem_json.h), which reads files admins
  * (or anyone who can write one) hand it. Properties: no crash or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_record.c — libFuzzer target for the AdminComment record parser
  * (src/report/record.h), which the sched plugin runs in slurmctld and the
  * SPANK plugin in slurmstepd. Properties: no crash or sanitizer report on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_wire.c — libFuzzer target for the report parser that runs as root in
  * slurmstepd (src/report/wire.h). Properties: the parser terminates on any
  * bytes without a sanitizer report, and every accepted report survives

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/fuzz — libFuzzer targets for the parsers that see hostile input
 # (report datagrams in slurmstepd, AdminComment records). Not built by
 # make: run tests/fuzz/run.sh [SECONDS]. The corpus is replayed by the unit

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh — builds the libFuzzer targets with clang (ASan + UBSan) and fuzzes
 # each for a while, growing the corpus kept in tests/fuzz/corpus/<target>.
 # The regular unit tests (test_wire, test_record) replay that corpus.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # admin_snippets.sh — what an admin does, on a private cluster: `make
 # install DESTDIR=...`, then the installed etc/ snippets (slurm.conf and
 # plugstack.conf lines) loading the installed plugins. Proves the snippets

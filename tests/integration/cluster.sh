@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cluster.sh — contrib/cluster/hs-cluster end to end: up, status, up twice,
 # recovery after a crash (daemons killed, stale pid files and sockets), stop
 # and up keeping accounting, two clusters side by side, a port clash refused,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # gpu_jobs.sh — jobs asking for each GPU type run on a node of that type
 # with CUDA_VISIBLE_DEVICES set to the fake GPUs they were given, and sacct
 # (slurmdbd + MariaDB) reports them with their per-type GPU TRES. The same

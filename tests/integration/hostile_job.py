@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """hostile_job.py -- the body of a hostile job for spank_hostile.sh. Run
 inside a Slurm job, it tries to harm its own listener and other jobs:
 

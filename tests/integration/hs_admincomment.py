@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """hs_admincomment.py -- reads hetsched AdminComment records for the
 integration tests.
 

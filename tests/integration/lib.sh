@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh — sourced by every integration test (tests/integration/*.sh):
 # TAP helpers, the HETSCHED_INTEGRATION gate, and private local clusters.
 #

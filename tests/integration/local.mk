@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/integration — shell TAP tests on real local Slurm clusters
 # (contrib/cluster/hs-cluster). They skip unless HETSCHED_INTEGRATION=1
 # (contrib/test.sh sets it), bring up and tear down their own clusters,

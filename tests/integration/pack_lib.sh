@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pack_lib.sh — helpers shared by the space-sharing integration tests
 # (pack_*.sh; sourced after lib.sh). Jobs are packed through the interface
 # of plugins/select/hetsched/hs_pack.h by the test-only sched/hs_packtest
@@ -7,7 +8,7 @@
 
 HS_PACKTEST_DIR=$HS_BUILDDIR/tests/integration/packtest/.libs
 HS_EMU=$HS_BUILDDIR/hetsched-emulator
-HS_GAVEL=${HS_GAVEL_DATA:-$HS_SRCDIR/../shared/data/gavel}
+HS_GAVEL=${HS_GAVEL_DATA:-$HS_SRCDIR/data/gavel}
 HS_TABLE=$HS_GAVEL/simulation_throughputs.json
 
 # pack_cluster NAME [hs-cluster options]: a cluster with our select plugin

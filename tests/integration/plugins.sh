@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # plugins.sh — our three plugins load where they must: slurmctld loads
 # sched/hetsched and select/hetsched_cons_tres (log lines, scontrol show
 # config), slurmd and slurmstepd load spank_hetsched (log lines), sbatch

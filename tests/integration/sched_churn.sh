@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sched_churn.sh — jobs that complete, fail or are cancelled between a
 # round's snapshot and its apply do not confuse the apply step. The
 # (testing) ApplyDelay setting holds the finished plan for a few seconds

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sched_faults.sh — sched/hetsched keeps every job through faults: jobs
 # cancelled, completing and failing while rounds run every second do not
 # confuse the apply step; a node that dies (slurmd and its job processes

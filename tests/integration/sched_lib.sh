@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sched_lib.sh — helpers shared by the sched/hetsched integration tests
 # (sourced after lib.sh): a cluster where sched/hetsched starts every job
 # (Slurm's FIFO off), with the SPANK plugin publishing measurements fast,
@@ -6,7 +7,7 @@
 # shellcheck shell=bash
 
 HS_EMU=$HS_BUILDDIR/hetsched-emulator
-HS_GAVEL=${HS_GAVEL_DATA:-$HS_SRCDIR/../shared/data/gavel}
+HS_GAVEL=${HS_GAVEL_DATA:-$HS_SRCDIR/data/gavel}
 HS_TABLE=$HS_GAVEL/simulation_throughputs.json
 HS_CLI=$HS_BUILDDIR/hetsched
 

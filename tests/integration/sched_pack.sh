@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sched_pack.sh — space sharing end to end: with a packed policy
 # (max_min_fairness_packed, Gavel's pair throughputs) and the select
 # wrapper's packing interface (doc/packing.md), two jobs that share a GPU

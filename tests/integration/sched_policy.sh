@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sched_policy.sh — sched/hetsched's rounds against the policy, with
 # time-scaled emulated training jobs (hetsched-emulator, Gavel table,
 # checkpoint on request) on one v100 and one k80:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sched_rounds.sh — sched/hetsched runs real rounds on a local cluster with
 # Slurm's own scheduler off: typed GPU jobs run on their type, more GPU
 # jobs than GPUs are queued with a reason saying what hetsched decided and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sched_suspend.sh — Gandiva-style time slicing with PreemptMode=suspend:
 # two jobs that cannot checkpoint share one v100 (more jobs than GPUs of
 # the type). The newcomer is started onto the running job's GPU through

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sched_weights.sh — Slurm job priority and QOS become policy weights and
 # Slurm accounts become the hierarchical policy's entities, read from a
 # real slurmctld (priorities set with scontrol, a QOS and an account in

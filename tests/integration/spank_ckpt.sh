@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spank_ckpt.sh — the checkpoint/migration protocol of doc/protocol.md (d)
 # on a real cluster, driven the way the sched plugin will drive it: send
 # the checkpoint signal (SIGURG) to the batch script's process group and to

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spank_hostile.sh — a hostile job changes nothing outside itself, and jobs
 # whose training dies, hangs or never reports still run and account
 # normally. The hostile job (tests/integration/hostile_job.py) forges

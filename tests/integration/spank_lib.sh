@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spank_lib.sh — helpers shared by the spank_hetsched integration tests
 # (sourced after lib.sh): a cluster with the plugin and fast publishing, the
 # emulator, and readers of the AdminComment record through sacct, the exact
@@ -5,7 +6,7 @@
 # shellcheck shell=bash
 
 HS_EMU=$HS_BUILDDIR/hetsched-emulator
-HS_GAVEL=${HS_GAVEL_DATA:-$HS_SRCDIR/../shared/data/gavel}
+HS_GAVEL=${HS_GAVEL_DATA:-$HS_SRCDIR/data/gavel}
 HS_TABLE=$HS_GAVEL/simulation_throughputs.json
 HS_AC="python3 $HS_SRCDIR/tests/integration/hs_admincomment.py"
 

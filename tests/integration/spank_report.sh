@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spank_report.sh — spank_hetsched on a real cluster: sbatch accepts and
 # validates the --hs-* options and they reach slurmctld (spank_job_env, seen
 # by the prolog); tasks learn their GPU type; the emulator's throughput

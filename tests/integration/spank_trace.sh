@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spank_trace.sh — hetsched-trace-play on a real cluster: replays the first
 # jobs of Gavel's small_test trace with emulated jobs, collects their JCTs
 # from sacct, and each JCT is consistent with the table throughput of the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/sim — the simulator: trace reader, generator, hand-checked
 # end-to-end runs (cmocka, TAP), and the `hetsched simulate` command.
 if HAVE_CMOCKA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sim.c — the simulator end to end on cases small enough to work out
  * by hand (the arithmetic is in the comments), plus the workload
  * generator's determinism and distributions. */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_simulate_cli.sh — `hetsched simulate` end to end: the hand-worked
 # two-job case of test_sim.c (average JCT 900 s) through the command line,
 # the per-job CSV, determinism of generated workloads, --write-trace
@@ -7,7 +8,7 @@
 # and a non-zero exit, never a crash. TAP output.
 b=${HS_BUILDDIR:-.}
 hs="$b/hetsched"
-gavel=${HS_GAVEL_DATA:-${HS_SRCDIR:-.}/../shared/data/gavel}
+gavel=${HS_GAVEL_DATA:-${HS_SRCDIR:-.}/data/gavel}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
@@ -18,7 +19,7 @@ check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
 # the value of a top-level number in the summary (json-c prints "k":v)
 val() { sed -n "s/^  \"$1\":\([^,]*\),*$/\1/p" "$2"; }
 
-echo 1..27
+echo 1..28
 printf '%s\n' "{\"fast\": {\"('A', 1)\": {\"null\": 1.0}}}" >"$tmp/table.json"
 printf 'A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\nA\tc\td\t-s\t0\t360\t1\t1\t-1\t0\n' >"$tmp/t.trace"
 common="--throughputs $tmp/table.json --cluster fast:1 --quiet"
@@ -93,6 +94,15 @@ expect_fail() {
 	if [ $rc -eq "$code" ] && grep -q -e "$pat" "$tmp/err"; then ok "$desc"; else
 		nok "$desc (exit $rc, stderr: $(head -c 200 "$tmp/err"))"; fi
 }
+# without --throughputs the installed Gavel table is the default: the run
+# uses it when `make install` put it there, else the error names its path
+if "$hs" simulate --policy isolated --cluster v100:1 --quiet --trace "$tmp/t.trace" \
+	>"$tmp/out" 2>"$tmp/err"; then
+	check "default --throughputs: the installed table" grep -q '"avg_jct_s"' "$tmp/out"
+else
+	check "default --throughputs: the error names the installed table" \
+		grep -q "hetsched/gavel/simulation_throughputs.json" "$tmp/err"
+fi
 printf 'A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\nA\tc\td\t-s\t0\t-5\t1\t1\t-1\t0\n' >"$tmp/bad.trace"
 expect_fail 1 "bad.trace:2: total steps" "malformed trace names the line" \
 	--policy isolated $common --trace "$tmp/bad.trace"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_trace.c — the Gavel trace reader: well-formed input (CRLF, blank
  * lines, Gavel's own traces), every kind of malformed field rejected with
  * its line number, and the writer round-tripping through the reader. */

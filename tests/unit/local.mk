@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/unit — cmocka unit tests of the core (no Slurm); TAP output.
 if HAVE_CMOCKA
 UNIT_LDADD = libhetsched_core.la $(CMOCKA_LIBS) $(GLPK_LIBS) $(JSONC_LIBS) -lm

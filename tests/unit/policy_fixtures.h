@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy_fixtures.h — builders for policy tests: small hand-written
  * problems, seeded random instances, and the feasibility check every
  * allocation must pass (bounds, per-job time, per-type capacity with a
@@ -185,7 +186,7 @@ static inline void fx_gavel(hs_problem_t *p, const hs_thrtable_t *t, const char 
 	}
 }
 
-/* Every allocation must satisfy the base constraints (policies.md). */
+/* Every allocation must satisfy the base constraints (doc/policies.md). */
 static inline int fx_feasible(const hs_alloc_t *a, const hs_problem_t *p, char *why, size_t len)
 {
 	const int J = p->cluster.ntypes, M = p->njobs;

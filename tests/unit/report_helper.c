@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report_helper.c — a minimal reporting job for test_listener: reports
  * steps 1..N through libhetsched-report (HS_REPORT_SOCKET from the
  * environment), acknowledges a checkpoint at N, and writes its counters

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sched_fixtures.h — helpers for the sched engine tests: build snapshots
  * by hand (nodes of GPU types in one partition "gpu", jobs with hints and
  * measured throughputs) and a tiny fake Slurm that applies a plan the way

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """test_emulator.py -- hetsched-emulator without Slurm: paces mini-batches
 at the table throughput x time scale (measured from the reports it sends to
 a stand-in listener socket), pair throughput with a partner, checkpoint on

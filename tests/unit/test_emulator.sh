@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_emulator.sh — runs test_emulator.py (hetsched-emulator without
 # Slurm) with the configured Python; TAP on stdout.
 py=${PYTHON:-python3}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_estimator.c — steps/s estimation (src/report/estimator.h): windows,
  * the EMA, and the exclusions that keep suspend/resume and pauses from
  * corrupting the estimate. Times are synthetic: no clock involved. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_gres.c — GPU type from Slurm's GRES allocation detail string
  * (src/report/gres.h). */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_hints.c — validation of user hints and plugstack.conf arguments
  * (src/report/hints.h). */
 #include <stdarg.h>

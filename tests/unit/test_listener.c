@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_listener.c — the report listener (src/report/listener.h) driven
  * in-process: reports from this process and from children (the real client
  * library), drops of malformed/oversized/foreign datagrams, the per-second

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_lp.c — the GLPK wrapper: small LPs with known optima, infeasible
  * and unbounded ones, duplicate-coefficient merging, coefficient and bound
  * changes re-solved from the previous basis, every method, and argument

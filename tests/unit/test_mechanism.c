@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_mechanism.c — the round mechanism on small, hand-checkable cases:
  * priorities and rotation, deficits carried across resets, lease
  * extension, multi-GPU placement on few servers, preemption/migration

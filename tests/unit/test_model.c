@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_model.c — the core model: cluster parsing, problem validation,
  * equal-share throughput, allocation bookkeeping. */
 #include <stdarg.h>

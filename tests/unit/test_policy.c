@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_policy.c — the policy registry and the policies on small instances
  * whose optimum is worked out by hand (the derivation is in each test's
  * comment), plus error handling of hs_policy_solve. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_policy_props.c — property tests on seeded random instances
  * (policy_fixtures.h): every policy's allocation is feasible; the
  * heterogeneity-aware variant is at least as good as the agnostic one on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_problem_json.c — the JSON problem reader/writer of `hetsched
  * solve`: a full valid problem, a write/read round trip, job types taken
  * from Gavel's table, the allocation writer, and a list of malformed

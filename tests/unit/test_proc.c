@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_proc.c — sender checks from /proc (src/report/proc.h): a fake
  * proc tree for the parsing and ancestry rules (hostile comm names,
  * loops, symlinks), and real processes for ancestry and stop detection. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_record.c — the AdminComment measurement record (src/report/record.h):
  * round trips, strict validation of hostile or foreign text, editing, and
  * the 1000-byte bound. */

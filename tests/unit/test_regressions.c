@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_regressions.c — problems captured from simulations where a policy
  * once failed (`hetsched simulate --save-failed`), replayed through the
  * policy engine. Data files are in tests/unit/data/ with job types instead

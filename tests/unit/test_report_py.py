@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """test_report_py.py -- the Python module hetsched_report and the
 hetsched-report command, against a receiving socket that stands in for the
 plugin's listener. Prints TAP."""

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_report_py.sh — runs test_report_py.py (the Python module and the
 # hetsched-report command) with the configured Python; TAP on stdout.
 py=${PYTHON:-python3}

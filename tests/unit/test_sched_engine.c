@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sched_engine.c — the sched plugin's round engine without Slurm:
  * snapshots built by hand, plans applied by a fake slurmctld
  * (sched_fixtures.h). Placement by throughput, lease extension (no
@@ -758,7 +759,7 @@ static void test_packed_pair(void **state)
 	if (gavel)
 		snprintf(table, sizeof(table), "%s/simulation_throughputs.json", gavel);
 	else
-		snprintf(table, sizeof(table), "%s/../shared/data/gavel/simulation_throughputs.json",
+		snprintf(table, sizeof(table), "%s/data/gavel/simulation_throughputs.json",
 			 src ? src : "..");
 	FILE *tf = fopen(table, "r");
 	if (!tf) {
@@ -829,7 +830,7 @@ static void test_packed_two_pairs_measured(void **state)
 	if (gavel)
 		snprintf(table, sizeof(table), "%s/simulation_throughputs.json", gavel);
 	else
-		snprintf(table, sizeof(table), "%s/../shared/data/gavel/simulation_throughputs.json",
+		snprintf(table, sizeof(table), "%s/data/gavel/simulation_throughputs.json",
 			 src ? src : "..");
 	hs_thrtable_t tt;
 	hs_err_t terr;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sched_parts.c — the small pieces of the sched plugin's Slurm-free
  * library: hetsched.conf values, submit hints from spank_job_env,
  * throughput estimates, atomic state files. */

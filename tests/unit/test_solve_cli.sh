@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_solve_cli.sh — `hetsched solve` end to end: a hand-worked instance
 # (max-min value 7/6, see test_policy.c), --list, stdin input, and bad
 # input (unknown policy, malformed JSON, negative counts, a job with no

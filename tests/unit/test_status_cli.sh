@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_status_cli.sh — `hetsched status` on a status document as the
 # sched plugin writes it: header (round, policy, GPU types, lock times,
 # totals), job table (target X vs received share, estimates, reasons),

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_thrtable.c — Gavel-format throughput tables: parsing of small
  * hand-written tables (including malformed ones) and of Gavel's own
- * measured table from ../shared/data/gavel (HS_GAVEL_DATA overrides). */
+ * measured table from data/gavel (HS_GAVEL_DATA overrides). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

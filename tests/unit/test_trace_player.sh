@@ -1,10 +1,11 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_trace_player.sh — hetsched-trace-play without a cluster: --dry-run
 # prints one correctly built sbatch command per trace job at its scaled
 # arrival time; bad input is refused with a message. TAP output.
 B=${HS_BUILDDIR:-.}
 S=${HS_SRCDIR:-.}
-D=${HS_GAVEL_DATA:-$S/../shared/data/gavel}
+D=${HS_GAVEL_DATA:-$S/data/gavel}
 TP=$B/hetsched-trace-play
 T=$D/traces/physical_cluster/small_test.trace
 TAB=$D/simulation_throughputs.json

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_wire.c — the report wire format (src/report/wire.h): formatting,
  * the grammar's accept/reject cases, and a replay of the fuzzing corpus
  * (tests/fuzz/corpus/wire) through the parser with the round-trip

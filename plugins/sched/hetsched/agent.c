@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* agent.c — the scheduling thread of sched/hetsched (like backfill_agent):
  * wakes every second (or at once on fini), skips while scheduling is
  * disabled, re-reads hetsched.conf after `scontrol reconfigure`, stays

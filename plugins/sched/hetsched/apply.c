@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* apply.c — applies a round's plan through slurmctld's own functions,
  * under write locks. Every job is re-found with find_job_record() and
  * re-checked against what the snapshot saw (it may have finished, been

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* conf.c — reads hetsched.conf with Slurm's own parser (s_p_*): every key
  * of hs_sconf_keys is registered as a string, so Slurm handles the syntax
  * (Key=Value, comments, line continuation, Include, case-insensitive

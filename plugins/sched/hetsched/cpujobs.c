@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cpujobs.c — jobs without GPUs in managed partitions. The rounds only
  * place GPU jobs; with Slurm's own scheduler turned off somebody must
  * still start everything else, so a real cluster keeps working: pending

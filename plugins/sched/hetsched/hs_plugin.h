@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hs_plugin.h — internals of the sched/hetsched plugin shared by its files:
  *   sched_hetsched.c  entry points (init, fini, sched_p_reconfig)
  *   agent.c           the scheduling thread: ticks, rounds, persistence

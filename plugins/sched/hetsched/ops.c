@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ops.c — advances the in-flight operations of the engine once per tick,
  * under write locks: requeue a job whose checkpoint was acknowledged (or
  * whose grace ran out), clear the requeue delay Slurm put on a job it

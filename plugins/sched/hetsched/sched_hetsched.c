@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_hetsched.c — the sched/hetsched Slurm plugin (SchedulerType=sched/hetsched):
  * heterogeneity-aware rounds inside slurmctld (see sched_hetsched(8)).

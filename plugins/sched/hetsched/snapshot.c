@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snapshot.c — copies what the round engine needs out of slurmctld into a
  * plain hs_snap_t, under read locks. Only raw copies happen here (no
  * parsing, no allocation beyond the copies) to keep lock hold time low:

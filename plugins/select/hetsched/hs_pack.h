@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hs_pack.h — the space-sharing ("packing") interface of
  * select/hetsched_cons_tres, for code running inside slurmctld (the

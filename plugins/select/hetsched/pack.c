@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pack.c — space sharing in select/hetsched_cons_tres (see pack.h and
  * doc/packing.md): starting a job on the GPUs of one running partner, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pack.h — space sharing inside select/hetsched_cons_tres: the requests of
  * hs_pack.h (start a job on a partner's GPUs, partner and pair queries)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pack_gres.c — GPU bookkeeping for space sharing (see pack_gres.h).
  *

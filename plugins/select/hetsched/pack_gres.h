@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pack_gres.h — GPU bookkeeping for space sharing inside slurmctld: which
  * GPU indices a job holds on a node, which running jobs share GPUs, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * select_hetsched_cons_tres.c — the select/hetsched_cons_tres Slurm plugin
  * (SelectType=select/hetsched_cons_tres): a wrapper that forwards every
@@ -7,7 +8,7 @@
  * allocate or free GPUs go through pack.c so node GPU usage stays right
  * while two jobs share GPUs (doc/packing.md).
  *
- * Why a wrapper and why this name (see ../shared/docs/slurm-internals.md):
+ * Why a wrapper and why this name (see doc/slurm-internals.md):
  * - The pattern is Slurm's own src/plugins/select/other: create a plugin
  *   context for select/cons_tres and call through its ops table.
  * - select_g_init() loads and init()s every select_*.so in PluginDir, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * spank_hetsched.c — the hetsched SPANK plugin (plugstack.conf:
  * `optional /path/spank_hetsched.so [key=value ...]`), see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank_job.c — slurm_load_job/slurm_update_job glue of spank_hetsched; see
  * spank_job.h. Runs in slurmstepd as root: the listener thread calls
  * hs_spank_job_publish() (at a bounded rate), the step start calls

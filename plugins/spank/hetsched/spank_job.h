@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spank_job.h — the slurmctld side of spank_hetsched in slurmstepd: what
  * the step learns about its job (GPU type on this node, the current
  * measurement record) and how it publishes the record into AdminComment

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hetsched/report.h — job-side reporting API of hetsched (libhetsched-report).
  *
  * A training job calls hs_report_step() after each mini-batch; under Slurm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_hs_packtest.c — TEST ONLY, never installed (built by `make check`
  * into tests/integration/packtest/.libs): SchedulerType=sched/hs_packtest.
