@@ -53,6 +53,13 @@ count() {
 	f=$(sed -n 's/^# \(FAIL\|ERROR\|XPASS\): *//p' "$log" | awk '{s += $1} END {print s + 0}')
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-0}))
+	# Each test point is counted once: a test listed twice in TESTS shows
+	# up twice in the log (it did once) and counts as one failure.
+	dup=$(grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR): ' "$log" | sort | uniq -d | head -n 3)
+	if [ -n "$dup" ]; then
+		say "test points counted twice in $log:"; echo "$dup" >&2
+		failed=$((failed + 1))
+	fi
 	[ "${f:-0}" -eq 0 ] || grep -E '^(FAIL|ERROR|XPASS)' "$log" >&2
 }
 
