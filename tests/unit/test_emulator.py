@@ -104,6 +104,20 @@ def report_stats(out):
     return None
 
 
+def wait_first_step(sock, got, timeout=30):
+    """Waits for a started emulator's first step report: by then the report
+    library is set up and its checkpoint-signal handler installed (a fixed
+    sleep before the signal lost it on a loaded machine: SIGURG's default
+    action is to ignore it)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        drain(sock, got)
+        if steps_of(got):
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def run_collect(args, e, sock, timeout=60):
     """Runs the emulator to completion while collecting its reports."""
     got = []
@@ -224,11 +238,12 @@ def main():
 
     # --- checkpoint on the signal, hold, continue when not requeued
     ck = os.path.join(tmp, "ck1")
+    drain(sock, [])     # earlier emulators' reports are not this run's first step
     p = subprocess.Popen([EMU, "--table", TABLE, "--model", MODEL, "--steps", "400",
                           "--time-scale", "20", "--gpu-type", "k80", "--ckpt-dir", ck],
                          env=env(HS_REPORT_SOCKET=name, HS_CKPT_HOLD=1), stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
-    time.sleep(0.7)
+    wait_first_step(sock, [])
     p.send_signal(signal.SIGURG)
     out, err = p.communicate(timeout=60)
     drain(sock, [])
@@ -240,10 +255,11 @@ def main():
     args = [EMU, "--table", TABLE, "--model", MODEL, "--steps", "300",
             "--time-scale", "20", "--gpu-type", "k80", "--ckpt-dir", ck]
     got = []
+    drain(sock, [])
     p = subprocess.Popen(args, env=env(HS_REPORT_SOCKET=name, HS_CKPT_HOLD=60,
                                        HS_REPORT_MIN_INTERVAL_US=0),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.7)
+    wait_first_step(sock, got)
     p.send_signal(signal.SIGURG)
     deadline = time.monotonic() + 20
     acked = None
