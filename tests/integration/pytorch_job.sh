@@ -7,7 +7,9 @@
 # throughput, measured by the plugin from the job's hetsched_report calls,
 # reaches the scheduler (status document: estimate "measured"; `hetsched
 # status`), the slurmd log and sacct (AdminComment), and agrees with the
-# steps/s the script measured with its own clock. TAP output.
+# steps/s the script measured with its own clock. A second copy on the k80
+# checkpoints when signalled, is requeued and resumes from its checkpoint.
+# TAP output.
 #
 # PyTorch missing is a failure, not a skip: contrib/bootstrap.sh installs
 # python3-torch, which serves Debian's /usr/bin/python3 (hence that
@@ -39,21 +41,55 @@ j=$(PYTHONPATH=$HS_SRCDIR/python sbatch --parsable -o "$work/job.out" -J pytorch
 	--wrap "$PY $HS_SRCDIR/doc/examples/pytorch_train.py --steps $steps --max-seconds $secs \
 		--log-every 1 --threads 1 --features 64 --hidden 128 --batch-size 32 --samples 4096")
 [ -n "$j" ] || bail "sbatch failed"
+# Beside it on the k80 (only that type allowed, so the scheduler leaves it
+# there): the same example asked to checkpoint (the protocol of
+# doc/protocol.md (d), signalled by hand as spank_ckpt.sh does), requeued,
+# and resumed from its checkpoint. Each run trains 20 s at most; the
+# signal comes a few seconds into the first.
+K=100000
+jc=$(PYTHONPATH=$HS_SRCDIR/python sbatch --parsable -o "$work/ckpt.out" -J pytorch-ckpt \
+	--gres=gpu:k80:1 -c 1 --hs-steps=$K --hs-ckpt-dir="$work/ck/%j" --requeue --open-mode=append \
+	--wrap "$PY $HS_SRCDIR/doc/examples/pytorch_train.py --steps $K --max-seconds 20 --threads 1 \
+		--features 64 --hidden 128 --batch-size 32 --samples 4096")
+[ -n "$jc" ] || bail "sbatch failed"
 date +"# %T submitted"
 
-# While it runs: the scheduler's view (the status document, each round),
-# all checks on one copy of it, taken when the measurement first shows.
-meas() { status_field "$P_DIR" "[j.get('measured', {}).get('v100', 0) for j in s['jobs'] if j['id'] == $j][0]" 2>/dev/null; }
+# While it runs: the scheduler's view (the status document, each round).
+# A poller keeps a copy of the first document with the job's measured
+# throughput; every scheduler check reads that one copy.
 positive() { python3 -c "import sys; sys.exit(not float(sys.argv[1]) > 0)" "${1:-0}" 2>/dev/null; }
-end=$(($(date +%s) + 60))
-until m=$(meas); positive "$m"; do
+mkdir -p "$work/spool/slurmctld"
+(
+	end=$(($(date +%s) + 60))
+	until cp "$P_DIR/spool/slurmctld/hetsched_status.json" "$work/spool/slurmctld/" 2>/dev/null &&
+		positive "$(status_field "$work" "[j.get('measured', {}).get('v100', 0) for j in s['jobs'] if j['id'] == $j][0]" 2>/dev/null)"; do
+		[ "$(date +%s)" -ge $end ] && exit 1
+		sleep 0.5
+	done
+	date +"# %T the scheduler has a measured throughput"
+) &
+poller=$!
+
+# The checkpointing job: signal, acknowledgement, hold, requeue.
+wait_field 60 "$jc" step || nok "checkpoint job: reports arrive"
+t0=$(date +%s)
+scancel --signal=URG --full "$jc"      # the batch script's process group
+end=$(($(date +%s) + 40))
+until t=$(field "$jc" ckpt.t) && [ "$t" -ge $((t0 - 2)) ]; do
 	[ "$(date +%s)" -ge $end ] && break
 	sleep 0.5
 done
-cp "$P_DIR/spool/slurmctld/hetsched_status.json" "$work/status.json"
-date +"# %T the scheduler has a measured throughput"
+ck=$(field "$jc" ckpt.step)
+check "checkpoint job: checkpoint acknowledged in AdminComment (step ${ck:-none})" \
+	test -n "$ck" -a -s "$work/ck/$jc/pytorch_train.pt"
+sleep 1
+check "checkpoint job: holds (RUNNING, no step reported after the checkpoint)" \
+	test "$(squeue -h -j "$jc" -o %T) $(field "$jc" step)" = "RUNNING $ck"
+scontrol requeue "$jc" || nok "checkpoint job: scontrol requeue"
+
+wait $poller
 sf() { status_field "$work" "[j.get('$1') for j in s['jobs'] if j['id'] == $j][0]" 2>/dev/null; }
-mkdir -p "$work/spool/slurmctld" && mv "$work/status.json" "$work/spool/slurmctld/hetsched_status.json"
+m=$(status_field "$work" "[j.get('measured', {}).get('v100', 0) for j in s['jobs'] if j['id'] == $j][0]" 2>/dev/null)
 check "scheduler: a measured v100 throughput for job $j (${m:-none} steps/s)" positive "$m"
 check "scheduler: the job's estimate source is 'measured'" test "$(sf estimate)" = measured
 check "scheduler: running on v100 (the type it asked for)" test "$(sf state) $(sf type)" = "running v100"
@@ -135,6 +171,18 @@ PY
 }
 check "scheduler's value $m within the script's interval rates $(inrange "${m:-0}")" quiet inrange "${m:-0}"
 
+it_wait_jobs 120 "$jc" || nok "checkpoint job: finished after its restart"
+diag <"$work/ckpt.out"
+# The second run: "done at step N, loss L; R steps in" with N - R = the checkpoint.
+second=$(sed -n 's/^pytorch_train.py: done at step \([0-9]*\), loss [0-9.]*; \([0-9]*\) steps in .*/\1 \2/p' "$work/ckpt.out" | tail -n 1)
+n2=${second% *} ran2=${second#* }
+check "checkpoint job: saved at step $ck, its second run resumed there (restart 1) and trained on to $n2" \
+	sh -c "grep -q 'pytorch_train.py: checkpoint at step $ck\$' '$work/ckpt.out' &&
+	grep -q 'step $ck of $K, restart 1\$' '$work/ckpt.out' && [ $((${n2:-0} - ${ran2:-0})) = '${ck:-x}' ] && [ ${n2:-0} -gt ${ck:-0} ]"
+rc=$(sacct -j "$jc" -D -X -P -n -o AdminComment%1000 | tail -n 1)
+check "checkpoint job: sacct has both runs (REQUEUED, COMPLETED), the last record step $n2, checkpoint $ck" \
+	test "$(sacct -j "$jc" -D -X -P -n -o State | tr '\n' ' ')|$(echo "$rc" | $HS_AC get step) $(echo "$rc" | $HS_AC get ckpt.step)" = \
+	"REQUEUED COMPLETED |$n2 $ck"
 date +"# %T checks done"
 rm -rf "$work"
 it_done
