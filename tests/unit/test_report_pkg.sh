@@ -67,21 +67,21 @@ case "$where" in
 "$work"/venv/lib/python3*/site-packages/hetsched_report.py)
 	installed=$where
 	ok "imports from the venv's site-packages" ;;
-*) nok "imports from the venv's site-packages (got: $where)" ;;
+*) nok "imports from the venv's site-packages (got: $(echo "$where" | tail -n 1))" ;;
 esac
 
 meta=$(cd / && "$vpy" -c 'import importlib.metadata as m
 d = m.metadata("hetsched-report")
 print(d["Name"], d["Version"], d["License"], "summary" if d["Summary"] else "no-summary",
       m.version("hetsched-report") == __import__("hetsched_report").__version__)' 2>&1)
-check "metadata: name, version $want (configure.ac), licence GPL-2.0-or-later, description ($meta)" \
+check "metadata: name, version $want (configure.ac), licence GPL-2.0-or-later, description ($(echo "$meta" | tail -n 1))" \
 	test "$meta" = "hetsched-report $want GPL-2.0-or-later summary True"
 
 # The API of the installed copy: wire format, and a no-op outside a job.
 api=$(cd / && env -u HS_REPORT_SOCKET "$vpy" -c 'import hetsched_report as hs
 print(hs.format_report(step=3, samples=192).decode(), hs.step(1, samples=64), hs.active(),
       sorted(set(hs.__all__) - set(dir(hs))))' 2>&1)
-check "API from the venv: format_report, step() a no-op without the plugin ($api)" \
+check "API from the venv: format_report, step() a no-op without the plugin ($(echo "$api" | tail -n 1))" \
 	test "$api" = "hs1 step=3 samples=192 1 False []"
 
 check "the same file as the source tree's module (nothing generated differs)" \
