@@ -25,6 +25,7 @@ check "PyTorch importable by $PY (python3-torch; contrib/bootstrap.sh installs i
 work=$(mktemp -d /tmp/hs-it-pytorch.XXXXXX)
 # window=2: each throughput sample spans 2 s of training, so the EMA the
 # scheduler gets (weight 0.5 per sample) covers the last ~4-6 s.
+# shellcheck disable=SC2046 # it_plugin_opts: several words
 it_cluster_up p --gpus v100:1:1,k80:1:1 $(it_plugin_opts) \
 	--plugstack "required $HS_STAGE/spank_hetsched.so publish_interval=2 window=2 ckpt_hold=60" \
 	--conf-extra 'SchedulerParameters=defer,sched_interval=-1' \
@@ -141,6 +142,7 @@ grep "job $j step batch" "$P_DIR/log/slurmd-v100-1.log" | diag
 #  (2) Any value the scheduler saw during the run is a weighted mean of
 #      the job's rates so far: it lies within the lowest and highest of
 #      the script's interval rates (widened by 15% for the misalignment).
+# shellcheck disable=SC2086 # $intervals: one argument per interval
 expected() {
 	python3 - "$n" $intervals <<'PY'
 import sys
@@ -161,6 +163,7 @@ PY
 exp=$(expected "${n:-0}")
 check "sacct value $sps within 15% of $exp, the script's own clock through the same EMA (overall mean $own)" \
 	within "${sps:-0}" "${exp:-0}" 0.15
+# shellcheck disable=SC2086
 inrange() {
 	python3 - "$1" $intervals <<'PY'
 import sys
