@@ -32,11 +32,17 @@ SUDO=
 # Packages: Slurm daemons and clients, accounting (slurmdbd + MySQL plugin +
 # MariaDB), munge, the public Slurm headers, GLPK, json-c, autotools, cmocka
 # (unit tests), gnuplot (plots), valgrind (memory checks), and what
-# `apt-get source` / Slurm's configure need.
+# `apt-get source` / Slurm's configure need. For Debian's /usr/bin/python3:
+# the build backend, pip and venv of the hetsched-report Python package
+# (python/pyproject.toml, tests/unit/test_report_pkg.sh), and PyTorch (CPU)
+# for doc/examples/pytorch_train.py (tests/integration/pytorch_job.sh;
+# 172 packages, 48 MB fetched here + 99 MB already in apt's cache, 635 MB
+# installed, 130 s of CPU: 9 min 23 s wall on the shared 2-core dev machine).
 PKGS="slurm-wlm slurmctld slurmd slurmdbd slurm-client slurm-wlm-mysql-plugin
  mariadb-server mariadb-client munge libmunge-dev libslurm-dev
  libglpk-dev glpk-utils libjson-c-dev pkg-config autoconf automake libtool
  make gcc libc6-dev libcmocka-dev gnuplot-nox valgrind dpkg-dev python3
+ python3-setuptools python3-wheel python3-pip python3-venv python3-torch
  procps iproute2 bc curl ca-certificates"
 
 missing_pkgs() {

@@ -40,6 +40,8 @@ __all__ = ["active", "step", "flush", "checkpoint", "ckpt_watch",
            "ckpt_requested", "ckpt_hold", "gpu_type", "gpu_shared",
            "ckpt_dir", "restart_count", "stats", "format_report"]
 
+# The hetsched release (configure.ac AC_INIT; pyproject.toml reads it here).
+__version__ = "0.1.0"
 API_VERSION = 1
 WIRE_MAX = 255
 VALUE_MAX = 999999999999999

@@ -33,8 +33,9 @@ libhetsched_measure_la_SOURCES = \
 libhetsched_measure_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 libhetsched_measure_la_LIBADD = $(JSONC_LIBS) -lpthread -lm
 
-# The Python module (pure Python, same protocol).
+# The Python module (pure Python, same protocol). python/pyproject.toml
+# packages the same file for pip (python3 -m pip install ./python).
 if HAVE_PYTHON
 python_PYTHON = python/hetsched_report.py
 endif
-EXTRA_DIST += python/hetsched_report.py
+EXTRA_DIST += python/hetsched_report.py python/pyproject.toml python/README.md

@@ -61,3 +61,8 @@ tests_integration_packtest_sched_hs_packtest_la_SOURCES = \
 tests_integration_packtest_sched_hs_packtest_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_integration_packtest_sched_hs_packtest_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 endif
+# a real PyTorch job (doc/examples/pytorch_train.py) under sched/hetsched (issue 13)
+if BUILD_PLUGINS
+TESTS += tests/integration/pytorch_job.sh
+endif
+EXTRA_DIST += tests/integration/pytorch_job.sh
