@@ -196,6 +196,19 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 			ac->recv_total[t] += elapsed;
 		}
 	}
+	/* A job we suspended keeps its entry (and so its suspended_by_us mark,
+	 * also in the state file) while it is still suspended, whatever its
+	 * role: the entry is what tells later rounds to resume it. A job
+	 * seen in any other state is no longer suspended by us. */
+	for (int i = 0; i < s->njobs; i++) {
+		hs_jacct_t *ac = hs_acct_find(e, s->jobs[i].id);
+		if (!ac)
+			continue;
+		if (s->jobs[i].state != HS_SJ_SUSPENDED)
+			ac->suspended_by_us = 0;
+		else if (ac->suspended_by_us)
+			ac->seen_round = round;
+	}
 	hs_acct_drop_unseen(e, round);
 	if (reset) {
 		hs_acct_reset(e);
@@ -243,7 +256,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 			elapsed = HS_MAX_CREDIT_S;
 	}
 	plan->nactive = b.nactive;
-	plan->npinned = b.npinned;
+	plan->npinned = b.npinned + b.nresume; /* resumed outside the policy */
 	plan->nleaving = b.nleaving;
 	plan->nskipped = b.ncut + b.nnofit;
 
@@ -253,9 +266,12 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 			hs_engine_logf(e, HS_LOG_INFO,
 				       "no GPU nodes in the managed partitions: GPU jobs wait");
 		e->warned_no_types = e->rounds;
+		int r = hs_plan_resumes_only(s, &b, plan, e->rounds + 1, err);
+		hs_build_free(&b);
+		if (r < 0)
+			return -1;
 		e->last_round_t = s->now;
 		e->rounds++;
-		hs_build_free(&b);
 		plan->engine_ms = ms_since(&t0);
 		return 0;
 	}

@@ -133,6 +133,10 @@ typedef enum hs_role {
 	                            * not running, its GPUs unusable */
 	HS_ROLE_CUT,               /* eligible but beyond MaxJobs */
 	HS_ROLE_NOFIT,             /* eligible GPU job no managed type can take */
+	HS_ROLE_RESUME,            /* suspended by hetsched but out of its hands
+	                            * now (not preemptible any more, beyond
+	                            * MaxJobs, GPUs not modelled): resumed
+	                            * where it is, never left suspended */
 } hs_role_t;
 
 typedef struct hs_round_build {
@@ -157,7 +161,7 @@ typedef struct hs_round_build {
 	double *units;             /* [njobs] the job's estimates / problem's
 	                            * (1, or its factor in table units for
 	                            * packed policies: engine_problem.c) */
-	int nactive, npinned, nleaving, ncut, nnofit;
+	int nactive, npinned, nleaving, ncut, nnofit, nresume;
 } hs_round_build_t;
 
 int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_err_t *err);
@@ -166,5 +170,8 @@ void hs_build_free(hs_round_build_t *b);
 /* engine_plan.c */
 int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		  const hs_round_out_t *out, hs_plan_t *plan, hs_err_t *err);
+/* The plan of a round without GPU types: only the HS_ROLE_RESUME jobs. */
+int hs_plan_resumes_only(const hs_snap_t *s, const hs_round_build_t *b, hs_plan_t *plan,
+			 long round, hs_err_t *err);
 
 #endif /* HS_SCHED_ENGINE_IMPL_H */

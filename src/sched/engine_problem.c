@@ -268,13 +268,16 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 				managed = 1;
 				part_up |= s->parts[sj->parts[k]].up;
 			}
+		const hs_jacct_t *ac = hs_acct_find(e, sj->id);
+		/* A job hetsched suspended is never left suspended: whatever
+		 * keeps it out of the rounds now, it is resumed (issue #11). */
+		int ours_suspended = sj->state == HS_SJ_SUSPENDED && ac && ac->suspended_by_us;
 		if (!managed || sj->gpus <= 0 || J == 0) {
-			b->role[i] = HS_ROLE_SKIP;
+			b->role[i] = ours_suspended ? HS_ROLE_RESUME : HS_ROLE_SKIP;
 			continue;
 		}
 		hs_hints_parse(&b->hints[i], sj->env, sj->nenv);
 		const hs_op_t *op = hs_op_find(e, sj->id);
-		const hs_jacct_t *ac = hs_acct_find(e, sj->id);
 		int holds_ok = sj->nheld > 0;
 		int htype = -1;
 		for (int k = 0; k < sj->nheld && holds_ok; k++) {
@@ -297,9 +300,10 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		case HS_SJ_SUSPENDED:
 			/* Only jobs hetsched suspended itself are resumed by it;
 			 * an administrator's suspend is left alone. */
-			if (ac && ac->suspended_by_us && holds_ok &&
-			    preemptible(c, &b->hints[i], sj))
+			if (ours_suspended && holds_ok && preemptible(c, &b->hints[i], sj))
 				role = HS_ROLE_ACTIVE;
+			else if (ours_suspended)
+				role = HS_ROLE_RESUME; /* requeue=0, PreemptMode changed... */
 			else
 				role = HS_ROLE_PINNED;
 			break;
@@ -354,9 +358,15 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 	/* MaxJobs: running and suspended jobs first, then by priority. */
 	if (ncand > c->max_jobs) {
 		qsort(cands, (size_t)ncand, sizeof(*cands), cmp_cand);
-		for (int k = c->max_jobs; k < ncand; k++)
-			if (b->role[cands[k].snap] == HS_ROLE_ACTIVE)
-				b->role[cands[k].snap] = HS_ROLE_CUT;
+		for (int k = c->max_jobs; k < ncand; k++) {
+			int i = cands[k].snap;
+			if (b->role[i] != HS_ROLE_ACTIVE)
+				continue;
+			/* A job we suspended would sit out the cut suspended,
+			 * holding its GPUs: it runs on them instead. */
+			b->role[i] = s->jobs[i].state == HS_SJ_SUSPENDED ? HS_ROLE_RESUME
+									  : HS_ROLE_CUT;
+		}
 	}
 
 	/* Usable GPUs: on available managed nodes, free or held by an
@@ -648,6 +658,9 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 			break;
 		case HS_ROLE_NOFIT:
 			b->nnofit++;
+			break;
+		case HS_ROLE_RESUME:
+			b->nresume++;
 			break;
 		case HS_ROLE_SKIP:
 			break;

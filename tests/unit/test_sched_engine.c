@@ -260,6 +260,120 @@ static void test_suspend_resume(void **state)
 	hs_engine_free(e);
 }
 
+/* Marks job j suspended by hetsched, as the plugin reports it. */
+static void suspend_by_us(fx_t *f, hs_engine_t *e, fx_job_t *j)
+{
+	hs_plan_job_t pj = { .id = j->id, .op = HS_PLAN_SUSPEND };
+	j->state = HS_SJ_SUSPENDED;
+	assert_int_equal(hs_engine_applied(e, &pj, 1, f->now, 0, NULL), 0);
+}
+
+/* Issue #11: a job hetsched suspended that leaves its hands (the owner
+ * sets requeue=0, PreemptMode changes) is resumed at once, not left
+ * suspended with its GPUs forever once its accounting is gone. */
+static void test_suspended_not_stranded(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	hs_engine_t *e = engine_with("PreemptMode=suspend\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	suspend_by_us(&f, e, a);
+	a->requeue_ok = 0; /* scontrol update requeue=0 */
+	f.now += 360;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_non_null(plan_job(&p, 1));
+	assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_RESUME);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	hs_plan_free(&p);
+
+	/* PreemptMode=off for one round, then back to suspend. */
+	a->requeue_ok = 1;
+	f.now += 360;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	suspend_by_us(&f, e, a);
+	hs_sconf_t conf;
+	hs_err_t err;
+	assert_int_equal(hs_sconf_defaults(&conf, &err), 0);
+	assert_int_equal(hs_sconf_parse_text(&conf, "PreemptMode=off\n", &err), 0);
+	assert_int_equal(hs_engine_reconfigure(e, &conf, &err), 0);
+	hs_sconf_free(&conf);
+	f.now += 360;
+	hs_snap_t s;
+	fx_snapshot(&f, &s);
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0); /* the resume fails */
+	assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_RESUME);
+	hs_plan_free(&p);
+	hs_snap_free(&s);
+	assert_int_equal(hs_sconf_defaults(&conf, &err), 0);
+	assert_int_equal(hs_sconf_parse_text(&conf, "PreemptMode=suspend\n", &err), 0);
+	assert_int_equal(hs_engine_reconfigure(e, &conf, &err), 0);
+	hs_sconf_free(&conf);
+	/* Back in suspend mode it is ours again: the policy decides, and
+	 * with a free GPU and no rival it resumes it. */
+	f.now += 360;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_non_null(plan_job(&p, 1));
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
+/* Issue #11: a job we suspended that falls beyond MaxJobs is resumed,
+ * and its mark survives a round whose resume failed and a restart (the
+ * state file still holds it). */
+static void test_suspended_cut_restart(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->prio = 10;
+	hs_engine_t *e = engine_with("PreemptMode=suspend\nMaxJobs=1\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	suspend_by_us(&f, e, a);
+	/* a higher-priority job runs on the other GPU (started by hand) */
+	fx_job_t *b = fx_add(&f, 2, 1);
+	b->prio = 30;
+	b->state = HS_SJ_RUNNING;
+	b->nheld = 1;
+	b->held[0] = (hs_sgpu_t){ .node = 0, .gpu = 1 };
+	b->start = f.now;
+	f.now += 360;
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(&f, &s);
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0); /* not applied */
+	hs_snap_free(&s);
+	assert_non_null(plan_job(&p, 1));
+	assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_RESUME);
+	hs_plan_free(&p);
+
+	json_object *st = hs_engine_save(e, &err);
+	assert_non_null(st);
+	hs_engine_t *e2 = engine_with("PreemptMode=suspend\nMaxJobs=1\n");
+	if (hs_engine_restore(e2, st, &err) < 0)
+		fail_msg("restore: %s", err.msg);
+	json_object_put(st);
+	hs_engine_free(e);
+	f.now += 360;
+	assert_int_equal(fx_round(&f, e2, &p, &c), 0);
+	assert_non_null(plan_job(&p, 1));
+	assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_RESUME);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	hs_plan_free(&p);
+	hs_engine_free(e2);
+}
+
 /* Gandiva time slicing: PreemptMode=suspend with the packing interface,
  * two jobs that cannot checkpoint, one GPU. The newcomer is started onto
  * the running job's GPU (packed), which is suspended after it; from then
@@ -1026,6 +1140,8 @@ int main(void)
 		cmocka_unit_test(test_convergence),
 		cmocka_unit_test(test_preempt_methods),
 		cmocka_unit_test(test_suspend_resume),
+		cmocka_unit_test(test_suspended_not_stranded),
+		cmocka_unit_test(test_suspended_cut_restart),
 		cmocka_unit_test(test_timeslice),
 		cmocka_unit_test(test_suspend_no_idle),
 		cmocka_unit_test(test_foreign_drained_typed),
