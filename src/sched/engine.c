@@ -101,6 +101,7 @@ void hs_engine_free(hs_engine_t *e)
 		free(e->types[t]);
 	free(e->acct);
 	hs_ops_free(e);
+	hs_warn_free(e);
 	free(e);
 }
 
@@ -246,6 +247,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 	hs_ops_new_round(e);
 
 	hs_round_build_t b;
+	hs_warn_prune(e, s);
 	if (hs_build_round(e, s, &b, err) < 0)
 		return -1;
 	const hs_problem_t *pb = &b.problem;
@@ -258,7 +260,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 	plan->nactive = b.nactive;
 	plan->npinned = b.npinned + b.nresume; /* resumed outside the policy */
 	plan->nleaving = b.nleaving;
-	plan->nskipped = b.ncut + b.nnofit;
+	plan->nskipped = b.ncut + b.nnofit + b.nunmodelled;
 
 	if (pb->cluster.ntypes == 0) {
 		/* No GPU node in the managed partitions: nothing to decide. */

@@ -379,7 +379,7 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 	int nextra = 0;
 	for (int i = 0; i < M; i++)
 		nextra += b->role[i] == HS_ROLE_CUT || b->role[i] == HS_ROLE_NOFIT ||
-			  b->role[i] == HS_ROLE_RESUME;
+			  b->role[i] == HS_ROLE_RESUME || b->role[i] == HS_ROLE_UNMODELLED;
 	int *server_node = calloc((size_t)b->nservers + 1, sizeof(int));
 	int *pj_of = malloc(((size_t)pb->njobs + 1) * sizeof(int));
 	int *snap_pj = malloc(((size_t)M + 1) * sizeof(int));
@@ -530,7 +530,8 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 				resume_entry(&plan->jobs[plan->njobs++], s, i, round);
 				continue;
 			}
-			if (b->role[i] != HS_ROLE_CUT && b->role[i] != HS_ROLE_NOFIT)
+			if (b->role[i] != HS_ROLE_CUT && b->role[i] != HS_ROLE_NOFIT &&
+			    b->role[i] != HS_ROLE_UNMODELLED)
 				continue;
 			const hs_sjob_t *sj = &s->jobs[i];
 			hs_plan_job_t *pj = &plan->jobs[plan->njobs++];
@@ -541,7 +542,11 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 			pj->state = sj->state;
 			pj->restart_cnt = sj->restart_cnt;
 			pj->start_time = sj->start_time;
-			if (b->role[i] == HS_ROLE_CUT)
+			if (b->role[i] == HS_ROLE_UNMODELLED)
+				snprintf(pj->reason, sizeof(pj->reason),
+					 "hetsched: left alone, it holds GPUs hetsched does not model "
+					 "(slurmctld.log says which)");
+			else if (b->role[i] == HS_ROLE_CUT)
 				snprintf(pj->reason, sizeof(pj->reason),
 					 "hetsched: waiting, more than MaxJobs=%d jobs are active",
 					 e->conf.max_jobs);

@@ -16,11 +16,15 @@
 #include "sched_fixtures.h"
 
 static char last_log[512];
+static int nlogs_with;            /* messages containing log_needle */
+static const char *log_needle = "";
 static void logger(void *arg, int level, const char *msg)
 {
 	(void)arg;
 	(void)level;
 	snprintf(last_log, sizeof(last_log), "%s", msg);
+	if (*log_needle && strstr(msg, log_needle))
+		nlogs_with++;
 }
 
 static hs_engine_t *engine_with(const char *conf_text)
@@ -372,6 +376,59 @@ static void test_suspended_cut_restart(void **state)
 	assert_int_equal(a->state, HS_SJ_RUNNING);
 	hs_plan_free(&p);
 	hs_engine_free(e2);
+}
+
+/* Issue #11: a running GPU job on GPUs the snapshot does not model (an
+ * index above its node's count; a node with several GPU types or no
+ * File=, which the snapshot gives 0 GPUs) made every round fail. Now the
+ * job is left alone, the free GPUs of its node are not given out, the
+ * rest of the cluster is scheduled, and it is logged once. */
+static void test_unmodelled_gpus(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:2:2,k80:1:2");
+	f.ngpus[2] = 0; /* k80-1: mixed types, no GPUs modelled */
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->state = HS_SJ_RUNNING;
+	a->nheld = 1;
+	a->held[0] = (hs_sgpu_t){ .node = 0, .gpu = 3 }; /* v100-1 has 2 */
+	a->start = f.now - 100;
+	fx_job_t *m = fx_add(&f, 2, 1);
+	m->state = HS_SJ_RUNNING;
+	m->nheld = 1;
+	m->held[0] = (hs_sgpu_t){ .node = 2, .gpu = 0 };
+	m->start = f.now - 100;
+	fx_add(&f, 3, 1);
+	fx_add(&f, 4, 1);
+	fx_add(&f, 5, 1);
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	log_needle = "does not model";
+	nlogs_with = 0;
+	for (int r = 0; r < 2; r++) {
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_NONE);
+		assert_int_equal(plan_job(&p, 2)->op, HS_PLAN_NONE);
+		assert_non_null(strstr(plan_job(&p, 1)->reason, "does not model"));
+		hs_plan_free(&p);
+		f.now += 360;
+	}
+	assert_int_equal(nlogs_with, 2); /* once per job, not per round */
+	/* only v100-2's two GPUs were given out: v100-1 is not scheduled */
+	int started = 0;
+	for (uint32_t id = 3; id <= 5; id++) {
+		fx_job_t *j = fx_find(&f, id);
+		if (j->state == HS_SJ_RUNNING) {
+			started++;
+			assert_int_equal(j->held[0].node, 1);
+		}
+	}
+	assert_int_equal(started, 2);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	log_needle = "";
+	hs_engine_free(e);
 }
 
 /* Gandiva time slicing: PreemptMode=suspend with the packing interface,
@@ -1142,6 +1199,7 @@ int main(void)
 		cmocka_unit_test(test_suspend_resume),
 		cmocka_unit_test(test_suspended_not_stranded),
 		cmocka_unit_test(test_suspended_cut_restart),
+		cmocka_unit_test(test_unmodelled_gpus),
 		cmocka_unit_test(test_timeslice),
 		cmocka_unit_test(test_suspend_no_idle),
 		cmocka_unit_test(test_foreign_drained_typed),
