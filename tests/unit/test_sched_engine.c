@@ -431,6 +431,48 @@ static void test_unmodelled_gpus(void **state)
 	hs_engine_free(e);
 }
 
+/* Issue #11: --hs-steps near its limit (1e13 here, the limit is 1e15)
+ * next to jobs of a few thousand steps made the makespan LP starve the
+ * small jobs (below GLPK's tolerance), so every solve failed and the
+ * allocation froze. Now the solve succeeds and every job gets a share. */
+static void test_makespan_huge_steps(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2,k80:1:2");
+	const double v[] = { 10, 5, 3, 4 }, k[] = { 1, 2, 2.5, 1 };
+	const long steps[] = { 1000, 2000, 3000, 10000000000000L };
+	for (int i = 0; i < 4; i++) {
+		fx_job_t *j = fx_add(&f, (uint32_t)(i + 1), 1);
+		fx_measure(j, "v100", v[i]);
+		fx_measure(j, "k80", k[i]);
+		j->steps = steps[i];
+	}
+	hs_engine_t *e = engine_with("Policy=min_total_duration_perf\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_true(p.solved);
+	assert_false(p.solve_failed);
+	assert_int_equal(c.start, 4);
+	hs_plan_free(&p);
+	/* every job has a share in the allocation in force (saved state) */
+	hs_err_t err;
+	json_object *st = hs_engine_save(e, &err);
+	assert_non_null(st);
+	json_object *jobs = json_object_object_get(st, "jobs");
+	assert_int_equal(json_object_array_length(jobs), 4);
+	for (size_t i = 0; i < 4; i++) {
+		json_object *x = json_object_object_get(json_object_array_get_idx(jobs, i), "x");
+		double sum = 0;
+		for (size_t t = 0; t < json_object_array_length(x); t++)
+			sum += json_object_get_double(json_object_array_get_idx(x, t));
+		assert_true(sum > 0);
+	}
+	json_object_put(st);
+	hs_engine_free(e);
+}
+
 /* Gandiva time slicing: PreemptMode=suspend with the packing interface,
  * two jobs that cannot checkpoint, one GPU. The newcomer is started onto
  * the running job's GPU (packed), which is suspended after it; from then
@@ -1200,6 +1242,7 @@ int main(void)
 		cmocka_unit_test(test_suspended_not_stranded),
 		cmocka_unit_test(test_suspended_cut_restart),
 		cmocka_unit_test(test_unmodelled_gpus),
+		cmocka_unit_test(test_makespan_huge_steps),
 		cmocka_unit_test(test_timeslice),
 		cmocka_unit_test(test_suspend_no_idle),
 		cmocka_unit_test(test_foreign_drained_typed),
