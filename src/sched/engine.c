@@ -3,6 +3,7 @@
  * round from the snapshot, begin_round, solve when due, schedule, update
  * the accounting, build the plan (see engine.h). */
 #include "sched/engine_impl.h"
+#include "sched/solve_leaving_out.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -239,6 +240,34 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 	return 0;
 }
 
+static int policy_solve(void *arg, const hs_problem_t *p, hs_alloc_t *out, hs_err_t *err)
+{
+	return hs_policy_solve(arg, p, out, err);
+}
+
+/* The round's policy solve: jobs whose data the solver cannot handle are
+ * left out for the round (logged once each) rather than failing the
+ * solve, which would freeze the allocation for the whole cluster. */
+static int solve_round(hs_engine_t *e, const hs_problem_t *pb, hs_alloc_t *alloc, hs_err_t *se)
+{
+	unsigned char *left = malloc((size_t)pb->njobs + 1);
+	if (!left) {
+		memset(alloc, 0, sizeof(*alloc));
+		return hs_err_set(se, "out of memory");
+	}
+	int nl = 0;
+	int r = hs_solve_leaving_out(policy_solve, e->policy, pb, alloc, left, &nl, se);
+	for (int m = 0; r == 0 && m < pb->njobs; m++)
+		if (left[m] && hs_warn_once(e, (uint32_t)strtoul(pb->jobs[m].id, NULL, 10),
+					    HS_WARN_UNSOLVABLE))
+			hs_engine_logf(e, HS_LOG_ERROR,
+				       "job %s left out of policy %s while the solver fails with "
+				       "its data (%s); the other %d jobs are scheduled",
+				       pb->jobs[m].id, e->conf.policy, se->msg, pb->njobs - nl);
+	free(left);
+	return r;
+}
+
 int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_t *err)
 {
 	struct timespec t0;
@@ -296,7 +325,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 		if (pb->njobs == 0)
 			r = hs_alloc_init(&alloc, 0, pb->cluster.ntypes, &se);
 		else
-			r = hs_policy_solve(e->policy, pb, &alloc, &se);
+			r = solve_round(e, pb, &alloc, &se);
 		plan->solve_ms = ms_since(&ts);
 		plan->solved = 1;
 		if (r < 0) {
