@@ -568,7 +568,7 @@ static void test_solve_leaving_out(void **state)
 	p.cluster.count[0] = 4;
 	assert_int_equal(hs_problem_alloc_jobs(&p, 20, &err), 0);
 	for (int m = 0; m < 20; m++) {
-		char id[8];
+		char id[16];
 		snprintf(id, sizeof(id), "%d", m + 1);
 		p.jobs[m].id = strdup(id);
 	}
