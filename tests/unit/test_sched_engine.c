@@ -330,6 +330,34 @@ static void test_suspended_not_stranded(void **state)
 	hs_engine_free(e);
 }
 
+/* Issue #11: a job we suspended whose partition is no longer managed
+ * (so no GPU type is left: the round has nothing to solve) is resumed. */
+static void test_suspended_unmanaged(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	hs_engine_t *e = engine_with("PreemptMode=suspend\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	suspend_by_us(&f, e, a);
+	f.now += 360;
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(&f, &s);
+	s.parts[0].managed = 0;
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+	hs_snap_free(&s);
+	assert_non_null(plan_job(&p, 1));
+	assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_RESUME);
+	assert_int_equal(p.nresume, 1);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
 /* Issue #11: a job we suspended that falls beyond MaxJobs is resumed,
  * and its mark survives a round whose resume failed and a restart (the
  * state file still holds it). */
@@ -1368,6 +1396,7 @@ int main(void)
 		cmocka_unit_test(test_suspend_resume),
 		cmocka_unit_test(test_suspended_not_stranded),
 		cmocka_unit_test(test_suspended_cut_restart),
+		cmocka_unit_test(test_suspended_unmanaged),
 		cmocka_unit_test(test_unmodelled_gpus),
 		cmocka_unit_test(test_makespan_huge_steps),
 		cmocka_unit_test(test_unsolvable_job_left_out),
