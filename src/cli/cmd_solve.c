@@ -32,7 +32,7 @@ static void usage(FILE *out)
 		"      --seed N             random seed (gandiva; POP partitions)\n"
 		"      --pop K              POP: split into K random sub-problems (LP policies)\n"
 		"      --pack-threshold X   fifo_packed pairing threshold (default 1.5)\n"
-		"      --time-limit S       solver time limit per LP, seconds\n"
+		"      --time-limit S       time budget of the solve (all its LPs), seconds\n"
 		"      --pretty             indent the output\n"
 		"  -v, --verbose            solver messages\n"
 		"  -h, --help               this help\n");

@@ -6,8 +6,18 @@
 #include <glpk.h>
 #include <limits.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* Generation of this thread's GLPK environment: bumped whenever a GLPK
+ * internal error made hs_lp_solve free the environment, which frees every
+ * glp_prob of the thread. An hs_lp_t of an older generation must never
+ * touch its glp_prob again. The one piece of mutable static state of the
+ * core, and on purpose: it mirrors GLPK's own per-thread environment,
+ * which GLPK gives no way to query. */
+static _Thread_local unsigned long glpk_generation;
 
 typedef struct triplet {
 	int row, col;
@@ -23,7 +33,27 @@ struct hs_lp {
 	triplet_t *tr;         /* pending coefficients */
 	size_t ntr, captr;
 	long iterations;
+	unsigned long gen;     /* glpk_generation at creation */
+#ifdef HS_LP_FAULT_INJECTION
+	int inject;            /* hs_lp_inject_glpk_error */
+#endif
 };
+
+/* P was freed with the GLPK environment after an internal error. */
+static int dead(const hs_lp_t *lp)
+{
+	return lp->gen != glpk_generation;
+}
+
+#define DEAD_MSG "LP discarded after a GLPK internal error"
+
+double hs_clock_monotonic(void *arg)
+{
+	(void)arg;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 void hs_lp_opts_default(hs_lp_opts_t *o)
 {
@@ -42,6 +72,7 @@ hs_lp_t *hs_lp_new(int maximize, hs_err_t *err)
 		return NULL;
 	}
 	lp->P = glp_create_prob();
+	lp->gen = glpk_generation;
 	glp_set_obj_dir(lp->P, maximize ? GLP_MAX : GLP_MIN);
 	return lp;
 }
@@ -50,19 +81,20 @@ void hs_lp_free(hs_lp_t *lp)
 {
 	if (!lp)
 		return;
-	glp_delete_prob(lp->P);
+	if (!dead(lp))
+		glp_delete_prob(lp->P);
 	free(lp->tr);
 	free(lp);
 }
 
 int hs_lp_ncols(const hs_lp_t *lp)
 {
-	return glp_get_num_cols(lp->P);
+	return dead(lp) ? 0 : glp_get_num_cols(lp->P);
 }
 
 int hs_lp_nrows(const hs_lp_t *lp)
 {
-	return glp_get_num_rows(lp->P);
+	return dead(lp) ? 0 : glp_get_num_rows(lp->P);
 }
 
 /* GLPK stores sizes as int and aborts beyond ~1e8 rows/columns; stay well
@@ -71,6 +103,8 @@ int hs_lp_nrows(const hs_lp_t *lp)
 
 int hs_lp_add_cols(hs_lp_t *lp, int n, hs_err_t *err)
 {
+	if (dead(lp))
+		return hs_err_set(err, DEAD_MSG);
 	int first = glp_get_num_cols(lp->P);
 	if (n < 0 || n > HS_LP_MAX_DIM - first)
 		return hs_err_set(err, "LP too large (%d columns)", first + n);
@@ -84,6 +118,8 @@ int hs_lp_add_cols(hs_lp_t *lp, int n, hs_err_t *err)
 
 int hs_lp_add_rows(hs_lp_t *lp, int n, hs_err_t *err)
 {
+	if (dead(lp))
+		return hs_err_set(err, DEAD_MSG);
 	int first = glp_get_num_rows(lp->P);
 	if (n < 0 || n > HS_LP_MAX_DIM - first)
 		return hs_err_set(err, "LP too large (%d rows)", first + n);
@@ -110,6 +146,8 @@ static int bound_type(double lb, double ub)
 
 int hs_lp_set_col_bounds(hs_lp_t *lp, int col, double lb, double ub, hs_err_t *err)
 {
+	if (dead(lp))
+		return hs_err_set(err, DEAD_MSG);
 	int t = bound_type(lb, ub);
 	if (col < 0 || col >= glp_get_num_cols(lp->P))
 		return hs_err_set(err, "LP: column %d out of range", col);
@@ -121,6 +159,8 @@ int hs_lp_set_col_bounds(hs_lp_t *lp, int col, double lb, double ub, hs_err_t *e
 
 int hs_lp_set_row_bounds(hs_lp_t *lp, int row, double lb, double ub, hs_err_t *err)
 {
+	if (dead(lp))
+		return hs_err_set(err, DEAD_MSG);
 	int t = bound_type(lb, ub);
 	if (row < 0 || row >= glp_get_num_rows(lp->P))
 		return hs_err_set(err, "LP: row %d out of range", row);
@@ -132,6 +172,8 @@ int hs_lp_set_row_bounds(hs_lp_t *lp, int row, double lb, double ub, hs_err_t *e
 
 int hs_lp_set_obj(hs_lp_t *lp, int col, double coef, hs_err_t *err)
 {
+	if (dead(lp))
+		return hs_err_set(err, DEAD_MSG);
 	if (col < 0 || col >= glp_get_num_cols(lp->P))
 		return hs_err_set(err, "LP: column %d out of range", col);
 	if (!isfinite(coef))
@@ -142,6 +184,8 @@ int hs_lp_set_obj(hs_lp_t *lp, int col, double coef, hs_err_t *err)
 
 int hs_lp_add_coef(hs_lp_t *lp, int row, int col, double val, hs_err_t *err)
 {
+	if (dead(lp))
+		return hs_err_set(err, DEAD_MSG);
 	if (row < 0 || row >= glp_get_num_rows(lp->P) || col < 0 || col >= glp_get_num_cols(lp->P))
 		return hs_err_set(err, "LP: coefficient (%d, %d) out of range", row, col);
 	if (!isfinite(val))
@@ -309,6 +353,8 @@ static int flush(hs_lp_t *lp, hs_err_t *err)
 
 int hs_lp_set_coef(hs_lp_t *lp, int row, int col, double val, hs_err_t *err)
 {
+	if (dead(lp))
+		return hs_err_set(err, DEAD_MSG);
 	int R = glp_get_num_rows(lp->P), C = glp_get_num_cols(lp->P);
 	if (row < 0 || row >= R || col < 0 || col >= C)
 		return hs_err_set(err, "LP: coefficient (%d, %d) out of range", row, col);
@@ -350,6 +396,8 @@ int hs_lp_set_coef(hs_lp_t *lp, int row, int col, double val, hs_err_t *err)
 int hs_lp_set_col_coefs(hs_lp_t *lp, int col, int len, const int *rows, const double *vals,
 			hs_err_t *err)
 {
+	if (dead(lp))
+		return hs_err_set(err, DEAD_MSG);
 	int R = glp_get_num_rows(lp->P), C = glp_get_num_cols(lp->P);
 	if (col < 0 || col >= C || len < 0 || len > R)
 		return hs_err_set(err, "LP: column %d out of range", col);
@@ -389,6 +437,36 @@ static int retryable(int rc)
 	return rc == GLP_EBADB || rc == GLP_ESING || rc == GLP_ECOND || rc == GLP_EFAIL;
 }
 
+/* GLPK's time limit for the next solver call in ms (INT_MAX = none), or
+ * -1 when the budget is used up: with a shared budget, what is left of
+ * it; otherwise the per-call time_limit_s. */
+static int time_left_ms(const hs_lp_opts_t *o)
+{
+	double left_s;
+	if (o->budget) {
+		const hs_lp_budget_t *b = o->budget;
+		left_s = b->deadline - (b->clock ? b->clock : hs_clock_monotonic)(b->clock_arg);
+		if (!(left_s > 0.0))
+			return -1;
+	} else if (o->time_limit_s > 0) {
+		left_s = o->time_limit_s;
+	} else {
+		return INT_MAX;
+	}
+	double ms = ceil(left_s * 1000.0);
+	return ms < INT_MAX ? (int)ms : INT_MAX;
+}
+
+static hs_lp_status_t time_out(const hs_lp_opts_t *o, hs_err_t *err)
+{
+	if (o->budget)
+		hs_err_set(err, "LP solver: the time budget of the policy solve (%.3g s) is used up",
+			   o->budget->limit_s);
+	else
+		hs_err_set(err, "LP solver hit its time limit (%.3g s)", o->time_limit_s);
+	return HS_LP_FAILED;
+}
+
 static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 {
 	glp_smcp parm;
@@ -396,8 +474,8 @@ static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 	parm.msg_lev = o->verbose ? GLP_MSG_ON : GLP_MSG_OFF;
 	parm.meth = o->method == HS_LP_PRIMAL ? GLP_PRIMAL : GLP_DUALP; /* AUTO: dual */
 	parm.presolve = o->presolve ? GLP_ON : GLP_OFF;
-	if (o->time_limit_s > 0)
-		parm.tm_lim = o->time_limit_s * 1000.0 < INT_MAX ? (int)(o->time_limit_s * 1000.0) : INT_MAX;
+	if ((parm.tm_lim = time_left_ms(o)) < 0)
+		return time_out(o, err);
 	/* Without the presolver GLPK needs a valid basis: the standard one
 	 * (all rows basic) when we have none or do not want the old one. */
 	int cold = !o->warm || !lp->have_basis;
@@ -414,6 +492,10 @@ static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 	for (int attempt = cold; !o->presolve && attempt < 2 && retryable(rc); attempt++) {
 		if (attempt == 1)
 			parm.meth = parm.meth == GLP_PRIMAL ? GLP_DUALP : GLP_PRIMAL;
+		if ((parm.tm_lim = time_left_ms(o)) < 0) {
+			rc = GLP_ETMLIM;
+			break;
+		}
 		glp_std_basis(lp->P);
 		rc = glp_simplex(lp->P, &parm);
 	}
@@ -428,8 +510,7 @@ static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 	case GLP_ENODFS:
 		return HS_LP_UNBOUNDED; /* or infeasible; the policies' LPs are bounded */
 	case GLP_ETMLIM:
-		hs_err_set(err, "LP solver hit its time limit (%.3g s)", o->time_limit_s);
-		return HS_LP_FAILED;
+		return time_out(o, err);
 	default:
 		hs_err_set(err, "LP solver failed (GLPK glp_simplex code %d)", rc);
 		return HS_LP_FAILED;
@@ -450,6 +531,8 @@ static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 
 static hs_lp_status_t interior(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 {
+	if (time_left_ms(o) < 0) /* glp_interior has no time limit of its own */
+		return time_out(o, err);
 	glp_iptcp parm;
 	glp_init_iptcp(&parm);
 	parm.msg_lev = o->verbose ? GLP_MSG_ON : GLP_MSG_OFF;
@@ -481,13 +564,15 @@ static hs_lp_status_t interior(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err
 	}
 }
 
-hs_lp_status_t hs_lp_solve(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
+/* hs_lp_solve inside the error guard. */
+static hs_lp_status_t solve_guarded(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 {
-	hs_lp_opts_t def;
-	if (!o) {
-		hs_lp_opts_default(&def);
-		o = &def;
+#ifdef HS_LP_FAULT_INJECTION
+	if (lp->inject) {
+		lp->inject = 0;
+		glp_set_col_bnds(lp->P, 0, GLP_FX, 0.0, 0.0); /* no column 0: glp_error */
 	}
+#endif
 	if (glp_get_num_cols(lp->P) == 0) {
 		hs_err_set(err, "LP has no variables");
 		return HS_LP_FAILED;
@@ -519,13 +604,74 @@ hs_lp_status_t hs_lp_solve(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 	return simplex(lp, o, err);
 }
 
+/* GLPK calls this from glp_error instead of aborting (it aborts when the
+ * hook returns): back into hs_lp_solve. */
+typedef struct glpk_guard {
+	jmp_buf jb;
+} glpk_guard_t;
+
+static void glpk_error_hook(void *info)
+{
+	longjmp(((glpk_guard_t *)info)->jb, 1);
+}
+
+/* lp, o and err are never modified here: valid after the longjmp. */
+static hs_lp_status_t solve_with_hook(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
+{
+	glpk_guard_t guard;
+	if (setjmp(guard.jb)) {
+		/* GLPK's manual (glp_error_hook): once glp_error has called the
+		 * hook, the environment must be freed with glp_free_env before
+		 * GLPK is used again. That frees every glp_prob of this thread. */
+		glp_free_env();
+		glpk_generation++;
+		hs_err_set(err, "LP solver failed: GLPK internal error (GLPK printed the "
+			   "reason on standard output); the solve is abandoned");
+		return HS_LP_FAILED;
+	}
+	glp_error_hook(glpk_error_hook, &guard);
+	hs_lp_status_t st = solve_guarded(lp, o, err);
+	glp_error_hook(NULL, NULL);
+	return st;
+}
+
+hs_lp_status_t hs_lp_solve(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
+{
+	hs_lp_opts_t def;
+	if (!o) {
+		hs_lp_opts_default(&def);
+		o = &def;
+	}
+	if (dead(lp)) {
+		hs_err_set(err, DEAD_MSG);
+		return HS_LP_FAILED;
+	}
+	return solve_with_hook(lp, o, err);
+}
+
+unsigned long hs_lp_generation(void)
+{
+	return glpk_generation;
+}
+
+#ifdef HS_LP_FAULT_INJECTION
+void hs_lp_inject_glpk_error(hs_lp_t *lp)
+{
+	lp->inject = 1;
+}
+#endif
+
 double hs_lp_obj_value(const hs_lp_t *lp)
 {
+	if (dead(lp))
+		return 0.0;
 	return lp->last_interior ? glp_ipt_obj_val(lp->P) : glp_get_obj_val(lp->P);
 }
 
 double hs_lp_col_value(const hs_lp_t *lp, int col)
 {
+	if (dead(lp))
+		return 0.0;
 	if (col < 0 || col >= glp_get_num_cols(lp->P))
 		return 0.0;
 	return lp->last_interior ? glp_ipt_col_prim(lp->P, col + 1) : glp_get_col_prim(lp->P, col + 1);
@@ -533,6 +679,8 @@ double hs_lp_col_value(const hs_lp_t *lp, int col)
 
 double hs_lp_row_dual(const hs_lp_t *lp, int row)
 {
+	if (dead(lp))
+		return 0.0;
 	if (row < 0 || row >= glp_get_num_rows(lp->P))
 		return 0.0;
 	return lp->last_interior ? glp_ipt_row_dual(lp->P, row + 1) : glp_get_row_dual(lp->P, row + 1);

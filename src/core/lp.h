@@ -10,6 +10,14 @@
  * into an hs_err_t instead. Matrix entries are collected as triplets and
  * merged (duplicates summed, zeros dropped) before glp_load_matrix.
  *
+ * GLPK's own internal errors (glp_error) abort the process through its
+ * error hook unless the hook jumps away: hs_lp_solve installs a hook that
+ * longjmps back into it, frees GLPK's environment as GLPK's manual
+ * requires (which frees every GLPK problem object of the thread) and
+ * returns HS_LP_FAILED. Every hs_lp_t created before that is dead from
+ * then on: its calls fail with an error (or return 0), hs_lp_free frees
+ * only the wrapper.
+ *
  * GLPK prints to stdout by default; every solver call here sets its own
  * message level (GLP_MSG_OFF unless verbose, which goes to GLPK's terminal
  * output), and nothing touches GLPK's per-thread environment, so the
@@ -38,13 +46,31 @@ typedef enum hs_lp_scale {
 	                             * factors); for comparison and tests */
 } hs_lp_scale_t;
 
+/* A monotonic clock in seconds (CLOCK_MONOTONIC unless a test injects
+ * its own). */
+typedef double (*hs_clock_fn)(void *arg);
+double hs_clock_monotonic(void *arg);
+
+/* A deadline shared by several solves (a policy's one solve may call the
+ * simplex many times: water filling, hierarchical rounds). A solve that
+ * starts at or after the deadline fails at once; one that starts before
+ * gets what is left as GLPK's time limit. */
+typedef struct hs_lp_budget {
+	double deadline;      /* on clock */
+	double limit_s;       /* the whole budget (for messages) */
+	hs_clock_fn clock;    /* NULL = hs_clock_monotonic */
+	void *clock_arg;
+} hs_lp_budget_t;
+
 typedef struct hs_lp_opts {
 	hs_lp_method_t method;
 	int presolve;         /* GLPK's LP presolver (discards any warm basis) */
 	int scale;            /* scaling before the first solve: an
 	                       * hs_lp_scale_t (0 = none) */
 	int warm;             /* reuse the basis left by the previous solve */
-	double time_limit_s;  /* 0 = none */
+	double time_limit_s;  /* per hs_lp_solve call, 0 = none (ignored when
+	                       * budget is set) */
+	const hs_lp_budget_t *budget; /* shared deadline, NULL = none */
 	int verbose;          /* GLPK messages (on GLPK's terminal, stdout) */
 } hs_lp_opts_t;
 
@@ -58,7 +84,8 @@ typedef enum hs_lp_status {
 	HS_LP_OPTIMAL = 0,
 	HS_LP_INFEASIBLE = 1,  /* no primal feasible solution */
 	HS_LP_UNBOUNDED = 2,
-	HS_LP_FAILED = 3,      /* numerical trouble / time limit; message set */
+	HS_LP_FAILED = 3,      /* numerical trouble / time limit / GLPK
+	                        * internal error; message set */
 } hs_lp_status_t;
 
 hs_lp_t *hs_lp_new(int maximize, hs_err_t *err);
@@ -102,5 +129,16 @@ double hs_lp_col_value(const hs_lp_t *lp, int col);
 double hs_lp_row_dual(const hs_lp_t *lp, int row);
 /* Simplex iterations used by the solves so far (bench/diagnostics). */
 long hs_lp_iterations(const hs_lp_t *lp);
+
+/* Generation of this thread's GLPK environment: changes when a GLPK
+ * internal error discarded every LP of the thread (see above), so owners
+ * of long-lived LPs know to rebuild them. */
+unsigned long hs_lp_generation(void);
+
+#ifdef HS_LP_FAULT_INJECTION
+/* Test builds only (tests/unit/test_lp_guard): the next hs_lp_solve makes
+ * an invalid GLPK call inside its guarded region. */
+void hs_lp_inject_glpk_error(hs_lp_t *lp);
+#endif
 
 #endif /* HS_CORE_LP_H */

@@ -143,7 +143,13 @@ hs_policy_ctx_t *hs_policy_ctx_new(const char *name, const hs_policy_opts_t *o, 
 	ctx->opts = *o;
 	ctx->rng = o->seed;
 	hs_lp_opts_default(&ctx->lp_opts);
-	ctx->lp_opts.time_limit_s = o->time_limit_s;
+	/* SolverTimeLimit is per policy solve: every LP of one solve draws
+	 * on one deadline (set in hs_policy_solve), not a fresh limit each */
+	ctx->lp_opts.time_limit_s = 0.0;
+	ctx->budget.limit_s = o->time_limit_s;
+	ctx->budget.clock = o->clock;
+	ctx->budget.clock_arg = o->clock_arg;
+	ctx->lp_opts.budget = o->time_limit_s > 0.0 ? &ctx->budget : NULL;
 	ctx->lp_opts.verbose = o->verbose;
 	return ctx;
 }
@@ -264,6 +270,11 @@ int hs_policy_solve(hs_policy_ctx_t *ctx, const hs_problem_t *p, hs_alloc_t *out
 		cap[j] = p->cluster.count[j];
 	hs_solve_in_t in = { p, cap };
 	int rc;
+	if (ctx->lp_opts.budget)
+		ctx->budget.deadline =
+			(ctx->budget.clock ? ctx->budget.clock : hs_clock_monotonic)(ctx->budget.clock_arg) +
+			ctx->budget.limit_s;
+	unsigned long gen = hs_lp_generation();
 	ctx->last_iterations = 0;
 	ctx->last_lp_solves = 0;
 	ctx->last_lp_items = 0;
@@ -275,6 +286,12 @@ int hs_policy_solve(hs_policy_ctx_t *ctx, const hs_problem_t *p, hs_alloc_t *out
 			out->objective = ctx->desc->evaluate(ctx, &in, out);
 	} else {
 		rc = ctx->desc->solve(ctx, &in, out, err);
+	}
+	if (hs_lp_generation() != gen && ctx->state && ctx->desc->state_free) {
+		/* a GLPK internal error discarded every LP of the thread,
+		 * also those kept in the family's state: start afresh */
+		ctx->desc->state_free(ctx->state);
+		ctx->state = NULL;
 	}
 	if (rc == 0)
 		rc = hs_alloc_clean(out, p, cap, err);

@@ -19,8 +19,13 @@ typedef struct hs_policy_opts {
 	                           * throughput to pack (Gavel: 1.5) */
 	int pop_partitions;       /* POP-style partitioning into k sub-problems;
 	                           * <= 1 = off (exact) */
-	double time_limit_s;      /* solver time limit per solve, 0 = none */
+	double time_limit_s;      /* time budget of one hs_policy_solve (all
+	                           * its LP solves together), 0 = none */
 	int verbose;              /* solver messages on stderr */
+	/* monotonic seconds for the budget; NULL = CLOCK_MONOTONIC (tests
+	 * inject a clock of their own) */
+	double (*clock)(void *arg);
+	void *clock_arg;
 } hs_policy_opts_t;
 
 void hs_policy_opts_default(hs_policy_opts_t *o);

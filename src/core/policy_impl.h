@@ -45,6 +45,8 @@ struct hs_policy_ctx {
 	const hs_policy_desc_t *desc;
 	hs_policy_opts_t opts;
 	hs_lp_opts_t lp_opts;    /* solver options derived from opts */
+	hs_lp_budget_t budget;   /* deadline of the current solve (lp_opts
+	                          * points here when opts.time_limit_s > 0) */
 	void *state;             /* family-owned state across rounds */
 	unsigned long long rng;  /* splitmix64 state, from opts.seed */
 	int no_classes;          /* benchmark baseline: no class aggregation */

@@ -38,6 +38,36 @@ double hs_makespan_evaluate(hs_policy_ctx_t *ctx, const hs_solve_in_t *in, const
 	return hs_makespan_value(in->p, a);
 }
 
+/* When the exact LP starves a job, every job is given at least this
+ * fraction of the longest job's best-case duration. */
+#define HS_MAKESPAN_DURATION_FLOOR 1e-4
+
+/* When one job's remaining work dwarfs the others' (--hs-steps near its
+ * 1e15 limit against jobs of thousands of steps), the other jobs' rows
+ * ask for throughputs below GLPK's feasibility tolerance: the optimum
+ * gives them nothing, the makespan is infinite and the solve failed every
+ * round, freezing the allocation. alpha_c / best_c is class c's
+ * best-case duration in units of the longest (<= 1, see the unit below);
+ * raising it to a floor keeps every row's demand well above the
+ * tolerance relative to its own coefficients, and costs the makespan at
+ * most that fraction per job. Only used when the exact LP starved a job,
+ * so every problem it solved keeps its exact answer. Returns 1 if a
+ * demand changed. */
+static int normalise_demands(hs_class_lp_t *k, int J)
+{
+	int changed = 0;
+	for (int c = 0; c < k->cl.n; c++) {
+		double best = 0.0;
+		for (int j = 0; j < J; j++)
+			best = k->alp.a[(size_t)c * J + j] > best ? k->alp.a[(size_t)c * J + j] : best;
+		if (k->alp.alpha[c] < HS_MAKESPAN_DURATION_FLOOR * best) {
+			k->alp.alpha[c] = HS_MAKESPAN_DURATION_FLOOR * best;
+			changed = 1;
+		}
+	}
+	return changed;
+}
+
 int hs_policy_makespan_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			     hs_alloc_t *out, hs_err_t *err)
 {
@@ -76,6 +106,11 @@ int hs_policy_makespan_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			k.alp.a[(size_t)c * J + j] = hs_job_usable(p, in->cap, m, j) ? hs_policy_thr(d, p, m, j) : 0.0;
 	}
 	if (hs_class_lp_finish(&k, ctx, in, hs_alp_solve(&k.alp, &ctx->lp_opts, err), k.alp.x,
+			       "makespan", out, err) < 0)
+		goto out;
+	out->objective = hs_makespan_value(p, out);
+	if (!isfinite(out->objective) && normalise_demands(&k, J) &&
+	    hs_class_lp_finish(&k, ctx, in, hs_alp_resolve(&k.alp, &ctx->lp_opts, err), k.alp.x,
 			       "makespan", out, err) < 0)
 		goto out;
 	out->objective = hs_makespan_value(p, out);

@@ -3,6 +3,7 @@
  * round from the snapshot, begin_round, solve when due, schedule, update
  * the accounting, build the plan (see engine.h). */
 #include "sched/engine_impl.h"
+#include "sched/solve_leaving_out.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -101,6 +102,7 @@ void hs_engine_free(hs_engine_t *e)
 		free(e->types[t]);
 	free(e->acct);
 	hs_ops_free(e);
+	hs_warn_free(e);
 	free(e);
 }
 
@@ -196,6 +198,19 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 			ac->recv_total[t] += elapsed;
 		}
 	}
+	/* A job we suspended keeps its entry (and so its suspended_by_us mark,
+	 * also in the state file) while it is still suspended, whatever its
+	 * role: the entry is what tells later rounds to resume it. A job
+	 * seen in any other state is no longer suspended by us. */
+	for (int i = 0; i < s->njobs; i++) {
+		hs_jacct_t *ac = hs_acct_find(e, s->jobs[i].id);
+		if (!ac)
+			continue;
+		if (s->jobs[i].state != HS_SJ_SUSPENDED)
+			ac->suspended_by_us = 0;
+		else if (ac->suspended_by_us)
+			ac->seen_round = round;
+	}
 	hs_acct_drop_unseen(e, round);
 	if (reset) {
 		hs_acct_reset(e);
@@ -225,6 +240,34 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 	return 0;
 }
 
+static int policy_solve(void *arg, const hs_problem_t *p, hs_alloc_t *out, hs_err_t *err)
+{
+	return hs_policy_solve(arg, p, out, err);
+}
+
+/* The round's policy solve: jobs whose data the solver cannot handle are
+ * left out for the round (logged once each) rather than failing the
+ * solve, which would freeze the allocation for the whole cluster. */
+static int solve_round(hs_engine_t *e, const hs_problem_t *pb, hs_alloc_t *alloc, hs_err_t *se)
+{
+	unsigned char *left = malloc((size_t)pb->njobs + 1);
+	if (!left) {
+		memset(alloc, 0, sizeof(*alloc));
+		return hs_err_set(se, "out of memory");
+	}
+	int nl = 0;
+	int r = hs_solve_leaving_out(policy_solve, e->policy, pb, alloc, left, &nl, se);
+	for (int m = 0; r == 0 && m < pb->njobs; m++)
+		if (left[m] && hs_warn_once(e, (uint32_t)strtoul(pb->jobs[m].id, NULL, 10),
+					    HS_WARN_UNSOLVABLE))
+			hs_engine_logf(e, HS_LOG_ERROR,
+				       "job %s left out of policy %s while the solver fails with "
+				       "its data (%s); the other %d jobs are scheduled",
+				       pb->jobs[m].id, e->conf.policy, se->msg, pb->njobs - nl);
+	free(left);
+	return r;
+}
+
 int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_t *err)
 {
 	struct timespec t0;
@@ -233,6 +276,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 	hs_ops_new_round(e);
 
 	hs_round_build_t b;
+	hs_warn_prune(e, s);
 	if (hs_build_round(e, s, &b, err) < 0)
 		return -1;
 	const hs_problem_t *pb = &b.problem;
@@ -243,9 +287,9 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 			elapsed = HS_MAX_CREDIT_S;
 	}
 	plan->nactive = b.nactive;
-	plan->npinned = b.npinned;
+	plan->npinned = b.npinned + b.nresume; /* resumed outside the policy */
 	plan->nleaving = b.nleaving;
-	plan->nskipped = b.ncut + b.nnofit;
+	plan->nskipped = b.ncut + b.nnofit + b.nunmodelled;
 
 	if (pb->cluster.ntypes == 0) {
 		/* No GPU node in the managed partitions: nothing to decide. */
@@ -253,9 +297,12 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 			hs_engine_logf(e, HS_LOG_INFO,
 				       "no GPU nodes in the managed partitions: GPU jobs wait");
 		e->warned_no_types = e->rounds;
+		int r = hs_plan_resumes_only(s, &b, plan, e->rounds + 1, err);
+		hs_build_free(&b);
+		if (r < 0)
+			return -1;
 		e->last_round_t = s->now;
 		e->rounds++;
-		hs_build_free(&b);
 		plan->engine_ms = ms_since(&t0);
 		return 0;
 	}
@@ -278,7 +325,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 		if (pb->njobs == 0)
 			r = hs_alloc_init(&alloc, 0, pb->cluster.ntypes, &se);
 		else
-			r = hs_policy_solve(e->policy, pb, &alloc, &se);
+			r = solve_round(e, pb, &alloc, &se);
 		plan->solve_ms = ms_since(&ts);
 		plan->solved = 1;
 		if (r < 0) {

@@ -68,6 +68,17 @@ typedef struct hs_op {
 	uint32_t partner;          /* start packed with this job, 0 = alone */
 } hs_op_t;
 
+/* Per-job problems the engine works around every round and logs once
+ * (engine_warn.c). */
+enum {
+	HS_WARN_UNMODELLED = 1 << 0, /* holds GPUs the snapshot does not model */
+	HS_WARN_UNSOLVABLE = 1 << 1, /* the policy cannot solve with it */
+};
+typedef struct hs_warned {
+	uint32_t id;
+	unsigned kinds;
+} hs_warned_t;
+
 struct hs_engine {
 	hs_sconf_t conf;
 	hs_tables_t tables;
@@ -98,6 +109,9 @@ struct hs_engine {
 	int force_solve;           /* re-solve at the next round (policy
 	                            * changed by a reconfigure) */
 	long warned_no_types;      /* round of the last "no GPU types" log */
+
+	int nwarned, cap_warned;
+	hs_warned_t *warned;       /* sorted by id: per-job problems logged */
 };
 
 /* engine.c */
@@ -111,6 +125,14 @@ hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now); /* adds */
 /* Drops accounting of jobs not active in round `round`. */
 void hs_acct_drop_unseen(hs_engine_t *e, long round);
 void hs_acct_reset(hs_engine_t *e);
+
+/* engine_warn.c */
+/* 1 the first time (id, kind) is asked while the job stays in the
+ * snapshots (then log), 0 after; -1 out of memory (log anyway). */
+int hs_warn_once(hs_engine_t *e, uint32_t id, unsigned kind);
+/* Forgets jobs that are not in the snapshot any more. */
+void hs_warn_prune(hs_engine_t *e, const hs_snap_t *s);
+void hs_warn_free(hs_engine_t *e);
 
 /* engine_ops.c */
 hs_op_t *hs_op_find(const hs_engine_t *e, uint32_t id);
@@ -133,6 +155,12 @@ typedef enum hs_role {
 	                            * not running, its GPUs unusable */
 	HS_ROLE_CUT,               /* eligible but beyond MaxJobs */
 	HS_ROLE_NOFIT,             /* eligible GPU job no managed type can take */
+	HS_ROLE_UNMODELLED,        /* holds GPUs the snapshot does not model:
+	                            * left alone, its nodes' GPUs unusable */
+	HS_ROLE_RESUME,            /* suspended by hetsched but out of its hands
+	                            * now (not preemptible any more, beyond
+	                            * MaxJobs, GPUs not modelled): resumed
+	                            * where it is, never left suspended */
 } hs_role_t;
 
 typedef struct hs_round_build {
@@ -157,7 +185,7 @@ typedef struct hs_round_build {
 	double *units;             /* [njobs] the job's estimates / problem's
 	                            * (1, or its factor in table units for
 	                            * packed policies: engine_problem.c) */
-	int nactive, npinned, nleaving, ncut, nnofit;
+	int nactive, npinned, nleaving, ncut, nnofit, nresume, nunmodelled;
 } hs_round_build_t;
 
 int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_err_t *err);
@@ -166,5 +194,8 @@ void hs_build_free(hs_round_build_t *b);
 /* engine_plan.c */
 int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		  const hs_round_out_t *out, hs_plan_t *plan, hs_err_t *err);
+/* The plan of a round without GPU types: only the HS_ROLE_RESUME jobs. */
+int hs_plan_resumes_only(const hs_snap_t *s, const hs_round_build_t *b, hs_plan_t *plan,
+			 long round, hs_err_t *err);
 
 #endif /* HS_SCHED_ENGINE_IMPL_H */

@@ -333,6 +333,43 @@ static void vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
 	}
 }
 
+/* The plan entry of a job in HS_ROLE_RESUME: resumed on the GPUs it
+ * holds (Slurm keeps a suspended job's allocation), never left suspended
+ * because hetsched's bookkeeping no longer counts it (issue #11). */
+static void resume_entry(hs_plan_job_t *pj, const hs_snap_t *s, int i, long round)
+{
+	const hs_sjob_t *sj = &s->jobs[i];
+	memset(pj, 0, sizeof(*pj));
+	pj->id = sj->id;
+	pj->snap = i;
+	pj->op = HS_PLAN_RESUME;
+	pj->type = -1;
+	pj->state = sj->state;
+	pj->restart_cnt = sj->restart_cnt;
+	pj->start_time = sj->start_time;
+	snprintf(pj->reason, sizeof(pj->reason),
+		 "hetsched round %ld: resumed on its GPUs (hetsched suspended it and no longer "
+		 "schedules it)", round);
+}
+
+int hs_plan_resumes_only(const hs_snap_t *s, const hs_round_build_t *b, hs_plan_t *plan,
+			 long round, hs_err_t *err)
+{
+	int n = 0;
+	for (int i = 0; i < s->njobs; i++)
+		n += b->role[i] == HS_ROLE_RESUME;
+	if (!n)
+		return 0;
+	plan->jobs = calloc((size_t)n, sizeof(*plan->jobs));
+	if (!plan->jobs)
+		return hs_err_set(err, "out of memory");
+	for (int i = 0; i < s->njobs; i++)
+		if (b->role[i] == HS_ROLE_RESUME)
+			resume_entry(&plan->jobs[plan->njobs++], s, i, round);
+	plan->nresume = plan->njobs;
+	return 0;
+}
+
 int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		  const hs_round_out_t *out, hs_plan_t *plan, hs_err_t *err)
 {
@@ -341,7 +378,8 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 	long round = out->round;
 	int nextra = 0;
 	for (int i = 0; i < M; i++)
-		nextra += b->role[i] == HS_ROLE_CUT || b->role[i] == HS_ROLE_NOFIT;
+		nextra += b->role[i] == HS_ROLE_CUT || b->role[i] == HS_ROLE_NOFIT ||
+			  b->role[i] == HS_ROLE_RESUME || b->role[i] == HS_ROLE_UNMODELLED;
 	int *server_node = calloc((size_t)b->nservers + 1, sizeof(int));
 	int *pj_of = malloc(((size_t)pb->njobs + 1) * sizeof(int));
 	int *snap_pj = malloc(((size_t)M + 1) * sizeof(int));
@@ -488,7 +526,12 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		vacate(e, plan, s, b, snap_pj, round);
 		/* Jobs that could not be in the problem still get a reason. */
 		for (int i = 0; i < M; i++) {
-			if (b->role[i] != HS_ROLE_CUT && b->role[i] != HS_ROLE_NOFIT)
+			if (b->role[i] == HS_ROLE_RESUME) {
+				resume_entry(&plan->jobs[plan->njobs++], s, i, round);
+				continue;
+			}
+			if (b->role[i] != HS_ROLE_CUT && b->role[i] != HS_ROLE_NOFIT &&
+			    b->role[i] != HS_ROLE_UNMODELLED)
 				continue;
 			const hs_sjob_t *sj = &s->jobs[i];
 			hs_plan_job_t *pj = &plan->jobs[plan->njobs++];
@@ -499,7 +542,11 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 			pj->state = sj->state;
 			pj->restart_cnt = sj->restart_cnt;
 			pj->start_time = sj->start_time;
-			if (b->role[i] == HS_ROLE_CUT)
+			if (b->role[i] == HS_ROLE_UNMODELLED)
+				snprintf(pj->reason, sizeof(pj->reason),
+					 "hetsched: left alone, it holds GPUs hetsched does not model "
+					 "(slurmctld.log says which)");
+			else if (b->role[i] == HS_ROLE_CUT)
 				snprintf(pj->reason, sizeof(pj->reason),
 					 "hetsched: waiting, more than MaxJobs=%d jobs are active",
 					 e->conf.max_jobs);

@@ -137,6 +137,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 	char **tnames = NULL;
 	int *node_type = NULL, *type_total = NULL, *type_maxnode = NULL, *node_base = NULL;
 	int *node_owner = NULL, *node_owner2 = NULL, *count = NULL;
+	unsigned char *unmod = NULL, *node_bad = NULL;
 	cand_t *cands = NULL;
 	int *order = NULL;
 	uint64_t *keys = NULL;
@@ -154,9 +155,33 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 	b->snap_pjob = malloc(((size_t)M + 1) * sizeof(int));
 	b->node_server = malloc(((size_t)N + 1) * sizeof(int));
 	tnames = calloc((size_t)N + 1, sizeof(char *));
+	unmod = calloc((size_t)M + 1, 1);
+	node_bad = calloc((size_t)N + 1, 1);
 	if (!node_managed || !node_type || !node_base || !b->role || !b->busy || !b->hints ||
-	    !b->snap_pjob || !b->node_server || !tnames)
+	    !b->snap_pjob || !b->node_server || !tnames || !unmod || !node_bad)
 		goto oom;
+
+	/* Jobs holding GPUs the snapshot does not model (a node with several
+	 * GPU types or without File=, an index above the node's count): the
+	 * job is left alone and every GPU of its nodes is unusable this
+	 * round, instead of failing the round for the whole cluster. */
+	for (int i = 0; i < M; i++) {
+		int k = hs_sjob_unmodelled(s, &s->jobs[i]);
+		if (k < 0)
+			continue;
+		unmod[i] = 1;
+		for (int x = 0; x < s->jobs[i].nheld; x++)
+			node_bad[s->jobs[i].held[x].node] = 1;
+		const hs_sgpu_t *g = &s->jobs[i].held[k];
+		const hs_snode_t *nd = &s->nodes[g->node];
+		if (hs_warn_once(e, s->jobs[i].id, HS_WARN_UNMODELLED))
+			hs_engine_logf(e, HS_LOG_ERROR,
+				       "job %u holds GPU %d of node %s, which hetsched does not "
+				       "model (%s%d): the job is left alone and the GPUs of its "
+				       "nodes are not scheduled while it runs", s->jobs[i].id, g->gpu,
+				       nd->name, nd->ngpus ? "GPU count " : "several GPU types or "
+				       "no File= in gres.conf, GPUs seen ", nd->ngpus);
+	}
 
 	/* Managed nodes: members of a managed partition. */
 	for (int p = 0; p < P; p++)
@@ -215,7 +240,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 	/* Owners of managed GPUs, from the jobs' own GPU lists. */
 	for (int i = 0; i < M; i++) {
 		const hs_sjob_t *sj = &s->jobs[i];
-		for (int k = 0; k < sj->nheld; k++) {
+		for (int k = 0; k < sj->nheld && !unmod[i]; k++) {
 			int n = sj->held[k].node;
 			/* the node's own allocation bitmap is authoritative: a
 			 * stale job record does not make a free GPU busy */
@@ -268,13 +293,20 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 				managed = 1;
 				part_up |= s->parts[sj->parts[k]].up;
 			}
+		const hs_jacct_t *ac = hs_acct_find(e, sj->id);
+		/* A job hetsched suspended is never left suspended: whatever
+		 * keeps it out of the rounds now, it is resumed (issue #11). */
+		int ours_suspended = sj->state == HS_SJ_SUSPENDED && ac && ac->suspended_by_us;
 		if (!managed || sj->gpus <= 0 || J == 0) {
-			b->role[i] = HS_ROLE_SKIP;
+			b->role[i] = ours_suspended ? HS_ROLE_RESUME : HS_ROLE_SKIP;
+			continue;
+		}
+		if (unmod[i]) {
+			b->role[i] = ours_suspended ? HS_ROLE_RESUME : HS_ROLE_UNMODELLED;
 			continue;
 		}
 		hs_hints_parse(&b->hints[i], sj->env, sj->nenv);
 		const hs_op_t *op = hs_op_find(e, sj->id);
-		const hs_jacct_t *ac = hs_acct_find(e, sj->id);
 		int holds_ok = sj->nheld > 0;
 		int htype = -1;
 		for (int k = 0; k < sj->nheld && holds_ok; k++) {
@@ -297,9 +329,10 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		case HS_SJ_SUSPENDED:
 			/* Only jobs hetsched suspended itself are resumed by it;
 			 * an administrator's suspend is left alone. */
-			if (ac && ac->suspended_by_us && holds_ok &&
-			    preemptible(c, &b->hints[i], sj))
+			if (ours_suspended && holds_ok && preemptible(c, &b->hints[i], sj))
 				role = HS_ROLE_ACTIVE;
+			else if (ours_suspended)
+				role = HS_ROLE_RESUME; /* requeue=0, PreemptMode changed... */
 			else
 				role = HS_ROLE_PINNED;
 			break;
@@ -354,9 +387,15 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 	/* MaxJobs: running and suspended jobs first, then by priority. */
 	if (ncand > c->max_jobs) {
 		qsort(cands, (size_t)ncand, sizeof(*cands), cmp_cand);
-		for (int k = c->max_jobs; k < ncand; k++)
-			if (b->role[cands[k].snap] == HS_ROLE_ACTIVE)
-				b->role[cands[k].snap] = HS_ROLE_CUT;
+		for (int k = c->max_jobs; k < ncand; k++) {
+			int i = cands[k].snap;
+			if (b->role[i] != HS_ROLE_ACTIVE)
+				continue;
+			/* A job we suspended would sit out the cut suspended,
+			 * holding its GPUs: it runs on them instead. */
+			b->role[i] = s->jobs[i].state == HS_SJ_SUSPENDED ? HS_ROLE_RESUME
+									  : HS_ROLE_CUT;
+		}
 	}
 
 	/* Usable GPUs: on available managed nodes, free or held by an
@@ -388,8 +427,9 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 			if (o >= 0)
 				u = b->role[o] == HS_ROLE_ACTIVE &&
 				    (o2 < 0 || b->role[o2] == HS_ROLE_ACTIVE);
-			else if (o == -2)
-				u = 0;
+			else if (o == -2 || node_bad[n])
+				u = 0; /* an active job's own GPUs there stay usable (it
+				        * may stay); the free ones are not given out */
 			else
 				u = nd->avail && !nd->gpu_held[g];
 			b->usable[sv][g] = (unsigned char)u;
@@ -649,6 +689,12 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		case HS_ROLE_NOFIT:
 			b->nnofit++;
 			break;
+		case HS_ROLE_RESUME:
+			b->nresume++;
+			break;
+		case HS_ROLE_UNMODELLED:
+			b->nunmodelled++;
+			break;
 		case HS_ROLE_SKIP:
 			break;
 		}
@@ -674,5 +720,7 @@ done:
 	free(order);
 	free(keys);
 	free(count);
+	free(unmod);
+	free(node_bad);
 	return rc;
 }

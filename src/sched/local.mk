@@ -14,6 +14,8 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/engine_problem.c \
 	src/sched/engine_plan.c \
 	src/sched/engine_acct.c \
+	src/sched/engine_warn.c \
+	src/sched/solve_leaving_out.c src/sched/solve_leaving_out.h \
 	src/sched/engine_ops.c \
 	src/sched/engine_state.c \
 	src/sched/engine_status.c \

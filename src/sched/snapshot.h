@@ -101,7 +101,12 @@ hs_sjob_t *hs_snap_add_job(hs_snap_t *s);
 /* Node index by name, -1 if absent (linear; for tests and the apply step). */
 int hs_snap_node_index(const hs_snap_t *s, const char *name);
 /* Checks internal consistency (indices in range, GPU counts sane); the
- * engine calls it before trusting a snapshot. */
+ * engine calls it before trusting a snapshot. A job holding a GPU index
+ * its node does not model (a node with several GPU types or without
+ * File=, so ngpus = 0, or an index above the count) is valid here: the
+ * engine leaves that job and that node out (hs_sjob_unmodelled). */
 int hs_snap_validate(const hs_snap_t *s, hs_err_t *err);
+/* The index of a GPU job j holds that its node does not model, or -1. */
+int hs_sjob_unmodelled(const hs_snap_t *s, const hs_sjob_t *j);
 
 #endif /* HS_SCHED_SNAPSHOT_H */

@@ -25,6 +25,14 @@ tests_unit_test_lp_LDADD = $(UNIT_LDADD)
 tests_unit_test_lp_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_lp
 
+# lp.c again, with HS_LP_FAULT_INJECTION: provokes GLPK internal errors
+check_PROGRAMS += tests/unit/test_lp_guard
+tests_unit_test_lp_guard_SOURCES = tests/unit/test_lp_guard.c src/core/lp.c src/core/model.c
+tests_unit_test_lp_guard_LDADD = $(CMOCKA_LIBS) $(GLPK_LIBS) $(JSONC_LIBS) -lm
+tests_unit_test_lp_guard_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_lp_guard_CPPFLAGS = $(AM_CPPFLAGS) -DHS_LP_FAULT_INJECTION
+TESTS += tests/unit/test_lp_guard
+
 check_PROGRAMS += tests/unit/test_policy
 tests_unit_test_policy_SOURCES = tests/unit/test_policy.c tests/unit/policy_fixtures.h
 tests_unit_test_policy_LDADD = $(UNIT_LDADD)

@@ -343,6 +343,52 @@ static void water_filling_hand(void **state)
 	hs_problem_free(&p);
 }
 
+/* A clock that advances one second each time it is read. */
+static double tick_clock(void *arg)
+{
+	return (double)(*(long *)arg)++;
+}
+
+/* Issue #11: SolverTimeLimit is a budget per policy solve, not per LP.
+ * Water filling solves several LPs; with a clock that ticks 1 s per read
+ * (one read at the start of the solve, one per simplex call) and a 1.5 s
+ * budget, the second LP must find the budget used up. With a per-LP limit
+ * every LP got 1.5 s afresh and the solve succeeded. */
+static void time_budget_per_solve(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 0, 1, 1, 1, 1 };
+	hs_problem_t p;
+	fx_problem(&p, "fast:1,slow:2", 3, thr, NULL, NULL, NULL);
+	hs_policy_opts_t o;
+	hs_policy_opts_default(&o);
+	long ticks = 0;
+	o.clock = tick_clock;
+	o.clock_arg = &ticks;
+	hs_err_t err;
+	hs_alloc_t a;
+	/* a budget large enough: the solve works and reads the clock once
+	 * at its start plus once per LP, so it needs more than one LP */
+	o.time_limit_s = 1e6;
+	hs_policy_ctx_t *ctx = hs_policy_ctx_new("max_min_fairness_water_filling_perf", &o, &err);
+	assert_non_null(ctx);
+	assert_int_equal(hs_policy_solve(ctx, &p, &a, &err), 0);
+	hs_alloc_free(&a);
+	assert_true(ticks >= 3);
+	hs_policy_ctx_free(ctx);
+
+	o.time_limit_s = 1.5;
+	ticks = 0;
+	ctx = hs_policy_ctx_new("max_min_fairness_water_filling_perf", &o, &err);
+	assert_non_null(ctx);
+	assert_int_equal(hs_policy_solve(ctx, &p, &a, &err), -1);
+	hs_alloc_free(&a);
+	assert_non_null(strstr(err.msg, "time budget"));
+	assert_int_equal(ticks, 3); /* start, first LP, second LP refused */
+	hs_policy_ctx_free(ctx);
+	hs_problem_free(&p);
+}
+
 /* Hierarchical, one type with 2 accelerators, all throughputs 1. Entity A
  * (weight 1, fairness) has a1 (weight 1) and a2 (weight 3); entity B
  * (weight 1, fifo) has b1 (age 10) and b2 (age 5). Round 1: weights
@@ -692,6 +738,7 @@ int main(void)
 		cmocka_unit_test(ftf_hand),
 		cmocka_unit_test(throughput_and_cost_hand),
 		cmocka_unit_test(water_filling_hand),
+		cmocka_unit_test(time_budget_per_solve),
 		cmocka_unit_test(hierarchical_hand),
 		cmocka_unit_test(fifo_perf_hand),
 		cmocka_unit_test(fifo_strict),

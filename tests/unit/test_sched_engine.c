@@ -13,14 +13,19 @@
 
 #include "core/thrtable.h"
 #include "sched/engine.h"
+#include "sched/solve_leaving_out.h"
 #include "sched_fixtures.h"
 
 static char last_log[512];
+static int nlogs_with;            /* messages containing log_needle */
+static const char *log_needle = "";
 static void logger(void *arg, int level, const char *msg)
 {
 	(void)arg;
 	(void)level;
 	snprintf(last_log, sizeof(last_log), "%s", msg);
+	if (*log_needle && strstr(msg, log_needle))
+		nlogs_with++;
 }
 
 static hs_engine_t *engine_with(const char *conf_text)
@@ -258,6 +263,369 @@ static void test_suspend_resume(void **state)
 	assert_null(plan_job(&p, 1));
 	hs_plan_free(&p);
 	hs_engine_free(e);
+}
+
+/* Marks job j suspended by hetsched, as the plugin reports it. */
+static void suspend_by_us(fx_t *f, hs_engine_t *e, fx_job_t *j)
+{
+	hs_plan_job_t pj = { .id = j->id, .op = HS_PLAN_SUSPEND };
+	j->state = HS_SJ_SUSPENDED;
+	assert_int_equal(hs_engine_applied(e, &pj, 1, f->now, 0, NULL), 0);
+}
+
+/* Issue #11: a job hetsched suspended that leaves its hands (the owner
+ * sets requeue=0, PreemptMode changes) is resumed at once, not left
+ * suspended with its GPUs forever once its accounting is gone. */
+static void test_suspended_not_stranded(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	hs_engine_t *e = engine_with("PreemptMode=suspend\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	suspend_by_us(&f, e, a);
+	a->requeue_ok = 0; /* scontrol update requeue=0 */
+	f.now += 360;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_non_null(plan_job(&p, 1));
+	assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_RESUME);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	hs_plan_free(&p);
+
+	/* PreemptMode=off for one round, then back to suspend. */
+	a->requeue_ok = 1;
+	f.now += 360;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	suspend_by_us(&f, e, a);
+	hs_sconf_t conf;
+	hs_err_t err;
+	assert_int_equal(hs_sconf_defaults(&conf, &err), 0);
+	assert_int_equal(hs_sconf_parse_text(&conf, "PreemptMode=off\n", &err), 0);
+	assert_int_equal(hs_engine_reconfigure(e, &conf, &err), 0);
+	hs_sconf_free(&conf);
+	f.now += 360;
+	hs_snap_t s;
+	fx_snapshot(&f, &s);
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0); /* the resume fails */
+	assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_RESUME);
+	hs_plan_free(&p);
+	hs_snap_free(&s);
+	assert_int_equal(hs_sconf_defaults(&conf, &err), 0);
+	assert_int_equal(hs_sconf_parse_text(&conf, "PreemptMode=suspend\n", &err), 0);
+	assert_int_equal(hs_engine_reconfigure(e, &conf, &err), 0);
+	hs_sconf_free(&conf);
+	/* Back in suspend mode it is ours again: the policy decides, and
+	 * with a free GPU and no rival it resumes it. */
+	f.now += 360;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_non_null(plan_job(&p, 1));
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
+/* Issue #11: a job we suspended whose partition is no longer managed
+ * (so no GPU type is left: the round has nothing to solve) is resumed. */
+static void test_suspended_unmanaged(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	hs_engine_t *e = engine_with("PreemptMode=suspend\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	suspend_by_us(&f, e, a);
+	f.now += 360;
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(&f, &s);
+	s.parts[0].managed = 0;
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+	hs_snap_free(&s);
+	assert_non_null(plan_job(&p, 1));
+	assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_RESUME);
+	assert_int_equal(p.nresume, 1);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
+/* Issue #11: a job we suspended that falls beyond MaxJobs is resumed,
+ * and its mark survives a round whose resume failed and a restart (the
+ * state file still holds it). */
+static void test_suspended_cut_restart(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->prio = 10;
+	hs_engine_t *e = engine_with("PreemptMode=suspend\nMaxJobs=1\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	suspend_by_us(&f, e, a);
+	/* a higher-priority job runs on the other GPU (started by hand) */
+	fx_job_t *b = fx_add(&f, 2, 1);
+	b->prio = 30;
+	b->state = HS_SJ_RUNNING;
+	b->nheld = 1;
+	b->held[0] = (hs_sgpu_t){ .node = 0, .gpu = 1 };
+	b->start = f.now;
+	f.now += 360;
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(&f, &s);
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0); /* not applied */
+	hs_snap_free(&s);
+	assert_non_null(plan_job(&p, 1));
+	assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_RESUME);
+	hs_plan_free(&p);
+
+	json_object *st = hs_engine_save(e, &err);
+	assert_non_null(st);
+	hs_engine_t *e2 = engine_with("PreemptMode=suspend\nMaxJobs=1\n");
+	if (hs_engine_restore(e2, st, &err) < 0)
+		fail_msg("restore: %s", err.msg);
+	json_object_put(st);
+	hs_engine_free(e);
+	f.now += 360;
+	assert_int_equal(fx_round(&f, e2, &p, &c), 0);
+	assert_non_null(plan_job(&p, 1));
+	assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_RESUME);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	hs_plan_free(&p);
+	hs_engine_free(e2);
+}
+
+/* Issue #11: a running GPU job on GPUs the snapshot does not model (an
+ * index above its node's count; a node with several GPU types or no
+ * File=, which the snapshot gives 0 GPUs) made every round fail. Now the
+ * job is left alone, the free GPUs of its node are not given out, the
+ * rest of the cluster is scheduled, and it is logged once. */
+static void test_unmodelled_gpus(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:2:2,k80:1:2");
+	f.ngpus[2] = 0; /* k80-1: mixed types, no GPUs modelled */
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->state = HS_SJ_RUNNING;
+	a->nheld = 1;
+	a->held[0] = (hs_sgpu_t){ .node = 0, .gpu = 3 }; /* v100-1 has 2 */
+	a->start = f.now - 100;
+	fx_job_t *m = fx_add(&f, 2, 1);
+	m->state = HS_SJ_RUNNING;
+	m->nheld = 1;
+	m->held[0] = (hs_sgpu_t){ .node = 2, .gpu = 0 };
+	m->start = f.now - 100;
+	fx_add(&f, 3, 1);
+	fx_add(&f, 4, 1);
+	fx_add(&f, 5, 1);
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	log_needle = "does not model";
+	nlogs_with = 0;
+	for (int r = 0; r < 2; r++) {
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_NONE);
+		assert_int_equal(plan_job(&p, 2)->op, HS_PLAN_NONE);
+		assert_non_null(strstr(plan_job(&p, 1)->reason, "does not model"));
+		hs_plan_free(&p);
+		f.now += 360;
+	}
+	assert_int_equal(nlogs_with, 2); /* once per job, not per round */
+	/* only v100-2's two GPUs were given out: v100-1 is not scheduled */
+	int started = 0;
+	for (uint32_t id = 3; id <= 5; id++) {
+		fx_job_t *j = fx_find(&f, id);
+		if (j->state == HS_SJ_RUNNING) {
+			started++;
+			assert_int_equal(j->held[0].node, 1);
+		}
+	}
+	assert_int_equal(started, 2);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	log_needle = "";
+	hs_engine_free(e);
+}
+
+/* Issue #11: --hs-steps near its limit (1e13 here, the limit is 1e15)
+ * next to jobs of a few thousand steps made the makespan LP starve the
+ * small jobs (below GLPK's tolerance), so every solve failed and the
+ * allocation froze. Now the solve succeeds and every job gets a share. */
+static void test_makespan_huge_steps(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2,k80:1:2");
+	const double v[] = { 10, 5, 3, 4 }, k[] = { 1, 2, 2.5, 1 };
+	const long steps[] = { 1000, 2000, 3000, 10000000000000L };
+	for (int i = 0; i < 4; i++) {
+		fx_job_t *j = fx_add(&f, (uint32_t)(i + 1), 1);
+		fx_measure(j, "v100", v[i]);
+		fx_measure(j, "k80", k[i]);
+		j->steps = steps[i];
+	}
+	hs_engine_t *e = engine_with("Policy=min_total_duration_perf\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_true(p.solved);
+	assert_false(p.solve_failed);
+	assert_int_equal(c.start, 4);
+	hs_plan_free(&p);
+	/* every job has a share in the allocation in force (saved state) */
+	hs_err_t err;
+	json_object *st = hs_engine_save(e, &err);
+	assert_non_null(st);
+	json_object *jobs = json_object_object_get(st, "jobs");
+	assert_int_equal(json_object_array_length(jobs), 4);
+	for (size_t i = 0; i < 4; i++) {
+		json_object *x = json_object_object_get(json_object_array_get_idx(jobs, i), "x");
+		double sum = 0;
+		for (size_t t = 0; t < json_object_array_length(x); t++)
+			sum += json_object_get_double(json_object_array_get_idx(x, t));
+		assert_true(sum > 0);
+	}
+	json_object_put(st);
+	hs_engine_free(e);
+}
+
+/* Issue #11: one job whose numbers the solver cannot handle (measured
+ * 1e11 steps/s on one type and 2e-6 on the other, one step left, a
+ * billion seconds old: finish-time fairness's coefficients overflow) made
+ * every solve fail, freezing the allocation for everyone. Now that job
+ * is left out of the round's solve, logged once, and the others get
+ * their allocation. */
+static void test_unsolvable_job_left_out(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2,k80:1:2");
+	f.now = 2000000000;
+	const double v[] = { 1e11, 5, 3, 4 }, k[] = { 2e-6, 2, 2.5, 1 };
+	const long steps[] = { 1, 2000, 3000, 4000 };
+	for (int i = 0; i < 4; i++) {
+		fx_job_t *j = fx_add(&f, (uint32_t)(i + 1), 1);
+		fx_measure(j, "v100", v[i]);
+		fx_measure(j, "k80", k[i]);
+		j->steps = steps[i];
+		j->ckpt = 1;
+	}
+	fx_find(&f, 1)->submit = f.now - 1000000000;
+	hs_engine_t *e = engine_with("Policy=finish_time_fairness_perf\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	log_needle = "left out";
+	nlogs_with = 0;
+	for (int r = 0; r < 2; r++) {
+		hs_snap_t s;
+		hs_err_t err;
+		fx_snapshot(&f, &s);
+		assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+		hs_snap_free(&s);
+		assert_true(p.solved);
+		assert_false(p.solve_failed);
+		hs_plan_free(&p);
+		hs_engine_set_packing(e, 0);
+		f.now += 10;
+		/* a new job forces a new solve next round */
+		if (r == 0)
+			fx_add(&f, 5, 1)->steps = 100;
+	}
+	assert_int_equal(nlogs_with, 1);
+	(void)c;
+	log_needle = "";
+	hs_engine_free(e);
+}
+
+/* A fake solver for hs_solve_leaving_out: fails when the problem holds a
+ * job named in bad[] (or both of pair[]), with msg; counts its calls. */
+typedef struct fake_solver {
+	const char *bad[4];
+	const char *pair[2];
+	const char *msg;
+	int calls;
+} fake_solver_t;
+
+static int has_job(const hs_problem_t *p, const char *id)
+{
+	for (int m = 0; id && m < p->njobs; m++)
+		if (!strcmp(p->jobs[m].id, id))
+			return 1;
+	return 0;
+}
+
+static int fake_solve(void *arg, const hs_problem_t *p, hs_alloc_t *out, hs_err_t *err)
+{
+	fake_solver_t *f = arg;
+	f->calls++;
+	assert_int_equal(hs_alloc_init(out, p->njobs, p->cluster.ntypes, err), 0);
+	int fail = has_job(p, f->pair[0]) && has_job(p, f->pair[1]);
+	for (int k = 0; k < 4; k++)
+		fail |= has_job(p, f->bad[k]);
+	if (fail)
+		return hs_err_set(err, "%s", f->msg);
+	for (int m = 0; m < p->njobs; m++)
+		out->x[(size_t)m * p->cluster.ntypes] = 0.5;
+	return 0;
+}
+
+/* The offender search itself: two bad jobs among 20 are found and left
+ * out, the others keep the solver's rows; a time-out is not searched; a
+ * failure that needs two jobs together is not pinned on either. */
+static void test_solve_leaving_out(void **state)
+{
+	(void)state;
+	hs_problem_t p;
+	memset(&p, 0, sizeof(p));
+	hs_err_t err;
+	assert_int_equal(hs_cluster_init(&p.cluster, 1, &err), 0);
+	p.cluster.names[0] = strdup("v100");
+	p.cluster.count[0] = 4;
+	assert_int_equal(hs_problem_alloc_jobs(&p, 20, &err), 0);
+	for (int m = 0; m < 20; m++) {
+		char id[16];
+		snprintf(id, sizeof(id), "%d", m + 1);
+		p.jobs[m].id = strdup(id);
+	}
+	unsigned char left[20];
+	int nl;
+	hs_alloc_t a;
+	fake_solver_t f = { .bad = { "7", "13" }, .msg = "LP: bad coefficient" };
+	assert_int_equal(hs_solve_leaving_out(fake_solve, &f, &p, &a, left, &nl, &err), 0);
+	assert_int_equal(nl, 2);
+	for (int m = 0; m < 20; m++) {
+		int bad = m == 6 || m == 12;
+		assert_int_equal(left[m], bad);
+		assert_true(a.x[m] == (bad ? 0.0 : 0.5));
+	}
+	assert_true(f.calls <= HS_LEAVE_OUT_MAX_SOLVES + 2);
+	hs_alloc_free(&a);
+
+	fake_solver_t t = { .bad = { "7" }, .msg = "LP solver: the time budget of the policy solve (30 s) is used up" };
+	assert_int_equal(hs_solve_leaving_out(fake_solve, &t, &p, &a, left, &nl, &err), -1);
+	assert_int_equal(t.calls, 1);
+	hs_alloc_free(&a);
+
+	fake_solver_t two = { .pair = { "3", "4" }, .msg = "needs both" };
+	assert_int_equal(hs_solve_leaving_out(fake_solve, &two, &p, &a, left, &nl, &err), -1);
+	assert_non_null(strstr(err.msg, "needs both"));
+	for (int m = 0; m < 20; m++)
+		assert_int_equal(left[m], 0);
+	hs_alloc_free(&a);
+	hs_problem_free(&p);
 }
 
 /* Gandiva time slicing: PreemptMode=suspend with the packing interface,
@@ -1026,6 +1394,13 @@ int main(void)
 		cmocka_unit_test(test_convergence),
 		cmocka_unit_test(test_preempt_methods),
 		cmocka_unit_test(test_suspend_resume),
+		cmocka_unit_test(test_suspended_not_stranded),
+		cmocka_unit_test(test_suspended_cut_restart),
+		cmocka_unit_test(test_suspended_unmanaged),
+		cmocka_unit_test(test_unmodelled_gpus),
+		cmocka_unit_test(test_makespan_huge_steps),
+		cmocka_unit_test(test_unsolvable_job_left_out),
+		cmocka_unit_test(test_solve_leaving_out),
 		cmocka_unit_test(test_timeslice),
 		cmocka_unit_test(test_suspend_no_idle),
 		cmocka_unit_test(test_foreign_drained_typed),

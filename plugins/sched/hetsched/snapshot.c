@@ -324,8 +324,11 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 	while ((job_ptr = list_next(it)) && !failed) {
 		if (IS_JOB_FINISHED(job_ptr) && !IS_JOB_COMPLETING(job_ptr))
 			continue;
-		if (job_ptr->het_job_id || !hs_job_managed(conf, job_ptr) ||
-		    !hs_job_wants_gpus(job_ptr))
+		/* Suspended GPU jobs of other partitions too: one hetsched
+		 * suspended before its partition left Partitions= must still
+		 * be resumed (the engine resumes only its own, issue #11). */
+		if (job_ptr->het_job_id || !hs_job_wants_gpus(job_ptr) ||
+		    (!hs_job_managed(conf, job_ptr) && !IS_JOB_SUSPENDED(job_ptr)))
 			continue;
 		hs_sjob_t *sj = hs_snap_add_job(s);
 		if (!sj) {
