@@ -104,6 +104,12 @@ static void test_conf_errors(void **state)
 		{ "NoSuchKey", "1", "unknown key" },
 		{ "Seed", "", "empty" },
 		{ "ApplyDelay", "60001", "ApplyDelay" },
+		{ "GpuPrices", "v100", "GpuPrices" },
+		{ "GpuPrices", "v100:0", "GpuPrices" },
+		{ "GpuPrices", "v100:-1", "GpuPrices" },
+		{ "GpuPrices", "v100:inf", "GpuPrices" },
+		{ "GpuPrices", "v100:nan", "GpuPrices" },
+		{ "GpuPrices", "v100:1,v100:2", "twice" },
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		hs_sconf_t c;
@@ -134,6 +140,35 @@ static void test_conf_errors(void **state)
 		assert_null(strstr(e2.msg, "unknown key"));
 		hs_sconf_free(&c);
 	}
+}
+
+/* The cost policies need a price for the GPU types: without GpuPrices
+ * the configuration is refused (it used to pass and then fail every
+ * round); min_cost_slo is refused (no SLOs under Slurm). */
+static void test_conf_prices(void **state)
+{
+	(void)state;
+	hs_sconf_t c, d;
+	hs_err_t err;
+	hs_sconf_defaults(&c, &err);
+	assert_int_equal(hs_sconf_parse_text(&c, "Policy=min_cost\n", &err), -1);
+	assert_non_null(strstr(err.msg, "GpuPrices"));
+	hs_sconf_free(&c);
+	hs_sconf_defaults(&c, &err);
+	assert_int_equal(hs_sconf_parse_text(&c, "Policy=min_cost_slo\n"
+					     "GpuPrices=v100:2.48\n", &err), -1);
+	assert_non_null(strstr(err.msg, "min_cost_slo"));
+	hs_sconf_free(&c);
+	hs_sconf_defaults(&c, &err);
+	if (hs_sconf_parse_text(&c, "Policy=min_cost\nGpuPrices=v100:2.48,p100:1.46,k80:0.45\n",
+				&err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(c.gpu_prices.n, 3);
+	assert_true(fabs(hs_wlist_get(&c.gpu_prices, "k80") - 0.45) < 1e-12);
+	assert_int_equal(hs_sconf_copy(&d, &c, &err), 0);
+	assert_string_equal(d.gpu_prices.names[1], "p100");
+	hs_sconf_free(&d);
+	hs_sconf_free(&c);
 }
 
 /* The example shipped in etc/ is valid. */
@@ -363,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_values),
 		cmocka_unit_test(test_conf_errors),
+		cmocka_unit_test(test_conf_prices),
 		cmocka_unit_test(test_sched_params),
 		cmocka_unit_test(test_conf_example),
 		cmocka_unit_test(test_hints),
