@@ -7,6 +7,7 @@
 noinst_LTLIBRARIES += libhetsched_sched.la
 libhetsched_sched_la_SOURCES = \
 	src/sched/sconf.c src/sched/sconf.h \
+	src/sched/conf_include.c src/sched/conf_include.h \
 	src/sched/hints.c src/sched/hints.h \
 	src/sched/snapshot.c src/sched/snapshot.h \
 	src/sched/estimate.c src/sched/estimate.h \

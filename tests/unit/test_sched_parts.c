@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "report/record.h"
+#include "sched/conf_include.h"
 #include "sched/estimate.h"
 #include "sched/hints.h"
 #include "sched/sconf.h"
@@ -169,6 +170,69 @@ static void test_conf_prices(void **state)
 	assert_string_equal(d.gpu_prices.names[1], "p100");
 	hs_sconf_free(&d);
 	hs_sconf_free(&c);
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Include of a missing file, an Include loop, a directory: found before
+ * Slurm's parser gets the file (it retried the missing file for 60 s,
+ * and recursed without end on the loop); names resolve relative to the
+ * including file as Slurm resolves them. */
+static void test_conf_includes(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/hs-include-XXXXXX", path[512], text[700];
+	hs_err_t err;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/hetsched.conf", dir);
+
+	write_file(dir, "prices.conf", "GpuPrices=v100:2\n");
+	snprintf(text, sizeof(text), "Policy=min_cost\nInclude prices.conf\n"
+		 "#Include commented-out.conf\nRoundLength=60 # Include not-a-directive\n"
+		 "include %s/prices.conf\nInclude %%c.conf\n", dir);
+	write_file(dir, "hetsched.conf", text);
+	if (hs_conf_check_includes(path, &err) < 0)
+		fail_msg("%s", err.msg);
+
+	/* missing, two levels down: named with the file and line */
+	write_file(dir, "hetsched.conf", "RoundLength=60\nInclude sub.conf\n");
+	write_file(dir, "sub.conf", "\n\nInclude gone.conf\n");
+	assert_int_equal(hs_conf_check_includes(path, &err), -1);
+	assert_non_null(strstr(err.msg, "sub.conf line 3"));
+	assert_non_null(strstr(err.msg, "gone.conf"));
+	assert_non_null(strstr(err.msg, "No such file"));
+
+	/* a loop */
+	write_file(dir, "sub.conf", "Include hetsched.conf\n");
+	assert_int_equal(hs_conf_check_includes(path, &err), -1);
+	assert_non_null(strstr(err.msg, "nested more than"));
+
+	/* not a regular file, no name */
+	write_file(dir, "hetsched.conf", "Include /tmp\n");
+	assert_int_equal(hs_conf_check_includes(path, &err), -1);
+	assert_non_null(strstr(err.msg, "not a regular file"));
+	write_file(dir, "hetsched.conf", "Include \n");
+	assert_int_equal(hs_conf_check_includes(path, &err), -1);
+	assert_non_null(strstr(err.msg, "without a file name"));
+
+	/* a continued line is no directive; an unreadable top file is */
+	write_file(dir, "hetsched.conf", "RoundLength=60 \\\nInclude gone.conf\n");
+	if (hs_conf_check_includes(path, &err) < 0)
+		fail_msg("%s", err.msg);
+	snprintf(path, sizeof(path), "%s/absent.conf", dir);
+	assert_int_equal(hs_conf_check_includes(path, &err), -1);
+
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* The example shipped in etc/ is valid. */
@@ -399,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_conf_values),
 		cmocka_unit_test(test_conf_errors),
 		cmocka_unit_test(test_conf_prices),
+		cmocka_unit_test(test_conf_includes),
 		cmocka_unit_test(test_sched_params),
 		cmocka_unit_test(test_conf_example),
 		cmocka_unit_test(test_hints),

@@ -76,6 +76,7 @@ typedef struct agent {
 	uint64_t fingerprint;     /* GPU job set at the last round */
 	int dirty;                /* state changed since the last save */
 	int packing;              /* select plugin packs jobs; -1 = not asked */
+	int startup_conf;         /* conf is init()'s, not installed yet */
 } agent_t;
 
 void hs_plugin_log(void *arg, int level, const char *msg)
@@ -187,21 +188,26 @@ static void reload(agent_t *a)
 	xfree(params);
 
 	hs_sconf_t c;
-	int r = hs_conf_load(a->conf_path, &c, why, sizeof(why));
-	if (r < 0) {
-		error(HS_LOG_PREFIX "bad configuration, %s; keeping the %s", why,
-		      a->engine ? "last good one" : "defaults");
-		if (a->engine) {
+	hs_err_t err;
+	if (a->startup_conf) {
+		/* the first time: the configuration init() checked (the file
+		 * is re-read only on reconfigure) */
+		a->startup_conf = 0;
+		if (hs_sconf_copy(&c, &a->conf, &err) < 0) {
+			error(HS_LOG_PREFIX "cannot start: %s", err.msg);
 			xfree(ssl);
 			return;
 		}
-		hs_err_t err;
-		if (hs_sconf_defaults(&c, &err) < 0) {
+	} else {
+		int r = hs_conf_load(a->conf_path, &c, why, sizeof(why));
+		if (r < 0) {
+			error(HS_LOG_PREFIX "bad configuration, %s; %s", why,
+			      a->engine ? "keeping the last good one" : "hetsched stays passive");
 			xfree(ssl);
 			return;
 		}
-	} else if (r == 1) {
-		info(HS_LOG_PREFIX "%s not found: using the defaults", a->conf_path);
+		if (r == 1)
+			info(HS_LOG_PREFIX "%s not found: using the defaults", a->conf_path);
 	}
 	const char *status = c.status_file;
 	if (hs_path_join(a->state_path, sizeof(a->state_path), ssl ? ssl : ".", HS_STATE_FILE) < 0 ||
@@ -211,21 +217,19 @@ static void reload(agent_t *a)
 		error(HS_LOG_PREFIX "StateSaveLocation path too long");
 	xfree(ssl);
 
-	hs_err_t err;
 	char desc[512];
 	hs_sconf_describe(&c, desc, sizeof(desc));
 	if (!a->engine) {
+		/* init() built an engine from this configuration already; a
+		 * failure now (a table removed meanwhile) leaves hetsched
+		 * passive with the reason logged, retried on reconfigure,
+		 * never silently on defaults */
 		a->engine = hs_engine_new(&c, hs_plugin_log, NULL, &err);
 		if (!a->engine) {
-			error(HS_LOG_PREFIX "cannot use %s (%s); trying the defaults", desc, err.msg);
+			error(HS_LOG_PREFIX "cannot start with %s: %s; hetsched stays passive "
+			      "(scontrol reconfigure after the fix)", desc, err.msg);
 			hs_sconf_free(&c);
-			hs_sconf_defaults(&c, &err);
-			a->engine = hs_engine_new(&c, hs_plugin_log, NULL, &err);
-			if (!a->engine) {
-				error(HS_LOG_PREFIX "cannot start: %s", err.msg);
-				hs_sconf_free(&c);
-				return;
-			}
+			return;
 		}
 		load_state(a);
 	} else if (hs_engine_reconfigure(a->engine, &c, &err) < 0) {
@@ -360,12 +364,14 @@ static void do_tick(agent_t *a)
 
 void *hs_agent(void *arg)
 {
-	(void)arg;
+	hs_sconf_t *startup = arg;
 	agent_t a;
 	memset(&a, 0, sizeof(a));
 	(void)prctl(PR_SET_NAME, "hetsched", NULL, NULL, NULL);
 	a.conf_path = get_extra_conf_path("hetsched.conf");
-	hs_sconf_defaults(&a.conf, &(hs_err_t){ { 0 } });
+	a.conf = *startup; /* taken over; the first reload() installs it */
+	a.startup_conf = 1;
+	xfree(startup);
 	a.gpu_seen.update = a.cpu_seen.update = (time_t)-1;
 	a.packing = -1;
 	time_t started = time(NULL);
