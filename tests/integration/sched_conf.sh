@@ -5,12 +5,14 @@
 # file is reported at once (Slurm's parser alone retried it for 60 s,
 # blocking the scheduling thread); at slurmctld startup a bad file stops
 # slurmctld with the reason in its log (as a bad slurm.conf does), and
-# once fixed slurmctld starts again. TAP output.
+# once fixed slurmctld starts again. With PrivateData=jobs the status
+# document is mode 0600 and a public summary without jobs is 0644. TAP
+# output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
 it_begin "sched/hetsched: a bad hetsched.conf at reconfigure and at startup"
 
-sched_cluster c v100:1:1 || bail "cluster did not come up"
+sched_cluster c v100:1:1 --conf-extra PrivateData=jobs || bail "cluster did not come up"
 log=$C_DIR/log/slurmctld.log
 hconf=$C_DIR/etc/hetsched.conf
 check "plugin loaded" grep -q 'sched/hetsched: loaded' "$log"
@@ -34,6 +36,14 @@ echo "reported after $(($(date +%s) - t0)) s" | diag
 check "Include of a missing file: Slurm's parser never retried it" \
 	test "$(grep -c 'retrying in 1sec up to 60sec' "$log")" = 0
 check "Include: the thread still runs rounds" wait_rounds "$C_DIR" 1 60
+
+# PrivateData=jobs: the full status document is not world-readable.
+spool=$C_DIR/spool/slurmctld
+check "PrivateData=jobs: status document mode 0600" \
+	test "$(stat -c %a "$spool/hetsched_status.json")" = 600
+check "PrivateData=jobs: public summary mode 0644, without jobs" \
+	sh -c "test \"\$(stat -c %a '$spool/hetsched_status.public.json')\" = 644 &&
+		! grep -q '\"jobs\"' '$spool/hetsched_status.public.json'"
 
 # 3. slurmctld started with a bad hetsched.conf does not start.
 echo "RoundLength=0" >"$hconf"

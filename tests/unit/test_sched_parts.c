@@ -21,6 +21,7 @@
 #include "sched/hints.h"
 #include "sched/sconf.h"
 #include "sched/statefile.h"
+#include "sched/status_private.h"
 
 /* ---- configuration ------------------------------------------------------------ */
 
@@ -456,6 +457,94 @@ static void test_statefile(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- status document under PrivateData=jobs ----------------------------------- */
+
+static json_object *status_doc(void)
+{
+	return json_tokener_parse(
+		"{\"format\": \"hetsched-status\", \"version\": 1, \"round\": 3,"
+		" \"types\": [{\"name\": \"v100\", \"gpus\": 2}],"
+		" \"round_stats\": {\"active\": 3},"
+		" \"jobs\": [{\"id\": 11, \"user_id\": 1000, \"reason\": \"mine\"},"
+		"            {\"id\": 12, \"user_id\": 1001, \"account\": \"secret\"},"
+		"            {\"id\": 13}],"
+		" \"ops\": [{\"id\": 11, \"kind\": \"checkpoint\"},"
+		"           {\"id\": 12, \"kind\": \"requeue\"}]}");
+}
+
+static size_t arr_len(json_object *doc, const char *key)
+{
+	json_object *a = NULL;
+	return json_object_object_get_ex(doc, key, &a) ? json_object_array_length(a) : 0;
+}
+
+/* With PrivateData=jobs the full document is 0600 and a summary without
+ * per-job data is the world-readable file; without it the full document
+ * is 0644 and an old summary goes away. */
+static void test_status_private_files(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/hs-status-XXXXXX", path[512], pub[600];
+	hs_err_t err;
+	struct stat st;
+	json_object *doc = status_doc(), *rd;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/hetsched_status.json", dir);
+	assert_int_equal(hs_status_public_path(path, pub, sizeof(pub)), 0);
+	assert_non_null(strstr(pub, "/hetsched_status.public.json"));
+
+	assert_int_equal(hs_status_write(path, doc, 1, &err), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(stat(pub, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(hs_json_read(pub, &rd, &err), 1);
+	assert_int_equal(arr_len(rd, "jobs"), 0);
+	assert_int_equal(arr_len(rd, "ops"), 0);
+	assert_int_equal(arr_len(rd, "types"), 1);
+	const char *text = json_object_to_json_string(rd);
+	assert_null(strstr(text, "secret"));
+	assert_null(strstr(text, "user_id"));
+	json_object *pv = NULL;
+	assert_true(json_object_object_get_ex(rd, "private_jobs", &pv));
+	assert_true(json_object_get_boolean(pv));
+	json_object_put(rd);
+	assert_int_equal(hs_json_read(path, &rd, &err), 1);
+	assert_int_equal(arr_len(rd, "jobs"), 3);
+	json_object_put(rd);
+
+	assert_int_equal(hs_status_write(path, doc, 0, &err), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(access(pub, F_OK), -1);
+	json_object_put(doc);
+
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A non-privileged reader's view: their jobs and ops only; a job without
+ * an owner is nobody's. */
+static void test_status_keep_user(void **state)
+{
+	(void)state;
+	json_object *doc = status_doc(), *a, *v;
+	assert_int_equal(hs_status_keep_user(doc, 1000), 2);
+	assert_true(json_object_object_get_ex(doc, "jobs", &a));
+	assert_int_equal(json_object_array_length(a), 1);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(a, 0), "id", &v));
+	assert_int_equal(json_object_get_int(v), 11);
+	assert_true(json_object_object_get_ex(doc, "ops", &a));
+	assert_int_equal(json_object_array_length(a), 1);
+	assert_null(strstr(json_object_to_json_string(doc), "secret"));
+	json_object_put(doc);
+	doc = status_doc();
+	assert_int_equal(hs_status_keep_user(doc, 4242), 3);
+	assert_int_equal(arr_len(doc, "ops"), 0);
+	json_object_put(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +558,8 @@ int main(void)
 		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_statefile),
+		cmocka_unit_test(test_status_private_files),
+		cmocka_unit_test(test_status_keep_user),
 	};
 	return cmocka_run_group_tests_name("sched_parts", tests, NULL, NULL);
 }

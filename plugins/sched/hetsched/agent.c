@@ -29,6 +29,7 @@
 #include "src/slurmctld/state_save.h"
 
 #include "sched/statefile.h"
+#include "sched/status_private.h"
 
 #include "hs_plugin.h"
 #include "../../select/hetsched/hs_pack.h"
@@ -77,6 +78,7 @@ typedef struct agent {
 	int dirty;                /* state changed since the last save */
 	int packing;              /* select plugin packs jobs; -1 = not asked */
 	int startup_conf;         /* conf is init()'s, not installed yet */
+	int private_jobs;         /* slurm.conf PrivateData includes jobs */
 } agent_t;
 
 void hs_plugin_log(void *arg, int level, const char *msg)
@@ -176,6 +178,9 @@ static void reload(agent_t *a)
 	lock_slurmctld(conf_read);
 	params = xstrdup(slurm_conf.sched_params);
 	ssl = xstrdup(slurm_conf.state_save_location);
+	/* Slurm's own answer: users see only their jobs, so the world-
+	 * readable status document must not list them (status_private.h) */
+	a->private_jobs = (slurm_conf.private_data & PRIVATE_DATA_JOBS) != 0;
 	unlock_slurmctld(conf_read);
 
 	int ok = hs_sched_params_ok(params, why, sizeof(why));
@@ -261,7 +266,7 @@ static void write_status(agent_t *a, const hs_snap_t *s, const hs_plan_t *p,
 {
 	hs_err_t err;
 	json_object *doc = hs_engine_status(a->engine, s, p, st, time(NULL), &err);
-	if (!doc || hs_json_write_atomic(a->status_path, doc, 0644, &err) < 0)
+	if (!doc || hs_status_write(a->status_path, doc, a->private_jobs, &err) < 0)
 		error(HS_LOG_PREFIX "cannot write status %s: %s", a->status_path, err.msg);
 	json_object_put(doc);
 }
