@@ -60,7 +60,7 @@ check "startup: slurmctld exits (not killed by the timeout)" test "$rc" != 0 -a 
 check "startup: the log says which key is wrong" \
 	grep -q 'bad configuration, .*RoundLength=0: expected an integer' "$log"
 check "startup: slurmctld says it could not load the scheduler" \
-	grep -Eq 'failed to initialize scheduling plugin|cannot create sched context' \
+	grep -Eqi 'failed to initialize sched(uling)? plugin' \
 	"$log" "$C_DIR/log/ctld-bad.out"
 grep -h -E 'sched|fatal' "$log" "$C_DIR/log/ctld-bad.out" | tail -n 5 | diag
 [ "$rc" = 124 ] && rm -f "$C_DIR/run/slurmctld.pid"
