@@ -56,6 +56,14 @@ timeout 90 env HS_CLUSTER_DAEMON="$C_DIR" SLURM_CONF="$C_DIR/etc/slurm.conf" \
 	slurmctld -D -f "$C_DIR/etc/slurm.conf" >"$C_DIR/log/ctld-bad.out" 2>&1
 rc=$?
 echo "slurmctld with a bad hetsched.conf exited with $rc" | diag
+# When init() fails, Slurm scans every file of every PluginDir for
+# another sched/hetsched and tries that one: a copy installed in Slurm's
+# own plugin dir (make install, the demo) is then loaded instead.
+plugdirs=$(sed -n 's/^PluginDir=//p' "$C_DIR/etc/slurm.conf" | tr ':' ' ')
+for d in $plugdirs; do
+	[ "$d" = "$HS_STAGE" ] || ls "$d"/sched_hetsched.so 2>/dev/null |
+		sed 's/$/: another sched\/hetsched in PluginDir, Slurm may load it instead/' | diag
+done
 check "startup: slurmctld exits (not killed by the timeout)" test "$rc" != 0 -a "$rc" != 124
 check "startup: the log says which key is wrong" \
 	grep -q 'bad configuration, .*RoundLength=0: expected an integer' "$log"
