@@ -14,12 +14,19 @@
  * read with a minimal Key=Value scan (hand-written: the CLI stays
  * Slurm-free and must work while slurmctld is down; Include lines are
  * not followed).
+ *
+ * Under slurm.conf's PrivateData=jobs the plugin writes the full document
+ * mode 0600 and a summary without jobs beside it (status_private.h): a
+ * user who cannot read the full document gets the summary; one who can
+ * but is neither root nor its owner sees only their own jobs.
  */
 #include "hs_config.h"
 #include "cli/commands.h"
 #include "sched/statefile.h"
+#include "sched/status_private.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <libgen.h>
@@ -27,7 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static void usage(FILE *out)
 {
@@ -196,6 +205,24 @@ static void print_jobs(json_object *st)
 	}
 }
 
+/* PrivateData=jobs (the document says "private_jobs"): a reader other
+ * than root and the file's owner (slurmctld's user) sees only their own
+ * jobs. Returns the line telling the user so, or NULL. */
+static const char *private_view(json_object *st, const char *path, int summary)
+{
+	json_object *v = get(st, "private_jobs");
+	if (!v || !json_object_get_boolean(v))
+		return NULL;
+	if (summary || get(st, "summary"))
+		return "jobs: private (PrivateData=jobs); squeue shows your own jobs";
+	struct stat fst;
+	uid_t me = getuid();
+	if (me == 0 || (stat(path, &fst) == 0 && fst.st_uid == me))
+		return NULL;
+	hs_status_keep_user(st, (uint32_t)me);
+	return "jobs: only your own (PrivateData=jobs)";
+}
+
 int hs_cmd_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -240,9 +267,22 @@ int hs_cmd_status(int argc, char **argv)
 				"or SLURM_CONF to a slurm.conf with StateSaveLocation\n");
 		return 1;
 	}
+	/* PrivateData=jobs: the full document is not ours to read; the
+	 * public summary beside it is */
+	int summary = 0;
+	if (access(path, R_OK) < 0 && errno == EACCES) {
+		char pub[4200];
+		if (hs_status_public_path(path, pub, sizeof(pub)) == 0 && access(pub, R_OK) == 0) {
+			free(path);
+			path = strdup(pub);
+			summary = 1;
+		}
+	}
 	json_object *st = NULL;
 	hs_err_t err;
-	int r = hs_json_read(path, &st, &err);
+	int r = path ? hs_json_read(path, &st, &err) : -1;
+	if (!path)
+		snprintf(err.msg, sizeof(err.msg), "out of memory");
 	if (r <= 0) {
 		if (r == 0)
 			fprintf(stderr, "hetsched status: %s does not exist (has sched/hetsched run "
@@ -259,13 +299,17 @@ int hs_cmd_status(int argc, char **argv)
 		free(path);
 		return 1;
 	}
+	const char *note = private_view(st, path, summary);
 	if (json) {
 		printf("%s\n", json_object_to_json_string_ext(st, JSON_C_TO_STRING_PRETTY |
 								      JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else {
 		if (!jobs_only)
 			print_header(st, time(NULL));
-		print_jobs(st);
+		if (note)
+			printf("%s\n", note);
+		if (!summary)
+			print_jobs(st);
 	}
 	json_object_put(st);
 	free(path);

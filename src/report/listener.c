@@ -30,6 +30,8 @@
 #define FINAL_BUDGET_S 5.0    /* ... no retry starting later than this */
 #define MAX_QUEUE_AGE 60.0    /* a send time older than this (or in the
                                * future) is a clock step: use the read time */
+#define FOREIGN_BATCH 256     /* foreign datagrams read in one drain() before
+                               * the periodic work gets a turn */
 
 typedef struct peer {
 	pid_t pid;
@@ -131,20 +133,31 @@ static void drop(hs_listener_t *l, unsigned long *counter, const char *why)
 		l->first_reason = why;
 }
 
-/* now: when the datagram was read (sender checks); sent: when it was sent
- * (the estimator's clock, see drain()). */
+/* Is the datagram from a process of this job step? Counts the drop when
+ * not. now: when the datagram was read. */
+static int sender_ok(hs_listener_t *l, const struct ucred *cr, double now)
+{
+	l->cnt.received++;
+	if (!cr) {
+		drop(l, &l->cnt.no_creds, "no sender credentials");
+		return 0;
+	}
+	if (!peer_ok(l, cr, now)) {
+		drop(l, &l->cnt.foreign, "sender is not a process of this job step");
+		return 0;
+	}
+	return 1;
+}
+
+/* A datagram from the job (sender_ok passed). sent: when it was sent (the
+ * estimator's clock, see drain()). */
 static void handle(hs_listener_t *l, const char *buf, ssize_t n, int truncated,
-		   const struct ucred *cr, double now, double sent)
+		   const struct ucred *cr, double sent)
 {
 	hs_wire_report_t r;
 	const char *why;
 	int64_t wall = (int64_t)time(NULL);
 
-	l->cnt.received++;
-	if (!cr)
-		return drop(l, &l->cnt.no_creds, "no sender credentials");
-	if (!peer_ok(l, cr, now))
-		return drop(l, &l->cnt.foreign, "sender is not a process of this job step");
 	if (truncated)
 		return drop(l, &l->cnt.truncated, "report longer than 255 bytes");
 	if (hs_wire_parse(buf, (size_t)n, &r, &why) < 0)
@@ -210,11 +223,19 @@ static void close_passed_fds(struct msghdr *mh)
  *    command, a program's last report) wait until their datagrams are
  *    consumed (report.c), so they are still alive when /proc is asked
  *    about them; read first, such reports were dropped as "foreign" when
- *    the sender had exited in between. */
+ *    the sender had exited in between.
+ * Only the job's own datagrams count against the per-second budget: the
+ * sender is checked first, so other local users cannot spend the job's
+ * budget and delay its reports and checkpoint acknowledgements. Foreign
+ * datagrams are read and dropped at once (a uid comparison, or one
+ * /proc walk for the same user's other processes); after FOREIGN_BATCH
+ * of them drain() returns so the periodic work (publishes) still runs
+ * under a flood. */
 static int drain(hs_listener_t *l)
 {
 	struct timespec rt, mt;
 	double offset;
+	unsigned foreign = 0;
 
 	/* realtime - monotonic, once per drain so send times keep their order */
 	clock_gettime(CLOCK_REALTIME, &rt);
@@ -251,7 +272,6 @@ static int drain(hs_listener_t *l)
 				continue;
 			return 0;  /* EAGAIN, or an error poll will report again */
 		}
-		l->sec_count++;
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 			if (c->cmsg_level != SOL_SOCKET)
 				continue;
@@ -271,10 +291,17 @@ static int drain(hs_listener_t *l)
 			}
 		}
 		close_passed_fds(&mh);
-		handle(l, buf, n, (mh.msg_flags & MSG_TRUNC) != 0, cr, now, sent);
+		int ours = sender_ok(l, cr, now);
+
+		if (ours) {
+			l->sec_count++;
+			handle(l, buf, n, (mh.msg_flags & MSG_TRUNC) != 0, cr, sent);
+		}
 		/* consume it; no control buffer, so nothing more is installed */
 		while (recv(l->sock, &one, 1, MSG_DONTWAIT) < 0 && errno == EINTR)
 			;
+		if (!ours && ++foreign >= FOREIGN_BATCH)
+			return 0;
 	}
 }
 

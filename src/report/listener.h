@@ -8,8 +8,10 @@
  *  - the socket is non-blocking and close-on-exec; every datagram is read
  *    into a fixed buffer; oversized, malformed or foreign ones are dropped
  *    and counted, and a summary is logged at most once per 10 s;
- *  - at most max_rate datagrams are processed per second; beyond that the
- *    socket is not read until the next second (senders see EAGAIN);
+ *  - at most max_rate datagrams from the job step's own processes are
+ *    processed per second; beyond that the socket is not read until the
+ *    next second (senders see EAGAIN). The sender is checked before a
+ *    datagram counts, so foreign senders cannot spend the job's budget;
  *  - nothing here opens a path; the only files read are /proc/<pid>/stat;
  *  - hs_listener_stop() wakes the thread through an eventfd, lets it make
  *    the final publish (retried up to 3 times, 1 s apart, when it fails)

@@ -268,6 +268,18 @@ static int solve_round(hs_engine_t *e, const hs_problem_t *pb, hs_alloc_t *alloc
 	return r;
 }
 
+/* GpuPrices onto the problem's GPU types (GRES type names); a type
+ * without a price keeps 0, which the cost policies refuse with a message
+ * naming the type. */
+static void set_prices(const hs_engine_t *e, hs_cluster_t *c)
+{
+	const hs_wlist_t *pr = &e->conf.gpu_prices;
+	for (int j = 0; j < c->ntypes; j++)
+		for (int i = 0; i < pr->n; i++)
+			if (!strcmp(pr->names[i], c->names[j]))
+				c->price[j] = pr->w[i];
+}
+
 int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_t *err)
 {
 	struct timespec t0;
@@ -279,6 +291,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 	hs_warn_prune(e, s);
 	if (hs_build_round(e, s, &b, err) < 0)
 		return -1;
+	set_prices(e, &b.problem.cluster);
 	const hs_problem_t *pb = &b.problem;
 	double elapsed = 0;
 	if (e->last_round_t > 0 && s->now > e->last_round_t) {

@@ -17,7 +17,8 @@
  *                             "requeue_failed": n, "suspended": n,
  *                             "resumed": n, "vanished": n, "cpu_started": n}},
  *    "totals": {"started": n, "preempted": n, "migrated": n, ...},
- *    "jobs": [{"id": n, "state": "running", "type": "v100",
+ *    "private_jobs": true|false,   (added by hs_status_write)
+ *    "jobs": [{"id": n, "user_id": n, "state": "running", "type": "v100",
  *              "nodes": ["v100-1"], "gpus": 1, "op": "keep",
  *              "reason": "...", "estimate": "table",
  *              "target": {"v100": 0.5}, "received": {"v100": 0.48},
@@ -191,6 +192,7 @@ json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs
 		add_int(j, "id", pj->id);
 		json_object_object_add(j, "state", json_object_new_string(state_name(pj->state)));
 		if (sj) {
+			add_int(j, "user_id", sj->user_id);
 			add_int(j, "gpus", sj->gpus);
 			if (sj->nheld > 0) {
 				json_object *nodes = json_object_new_array();

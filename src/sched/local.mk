@@ -7,6 +7,7 @@
 noinst_LTLIBRARIES += libhetsched_sched.la
 libhetsched_sched_la_SOURCES = \
 	src/sched/sconf.c src/sched/sconf.h \
+	src/sched/conf_include.c src/sched/conf_include.h \
 	src/sched/hints.c src/sched/hints.h \
 	src/sched/snapshot.c src/sched/snapshot.h \
 	src/sched/estimate.c src/sched/estimate.h \
@@ -19,6 +20,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/engine_ops.c \
 	src/sched/engine_state.c \
 	src/sched/engine_status.c \
+	src/sched/status_private.c src/sched/status_private.h \
 	src/sched/statefile.c src/sched/statefile.h
 libhetsched_sched_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 # consumers also link libhetsched_measure.la and libhetsched_core.la

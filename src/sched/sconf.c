@@ -21,7 +21,7 @@ const char *const hs_sconf_keys[] = {
 	"WeightByPriority", "QosWeights", "AccountWeights", "EntityMode",
 	"SolverTimeLimit", "MaxJobs", "CpuJobs", "CpuFillMax", "Seed",
 	"PackThreshold", "Debug", "StatusFile", "UnknownJobSeconds",
-	"RequeueWithoutCheckpoint", "ApplyDelay", NULL,
+	"RequeueWithoutCheckpoint", "ApplyDelay", "GpuPrices", NULL,
 };
 
 /* Longest accepted value (paths, lists): far above any sane entry. */
@@ -63,6 +63,7 @@ void hs_sconf_free(hs_sconf_t *c)
 	strlist_free(c->partitions, c->npartitions);
 	wlist_free(&c->qos_weights);
 	wlist_free(&c->account_weights);
+	wlist_free(&c->gpu_prices);
 	free(c->status_file);
 	memset(c, 0, sizeof(*c));
 }
@@ -123,6 +124,7 @@ int hs_sconf_copy(hs_sconf_t *dst, const hs_sconf_t *src, hs_err_t *err)
 	dst->partitions = NULL;
 	memset(&dst->qos_weights, 0, sizeof(dst->qos_weights));
 	memset(&dst->account_weights, 0, sizeof(dst->account_weights));
+	memset(&dst->gpu_prices, 0, sizeof(dst->gpu_prices));
 	dst->status_file = NULL;
 	if (!(dst->policy = dup_str(src->policy)))
 		goto oom;
@@ -142,7 +144,8 @@ int hs_sconf_copy(hs_sconf_t *dst, const hs_sconf_t *src, hs_err_t *err)
 		}
 	}
 	if (wlist_copy(&dst->qos_weights, &src->qos_weights) < 0 ||
-	    wlist_copy(&dst->account_weights, &src->account_weights) < 0)
+	    wlist_copy(&dst->account_weights, &src->account_weights) < 0 ||
+	    wlist_copy(&dst->gpu_prices, &src->gpu_prices) < 0)
 		goto oom;
 	if (src->status_file && !(dst->status_file = dup_str(src->status_file)))
 		goto oom;
@@ -450,6 +453,14 @@ int hs_sconf_set(hs_sconf_t *c, const char *key, const char *v, hs_err_t *err)
 		wlist_free(&c->account_weights);
 		c->account_weights = w;
 		c->account_shares = 0;
+	} else if (!strcasecmp(key, "GpuPrices")) {
+		/* type:price per GPU-hour; parse_wlist keeps every price in
+		 * [1e-6, 1e6]: positive and finite */
+		hs_wlist_t w;
+		if (parse_wlist(key, v, &w, err) < 0)
+			return -1;
+		wlist_free(&c->gpu_prices);
+		c->gpu_prices = w;
 	} else if (!strcasecmp(key, "EntityMode")) {
 		if (!strcasecmp(v, "fairness"))
 			c->entity_fifo = 0;
@@ -499,10 +510,26 @@ int hs_sconf_set(hs_sconf_t *c, const char *key, const char *v, hs_err_t *err)
 	return 0;
 }
 
+/* Policies whose objective divides by GPU prices (policy_throughput.c's
+ * THR_COST variants): they fail every solve without a price per type. */
+static int policy_needs_prices(const char *policy)
+{
+	return !strcasecmp(policy, "min_cost") || !strcasecmp(policy, "min_cost_slo");
+}
+
 int hs_sconf_check(const hs_sconf_t *c, hs_err_t *err)
 {
 	if (!c->policy || !hs_policy_exists(c->policy))
 		return hs_err_set(err, "Policy: unknown policy '%s'", c->policy ? c->policy : "");
+	/* min_cost_slo's constraints come from per-job deadlines, which the
+	 * plugin does not take from Slurm: it would silently be min_cost. */
+	if (!strcasecmp(c->policy, "min_cost_slo"))
+		return hs_err_set(err, "Policy=min_cost_slo: jobs under Slurm carry no SLO for "
+				  "hetsched; use Policy=min_cost");
+	if (policy_needs_prices(c->policy) && c->gpu_prices.n == 0)
+		return hs_err_set(err, "Policy=%s needs GpuPrices=TYPE:PRICE[,TYPE:PRICE...] (price "
+				  "per GPU-hour of every GPU type, e.g. GpuPrices=v100:2.48,k80:0.45)",
+				  c->policy);
 	if (c->min_round_gap_s > c->round_s)
 		return hs_err_set(err, "MinRoundInterval=%d is longer than RoundLength=%d",
 				  c->min_round_gap_s, c->round_s);

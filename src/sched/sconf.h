@@ -54,6 +54,8 @@ typedef struct hs_sconf {
 	int weight_by_priority;      /* WeightByPriority */
 	hs_wlist_t qos_weights;      /* QosWeights */
 	hs_wlist_t account_weights;  /* AccountWeights */
+	hs_wlist_t gpu_prices;       /* GpuPrices: price per GPU-hour of each
+	                              * GRES type (min_cost needs them) */
 	int account_shares;          /* AccountWeights=shares */
 	int entity_fifo;             /* EntityMode=fifo (else fairness) */
 	double solver_time_limit_s;  /* SolverTimeLimit, 0 = none */

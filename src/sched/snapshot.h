@@ -50,6 +50,8 @@ typedef struct hs_sgpu {
 
 typedef struct hs_sjob {
 	uint32_t id;
+	uint32_t user_id;          /* owner (status document under
+	                            * PrivateData=jobs) */
 	hs_sjob_state_t state;
 	int eligible;              /* pending and allowed to start now
 	                            * (priority > 0, begin time passed, no

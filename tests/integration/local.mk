@@ -19,12 +19,13 @@ if BUILD_PLUGINS
 INTEGRATION_TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh \
 	tests/integration/sched_faults.sh tests/integration/sched_pack.sh \
 	tests/integration/sched_suspend.sh tests/integration/sched_churn.sh \
-	tests/integration/sched_weights.sh
+	tests/integration/sched_weights.sh tests/integration/sched_conf.sh
 endif
 EXTRA_DIST += tests/integration/sched_lib.sh tests/integration/sched_rounds.sh \
 	tests/integration/sched_policy.sh tests/integration/sched_faults.sh \
 	tests/integration/sched_pack.sh tests/integration/sched_suspend.sh \
-	tests/integration/sched_churn.sh tests/integration/sched_weights.sh
+	tests/integration/sched_churn.sh tests/integration/sched_weights.sh \
+	tests/integration/sched_conf.sh
 EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \

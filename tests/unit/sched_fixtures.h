@@ -33,6 +33,7 @@ typedef struct fx_job {
 	int64_t submit, start, begin;
 	uint32_t prio;
 	const char *account;
+	uint32_t uid;            /* owner */
 	int gone;                /* finished: left the cluster */
 } fx_job_t;
 
@@ -193,6 +194,7 @@ static inline void fx_snapshot(const fx_t *f, hs_snap_t *s)
 			sj->env[sj->nenv++] = strdup("HS_NO_PREEMPT=1");
 		sj->admin_comment = j->comment[0] ? strdup(j->comment) : NULL;
 		sj->account = fx_strdup(j->account);
+		sj->user_id = j->uid;
 		sj->qos = strdup("normal");
 		sj->priority = j->prio;
 		sj->submit_time = j->submit;

@@ -278,6 +278,78 @@ static void foreign_senders(void **state)
 	pthread_mutex_destroy(&p.mu);
 }
 
+/* Another process of the same user floods the socket (up to 200 datagrams
+ * as fast as the queue takes them, a budget of 10/s) just before the job
+ * acknowledges a checkpoint. Foreign datagrams must not spend the job's
+ * budget: the acknowledgement is published and the listener never
+ * throttles. (When they counted, the flood was read at 10/s, throttled
+ * every second, and the acknowledgement waited behind it.) */
+static void foreign_flood_spends_no_budget(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	pid_t job;
+	int status, go[2], sent = 0, published = 0;
+	(void)state;
+
+	assert_int_equal(pipe(go), 0);
+	base_cfg(&cfg);
+	cfg.max_rate = 10;
+	job = fork();
+	assert_true(job >= 0);
+	if (job == 0) {
+		char sock[HS_SOCKNAME_MAX] = "";
+
+		close(go[1]);
+		/* the job step's process: told the socket's name, acknowledges
+		 * and stays alive so the listener can check it in /proc */
+		if (read(go[0], sock, sizeof(sock) - 1) <= 1)
+			_exit(1);
+		/* the queue may still be full of the flood */
+		for (int i = 0; i < 3000; i++) {
+			if (send_raw(sock, "hs1 ckpt=7", 10) == 10)
+				pause();
+			sleep_s(0.001);
+		}
+		_exit(1);
+	}
+	close(go[0]);
+	cfg.ancestor = job;
+	l = start(&p, &cfg, name);
+	/* the kernel queue holds few datagrams (net.unix.max_dgram_qlen):
+	 * a full queue is retried, for 3 s at most */
+	for (double end = now_s() + 3; sent < 200 && now_s() < end;) {
+		if (send_raw(name, "hs1 step=1", 10) > 0)
+			sent++;
+		else
+			sleep_s(0.001);
+	}
+	assert_int_equal(write(go[1], name, strlen(name) + 1), (ssize_t)(strlen(name) + 1));
+	for (int i = 0; i < 100 && !published; i++) {
+		sleep_s(0.05);
+		pthread_mutex_lock(&p.mu);
+		published = p.count[HS_PUB_CKPT] > 0;
+		pthread_mutex_unlock(&p.mu);
+	}
+	hs_listener_stop(l, &c, &st);
+	kill(job, SIGKILL);
+	waitpid(job, &status, 0);
+	close(go[1]);
+	printf("# flood: sent %d, foreign %lu, throttled %lu, ckpts %lu\n", sent, c.foreign,
+	       c.throttled, c.ckpts);
+	assert_true(sent > 2 * (int)cfg.max_rate);
+	assert_true(published);
+	assert_int_equal(c.ckpts, 1);
+	assert_true(st.has_ckpt && st.ckpt == 7);
+	assert_int_equal(c.foreign, (unsigned long)sent);
+	assert_int_equal(c.throttled, 0);
+	pthread_mutex_destroy(&p.mu);
+}
+
 static void rate_budget(void **state)
 {
 	hs_listener_cfg_t cfg;
@@ -598,6 +670,7 @@ int main(void)
 		cmocka_unit_test(final_publish_bounded),
 		cmocka_unit_test(foreign_senders),
 		cmocka_unit_test(rate_budget),
+		cmocka_unit_test(foreign_flood_spends_no_budget),
 		cmocka_unit_test(client_library),
 		cmocka_unit_test(stopped_reporter),
 		cmocka_unit_test(silent_job),

@@ -72,6 +72,72 @@ static void test_fast_type_wins(void **state)
 	hs_engine_free(e);
 }
 
+/* Policy=min_cost with GpuPrices: the round solves (before GpuPrices the
+ * plugin never set prices and every min_cost solve failed) and puts each
+ * job where its throughput per price is best: A (10 vs 1 steps/s) on the
+ * v100 at 2.48, B (2 vs 1.6) on the k80 at 0.45. */
+static void test_min_cost_prices(void **state)
+{
+	(void)state;
+	fx_t f;
+	two_jobs(&f);
+	hs_engine_t *e = engine_with("Policy=min_cost\nGpuPrices=v100:2.48,k80:0.45\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_true(p.solved);
+	assert_false(p.solve_failed);
+	assert_int_equal(p.nstart, 2);
+	assert_string_equal(fx_type_of(&f, fx_find(&f, 101)), "v100");
+	assert_string_equal(fx_type_of(&f, fx_find(&f, 102)), "k80");
+	hs_plan_free(&p);
+	hs_engine_free(e);
+
+	/* a GPU type without a price: the solve fails, naming the type */
+	fx_t g;
+	two_jobs(&g);
+	e = engine_with("Policy=min_cost\nGpuPrices=v100:2.48\n");
+	last_log[0] = 0;
+	assert_int_equal(fx_round(&g, e, &p, &c), 0);
+	assert_true(p.solve_failed);
+	assert_non_null(strstr(last_log, "'k80' has none"));
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
+/* Every job in the status document carries its owner's uid, so the
+ * document can be filtered per user under PrivateData=jobs. */
+static void test_status_user_ids(void **state)
+{
+	(void)state;
+	fx_t f;
+	two_jobs(&f);
+	fx_find(&f, 101)->uid = 1000;
+	fx_find(&f, 102)->uid = 1001;
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(&f, &s);
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	json_object *st = hs_engine_status(e, &s, &p, NULL, f.now, &err), *jobs, *v;
+	assert_non_null(st);
+	assert_true(json_object_object_get_ex(st, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 2);
+	for (size_t i = 0; i < 2; i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		assert_true(json_object_object_get_ex(j, "id", &v));
+		int id = json_object_get_int(v);
+		assert_true(json_object_object_get_ex(j, "user_id", &v));
+		assert_int_equal(json_object_get_int(v), id == 101 ? 1000 : 1001);
+	}
+	json_object_put(st);
+	hs_snap_free(&s);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
 static void test_unchanged_not_preempted(void **state)
 {
 	(void)state;
@@ -1390,6 +1456,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_type_wins),
+		cmocka_unit_test(test_min_cost_prices),
+		cmocka_unit_test(test_status_user_ids),
 		cmocka_unit_test(test_unchanged_not_preempted),
 		cmocka_unit_test(test_convergence),
 		cmocka_unit_test(test_preempt_methods),

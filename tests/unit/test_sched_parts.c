@@ -16,10 +16,12 @@
 #include <cmocka.h>
 
 #include "report/record.h"
+#include "sched/conf_include.h"
 #include "sched/estimate.h"
 #include "sched/hints.h"
 #include "sched/sconf.h"
 #include "sched/statefile.h"
+#include "sched/status_private.h"
 
 /* ---- configuration ------------------------------------------------------------ */
 
@@ -104,6 +106,12 @@ static void test_conf_errors(void **state)
 		{ "NoSuchKey", "1", "unknown key" },
 		{ "Seed", "", "empty" },
 		{ "ApplyDelay", "60001", "ApplyDelay" },
+		{ "GpuPrices", "v100", "GpuPrices" },
+		{ "GpuPrices", "v100:0", "GpuPrices" },
+		{ "GpuPrices", "v100:-1", "GpuPrices" },
+		{ "GpuPrices", "v100:inf", "GpuPrices" },
+		{ "GpuPrices", "v100:nan", "GpuPrices" },
+		{ "GpuPrices", "v100:1,v100:2", "twice" },
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		hs_sconf_t c;
@@ -134,6 +142,98 @@ static void test_conf_errors(void **state)
 		assert_null(strstr(e2.msg, "unknown key"));
 		hs_sconf_free(&c);
 	}
+}
+
+/* The cost policies need a price for the GPU types: without GpuPrices
+ * the configuration is refused (it used to pass and then fail every
+ * round); min_cost_slo is refused (no SLOs under Slurm). */
+static void test_conf_prices(void **state)
+{
+	(void)state;
+	hs_sconf_t c, d;
+	hs_err_t err;
+	hs_sconf_defaults(&c, &err);
+	assert_int_equal(hs_sconf_parse_text(&c, "Policy=min_cost\n", &err), -1);
+	assert_non_null(strstr(err.msg, "GpuPrices"));
+	hs_sconf_free(&c);
+	hs_sconf_defaults(&c, &err);
+	assert_int_equal(hs_sconf_parse_text(&c, "Policy=min_cost_slo\n"
+					     "GpuPrices=v100:2.48\n", &err), -1);
+	assert_non_null(strstr(err.msg, "min_cost_slo"));
+	hs_sconf_free(&c);
+	hs_sconf_defaults(&c, &err);
+	if (hs_sconf_parse_text(&c, "Policy=min_cost\nGpuPrices=v100:2.48,p100:1.46,k80:0.45\n",
+				&err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(c.gpu_prices.n, 3);
+	assert_true(fabs(hs_wlist_get(&c.gpu_prices, "k80") - 0.45) < 1e-12);
+	assert_int_equal(hs_sconf_copy(&d, &c, &err), 0);
+	assert_string_equal(d.gpu_prices.names[1], "p100");
+	hs_sconf_free(&d);
+	hs_sconf_free(&c);
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Include of a missing file, an Include loop, a directory: found before
+ * Slurm's parser gets the file (it retried the missing file for 60 s,
+ * and recursed without end on the loop); names resolve relative to the
+ * including file as Slurm resolves them. */
+static void test_conf_includes(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/hs-include-XXXXXX", path[512], text[700];
+	hs_err_t err;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/hetsched.conf", dir);
+
+	write_file(dir, "prices.conf", "GpuPrices=v100:2\n");
+	snprintf(text, sizeof(text), "Policy=min_cost\nInclude prices.conf\n"
+		 "#Include commented-out.conf\nRoundLength=60 # Include not-a-directive\n"
+		 "include %s/prices.conf\nInclude %%c.conf\n", dir);
+	write_file(dir, "hetsched.conf", text);
+	if (hs_conf_check_includes(path, &err) < 0)
+		fail_msg("%s", err.msg);
+
+	/* missing, two levels down: named with the file and line */
+	write_file(dir, "hetsched.conf", "RoundLength=60\nInclude sub.conf\n");
+	write_file(dir, "sub.conf", "\n\nInclude gone.conf\n");
+	assert_int_equal(hs_conf_check_includes(path, &err), -1);
+	assert_non_null(strstr(err.msg, "sub.conf line 3"));
+	assert_non_null(strstr(err.msg, "gone.conf"));
+	assert_non_null(strstr(err.msg, "No such file"));
+
+	/* a loop */
+	write_file(dir, "sub.conf", "Include hetsched.conf\n");
+	assert_int_equal(hs_conf_check_includes(path, &err), -1);
+	assert_non_null(strstr(err.msg, "nested more than"));
+
+	/* not a regular file, no name */
+	write_file(dir, "hetsched.conf", "Include /tmp\n");
+	assert_int_equal(hs_conf_check_includes(path, &err), -1);
+	assert_non_null(strstr(err.msg, "not a regular file"));
+	write_file(dir, "hetsched.conf", "Include \n");
+	assert_int_equal(hs_conf_check_includes(path, &err), -1);
+	assert_non_null(strstr(err.msg, "without a file name"));
+
+	/* a continued line is no directive; an unreadable top file is */
+	write_file(dir, "hetsched.conf", "RoundLength=60 \\\nInclude gone.conf\n");
+	if (hs_conf_check_includes(path, &err) < 0)
+		fail_msg("%s", err.msg);
+	snprintf(path, sizeof(path), "%s/absent.conf", dir);
+	assert_int_equal(hs_conf_check_includes(path, &err), -1);
+
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* The example shipped in etc/ is valid. */
@@ -357,17 +457,109 @@ static void test_statefile(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- status document under PrivateData=jobs ----------------------------------- */
+
+static json_object *status_doc(void)
+{
+	return json_tokener_parse(
+		"{\"format\": \"hetsched-status\", \"version\": 1, \"round\": 3,"
+		" \"types\": [{\"name\": \"v100\", \"gpus\": 2}],"
+		" \"round_stats\": {\"active\": 3},"
+		" \"jobs\": [{\"id\": 11, \"user_id\": 1000, \"reason\": \"mine\"},"
+		"            {\"id\": 12, \"user_id\": 1001, \"account\": \"secret\"},"
+		"            {\"id\": 13}],"
+		" \"ops\": [{\"id\": 11, \"kind\": \"checkpoint\"},"
+		"           {\"id\": 12, \"kind\": \"requeue\"}]}");
+}
+
+static size_t arr_len(json_object *doc, const char *key)
+{
+	json_object *a = NULL;
+	return json_object_object_get_ex(doc, key, &a) ? json_object_array_length(a) : 0;
+}
+
+/* With PrivateData=jobs the full document is 0600 and a summary without
+ * per-job data is the world-readable file; without it the full document
+ * is 0644 and an old summary goes away. */
+static void test_status_private_files(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/hs-status-XXXXXX", path[512], pub[600];
+	hs_err_t err;
+	struct stat st;
+	json_object *doc = status_doc(), *rd;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/hetsched_status.json", dir);
+	assert_int_equal(hs_status_public_path(path, pub, sizeof(pub)), 0);
+	assert_non_null(strstr(pub, "/hetsched_status.public.json"));
+
+	assert_int_equal(hs_status_write(path, doc, 1, &err), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(stat(pub, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(hs_json_read(pub, &rd, &err), 1);
+	assert_int_equal(arr_len(rd, "jobs"), 0);
+	assert_int_equal(arr_len(rd, "ops"), 0);
+	assert_int_equal(arr_len(rd, "types"), 1);
+	const char *text = json_object_to_json_string(rd);
+	assert_null(strstr(text, "secret"));
+	assert_null(strstr(text, "user_id"));
+	json_object *pv = NULL;
+	assert_true(json_object_object_get_ex(rd, "private_jobs", &pv));
+	assert_true(json_object_get_boolean(pv));
+	json_object_put(rd);
+	assert_int_equal(hs_json_read(path, &rd, &err), 1);
+	assert_int_equal(arr_len(rd, "jobs"), 3);
+	json_object_put(rd);
+
+	assert_int_equal(hs_status_write(path, doc, 0, &err), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(access(pub, F_OK), -1);
+	json_object_put(doc);
+
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A non-privileged reader's view: their jobs and ops only; a job without
+ * an owner is nobody's. */
+static void test_status_keep_user(void **state)
+{
+	(void)state;
+	json_object *doc = status_doc(), *a, *v;
+	assert_int_equal(hs_status_keep_user(doc, 1000), 2);
+	assert_true(json_object_object_get_ex(doc, "jobs", &a));
+	assert_int_equal(json_object_array_length(a), 1);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(a, 0), "id", &v));
+	assert_int_equal(json_object_get_int(v), 11);
+	assert_true(json_object_object_get_ex(doc, "ops", &a));
+	assert_int_equal(json_object_array_length(a), 1);
+	assert_null(strstr(json_object_to_json_string(doc), "secret"));
+	json_object_put(doc);
+	doc = status_doc();
+	assert_int_equal(hs_status_keep_user(doc, 4242), 3);
+	assert_int_equal(arr_len(doc, "ops"), 0);
+	json_object_put(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_values),
 		cmocka_unit_test(test_conf_errors),
+		cmocka_unit_test(test_conf_prices),
+		cmocka_unit_test(test_conf_includes),
 		cmocka_unit_test(test_sched_params),
 		cmocka_unit_test(test_conf_example),
 		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_statefile),
+		cmocka_unit_test(test_status_private_files),
+		cmocka_unit_test(test_status_keep_user),
 	};
 	return cmocka_run_group_tests_name("sched_parts", tests, NULL, NULL);
 }

@@ -5,7 +5,10 @@
 # totals), job table (target X vs received share, estimates, reasons),
 # --json, --jobs-only; finding the file from $HS_STATUS_FILE, from
 # hetsched.conf's StatusFile and from slurm.conf's StateSaveLocation;
-# missing, garbage and foreign files give a message and exit 1. TAP.
+# missing, garbage and foreign files give a message and exit 1; under
+# PrivateData=jobs another user sees only their own jobs, or the public
+# summary when the full document is not readable (those points run as
+# uid 65534 through setpriv when the test runs as root, else skip). TAP.
 b=${HS_BUILDDIR:-.}
 hs="$b/hetsched"
 tmp=$(mktemp -d) || exit 1
@@ -15,7 +18,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
 check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
 
-echo 1..17
+echo 1..21
 now=$(date +%s)
 cat >"$tmp/status.json" <<JSON
 {"format":"hetsched-status","version":1,"time":$now,"round":42,"rounds":43,
@@ -74,4 +77,31 @@ check "torn file: exit 1 with a message" sh -c "test $? -eq 1 && grep -q 'not va
 echo '{"format":"hetsched-sched-state","version":1}' >"$tmp/state.json"
 "$hs" status --file "$tmp/state.json" >/dev/null 2>"$tmp/err"
 check "foreign document: exit 1 with a message" sh -c "test $? -eq 1 && grep -q 'not a version 1' '$tmp/err'"
+# PrivateData=jobs (hetsched-status(1)): the document says "private_jobs";
+# job 17 belongs to uid 65534, job 18 to root.
+sed -e 's/^{"format":"hetsched-status",/{"format":"hetsched-status","private_jobs":true,/' \
+	-e 's/{"id":17,/{"id":17,"user_id":65534,/' -e 's/{"id":18,/{"id":18,"user_id":0,/' \
+	"$tmp/status.json" >"$tmp/private.json"
+printf '{"format":"hetsched-status","version":1,"time":%s,"round":42,"policy":"x",' "$now" \
+	>"$tmp/private.public.json"
+printf '"round_length":360,"types":[],"private_jobs":true,"summary":true}\n' >>"$tmp/private.public.json"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	chmod 755 "$tmp"
+	chmod 644 "$tmp/private.json" "$tmp/private.public.json"
+	as_other() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	as_other "$hs" status --file "$tmp/private.json" >"$tmp/out" 2>&1
+	check "private, readable: another user sees their own job" grep -q '^17 ' "$tmp/out"
+	check "private, readable: ... and nobody else's, nor their ops" \
+		sh -c "! grep -q '^18 ' '$tmp/out' && ! grep -q '19:checkpoint' '$tmp/out' && grep -q 'only your own' '$tmp/out'"
+	chmod 600 "$tmp/private.json"
+	as_other "$hs" status --file "$tmp/private.json" >"$tmp/out" 2>&1
+	check "private, mode 0600: another user gets the public summary" \
+		sh -c "grep -q '^hetsched: round 42' '$tmp/out' && grep -q 'private (PrivateData=jobs)' '$tmp/out' && ! grep -Eq '^1[78] ' '$tmp/out'"
+	"$hs" status --file "$tmp/private.json" >"$tmp/out" 2>&1
+	check "private: root sees every job" sh -c "grep -q '^17 ' '$tmp/out' && grep -q '^18 ' '$tmp/out'"
+else
+	for d in "readable: own job" "readable: no other job" "0600: summary" "root: all jobs"; do
+		n=$((n + 1)); echo "ok $n # SKIP private $d: needs root and setpriv"
+	done
+fi
 test "$failed" -eq 0

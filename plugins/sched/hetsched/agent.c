@@ -29,6 +29,7 @@
 #include "src/slurmctld/state_save.h"
 
 #include "sched/statefile.h"
+#include "sched/status_private.h"
 
 #include "hs_plugin.h"
 #include "../../select/hetsched/hs_pack.h"
@@ -76,6 +77,8 @@ typedef struct agent {
 	uint64_t fingerprint;     /* GPU job set at the last round */
 	int dirty;                /* state changed since the last save */
 	int packing;              /* select plugin packs jobs; -1 = not asked */
+	int startup_conf;         /* conf is init()'s, not installed yet */
+	int private_jobs;         /* slurm.conf PrivateData includes jobs */
 } agent_t;
 
 void hs_plugin_log(void *arg, int level, const char *msg)
@@ -175,6 +178,9 @@ static void reload(agent_t *a)
 	lock_slurmctld(conf_read);
 	params = xstrdup(slurm_conf.sched_params);
 	ssl = xstrdup(slurm_conf.state_save_location);
+	/* Slurm's own answer: users see only their jobs, so the world-
+	 * readable status document must not list them (status_private.h) */
+	a->private_jobs = (slurm_conf.private_data & PRIVATE_DATA_JOBS) != 0;
 	unlock_slurmctld(conf_read);
 
 	int ok = hs_sched_params_ok(params, why, sizeof(why));
@@ -187,21 +193,26 @@ static void reload(agent_t *a)
 	xfree(params);
 
 	hs_sconf_t c;
-	int r = hs_conf_load(a->conf_path, &c, why, sizeof(why));
-	if (r < 0) {
-		error(HS_LOG_PREFIX "bad configuration, %s; keeping the %s", why,
-		      a->engine ? "last good one" : "defaults");
-		if (a->engine) {
+	hs_err_t err;
+	if (a->startup_conf) {
+		/* the first time: the configuration init() checked (the file
+		 * is re-read only on reconfigure) */
+		a->startup_conf = 0;
+		if (hs_sconf_copy(&c, &a->conf, &err) < 0) {
+			error(HS_LOG_PREFIX "cannot start: %s", err.msg);
 			xfree(ssl);
 			return;
 		}
-		hs_err_t err;
-		if (hs_sconf_defaults(&c, &err) < 0) {
+	} else {
+		int r = hs_conf_load(a->conf_path, &c, why, sizeof(why));
+		if (r < 0) {
+			error(HS_LOG_PREFIX "bad configuration, %s; %s", why,
+			      a->engine ? "keeping the last good one" : "hetsched stays passive");
 			xfree(ssl);
 			return;
 		}
-	} else if (r == 1) {
-		info(HS_LOG_PREFIX "%s not found: using the defaults", a->conf_path);
+		if (r == 1)
+			info(HS_LOG_PREFIX "%s not found: using the defaults", a->conf_path);
 	}
 	const char *status = c.status_file;
 	if (hs_path_join(a->state_path, sizeof(a->state_path), ssl ? ssl : ".", HS_STATE_FILE) < 0 ||
@@ -211,21 +222,19 @@ static void reload(agent_t *a)
 		error(HS_LOG_PREFIX "StateSaveLocation path too long");
 	xfree(ssl);
 
-	hs_err_t err;
 	char desc[512];
 	hs_sconf_describe(&c, desc, sizeof(desc));
 	if (!a->engine) {
+		/* init() built an engine from this configuration already; a
+		 * failure now (a table removed meanwhile) leaves hetsched
+		 * passive with the reason logged, retried on reconfigure,
+		 * never silently on defaults */
 		a->engine = hs_engine_new(&c, hs_plugin_log, NULL, &err);
 		if (!a->engine) {
-			error(HS_LOG_PREFIX "cannot use %s (%s); trying the defaults", desc, err.msg);
+			error(HS_LOG_PREFIX "cannot start with %s: %s; hetsched stays passive "
+			      "(scontrol reconfigure after the fix)", desc, err.msg);
 			hs_sconf_free(&c);
-			hs_sconf_defaults(&c, &err);
-			a->engine = hs_engine_new(&c, hs_plugin_log, NULL, &err);
-			if (!a->engine) {
-				error(HS_LOG_PREFIX "cannot start: %s", err.msg);
-				hs_sconf_free(&c);
-				return;
-			}
+			return;
 		}
 		load_state(a);
 	} else if (hs_engine_reconfigure(a->engine, &c, &err) < 0) {
@@ -257,7 +266,7 @@ static void write_status(agent_t *a, const hs_snap_t *s, const hs_plan_t *p,
 {
 	hs_err_t err;
 	json_object *doc = hs_engine_status(a->engine, s, p, st, time(NULL), &err);
-	if (!doc || hs_json_write_atomic(a->status_path, doc, 0644, &err) < 0)
+	if (!doc || hs_status_write(a->status_path, doc, a->private_jobs, &err) < 0)
 		error(HS_LOG_PREFIX "cannot write status %s: %s", a->status_path, err.msg);
 	json_object_put(doc);
 }
@@ -360,12 +369,14 @@ static void do_tick(agent_t *a)
 
 void *hs_agent(void *arg)
 {
-	(void)arg;
+	hs_sconf_t *startup = arg;
 	agent_t a;
 	memset(&a, 0, sizeof(a));
 	(void)prctl(PR_SET_NAME, "hetsched", NULL, NULL, NULL);
 	a.conf_path = get_extra_conf_path("hetsched.conf");
-	hs_sconf_defaults(&a.conf, &(hs_err_t){ { 0 } });
+	a.conf = *startup; /* taken over; the first reload() installs it */
+	a.startup_conf = 1;
+	xfree(startup);
 	a.gpu_seen.update = a.cpu_seen.update = (time_t)-1;
 	a.packing = -1;
 	time_t started = time(NULL);

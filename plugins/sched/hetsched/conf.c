@@ -4,7 +4,9 @@
  * (Key=Value, comments, line continuation, Include, case-insensitive
  * keys) and src/sched/sconf.c converts and range-checks each value with a
  * message naming the key. The result is all-or-nothing: the caller keeps
- * its last good configuration when this fails. */
+ * its last good configuration when this fails. Slurm's parser retries a
+ * file it cannot stat for 60 s, so the file and every file it includes
+ * are checked first (conf_include.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include "src/common/xmalloc.h"
 
 #include "hs_plugin.h"
+#include "sched/conf_include.h"
 
 int hs_conf_load(const char *path, hs_sconf_t *out, char *why, size_t len)
 {
@@ -37,6 +40,13 @@ int hs_conf_load(const char *path, hs_sconf_t *out, char *why, size_t len)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(why, len, "%s: not a regular file", path);
+		hs_sconf_free(out);
+		return -1;
+	}
+	/* an Include of a missing file would block for 60 s (and a loop
+	 * recurse without end) inside s_p_parse_file() */
+	if (hs_conf_check_includes(path, &err) < 0) {
+		snprintf(why, len, "%s", err.msg);
 		hs_sconf_free(out);
 		return -1;
 	}

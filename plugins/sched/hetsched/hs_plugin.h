@@ -69,7 +69,8 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing);
  * free CPUs (at most conf->cpu_fill_max attempts). Write locks held. */
 int hs_cpu_jobs_fill(const hs_sconf_t *conf);
 
-/* agent.c */
+/* agent.c: arg is the checked startup configuration (xmalloc'd
+ * hs_sconf_t), which the thread owns. */
 void *hs_agent(void *arg);
 void hs_agent_stop(void);
 void hs_agent_reconfig(void);

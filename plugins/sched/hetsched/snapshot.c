@@ -336,6 +336,7 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 			break;
 		}
 		sj->id = job_ptr->job_id;
+		sj->user_id = job_ptr->user_id;
 		if (IS_JOB_COMPLETING(job_ptr))
 			sj->state = HS_SJ_OTHER;
 		else if (IS_JOB_RUNNING(job_ptr))

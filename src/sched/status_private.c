@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* status_private.c — the full and the public status documents under
+ * PrivateData=jobs, and the per-user view (see status_private.h). */
+#include "sched/status_private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sched/statefile.h"
+
+int hs_status_public_path(const char *path, char *buf, size_t len)
+{
+	size_t n = strlen(path);
+	if (n >= 5 && !strcmp(path + n - 5, ".json"))
+		n -= 5;
+	int w = snprintf(buf, len, "%.*s.public.json", (int)n, path);
+	return w < 0 || (size_t)w >= len ? -1 : 0;
+}
+
+json_object *hs_status_summary(json_object *doc)
+{
+	json_object *sum = json_object_new_object();
+	if (!sum)
+		return NULL;
+	json_object_object_foreach(doc, key, val)
+	{
+		/* per-job data (ids, states, reasons, accounts, ops) stays in
+		 * the private document; aggregates are not per user */
+		if (!strcmp(key, "jobs") || !strcmp(key, "ops") || !strcmp(key, "private_jobs"))
+			continue;
+		json_object_object_add(sum, key, json_object_get(val));
+	}
+	json_object_object_add(sum, "private_jobs", json_object_new_boolean(1));
+	json_object_object_add(sum, "summary", json_object_new_boolean(1));
+	return sum;
+}
+
+int hs_status_write(const char *path, json_object *doc, int private_jobs, hs_err_t *err)
+{
+	char pub[4200];
+	if (hs_status_public_path(path, pub, sizeof(pub)) < 0)
+		return hs_err_set(err, "%s: path too long", path);
+	json_object_object_add(doc, "private_jobs", json_object_new_boolean(private_jobs != 0));
+	if (!private_jobs) {
+		if (hs_json_write_atomic(path, doc, HS_STATUS_MODE_PUBLIC, err) < 0)
+			return -1;
+		/* a summary from a time with PrivateData=jobs is stale now */
+		if (unlink(pub) < 0 && errno != ENOENT)
+			return hs_err_set(err, "cannot remove %s: %s", pub, strerror(errno));
+		return 0;
+	}
+	/* the new private file replaces the old one by rename: no moment
+	 * where the full document is readable by others */
+	if (hs_json_write_atomic(path, doc, HS_STATUS_MODE_PRIVATE, err) < 0)
+		return -1;
+	json_object *sum = hs_status_summary(doc);
+	if (!sum)
+		return hs_err_set(err, "out of memory");
+	int rc = hs_json_write_atomic(pub, sum, HS_STATUS_MODE_PUBLIC, err);
+	json_object_put(sum);
+	return rc;
+}
+
+/* Removes from the array under key the entries whose "id" is not in
+ * keep[nkeep] (nkeep < 0: keep by "user_id" == uid and record the ids). */
+static int filter_array(json_object *doc, const char *key, uint32_t uid, int64_t *ids,
+			int *nids, int by_user)
+{
+	json_object *arr = NULL, *kept;
+	int removed = 0;
+	if (!json_object_object_get_ex(doc, key, &arr) || !json_object_is_type(arr, json_type_array))
+		return 0;
+	kept = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *j = json_object_array_get_idx(arr, i), *v = NULL;
+		int64_t id = json_object_object_get_ex(j, "id", &v) ? json_object_get_int64(v) : -1;
+		int keep = 0;
+		if (by_user) {
+			/* a job without user_id is nobody's: hidden */
+			keep = json_object_object_get_ex(j, "user_id", &v) &&
+			       json_object_is_type(v, json_type_int) &&
+			       json_object_get_int64(v) == (int64_t)uid;
+			if (keep && ids)
+				ids[(*nids)++] = id;
+		} else {
+			for (int k = 0; k < *nids && !keep; k++)
+				keep = ids[k] == id;
+		}
+		if (keep)
+			json_object_array_add(kept, json_object_get(j));
+		else
+			removed++;
+	}
+	json_object_object_add(doc, key, kept);
+	return removed;
+}
+
+int hs_status_keep_user(json_object *doc, uint32_t uid)
+{
+	json_object *jobs = NULL;
+	size_t n = json_object_object_get_ex(doc, "jobs", &jobs) &&
+			   json_object_is_type(jobs, json_type_array)
+		   ? json_object_array_length(jobs)
+		   : 0;
+	int64_t ids_small[1];
+	int64_t *ids = n ? calloc(n, sizeof(*ids)) : ids_small;
+	int nids = 0;
+	int removed = filter_array(doc, "jobs", uid, ids ? ids : NULL, &nids, 1);
+	if (ids) {
+		filter_array(doc, "ops", uid, ids, &nids, 0);
+	} else {
+		/* out of memory: no ids to match ops against, drop them all */
+		json_object_object_add(doc, "ops", json_object_new_array());
+	}
+	if (ids != ids_small)
+		free(ids);
+	return removed;
+}
