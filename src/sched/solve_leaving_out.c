@@ -114,7 +114,9 @@ int hs_solve_leaving_out(hs_solve_fn solve, void *arg, const hs_problem_t *p, hs
 			s.jobs[n++] = p->jobs[m];
 	free(idx);
 	int rc = -1;
-	if (nl > 0) {
+	/* Every job failing alone is no job's data but the problem's (a GPU
+	 * type without a price, say): the round fails with the message. */
+	if (nl > 0 && nl < p->njobs) {
 		hs_problem_t sub = *p;
 		sub.njobs = n;
 		sub.jobs = s.jobs;

@@ -19,7 +19,7 @@ typedef int (*hs_solve_fn)(void *arg, const hs_problem_t *p, hs_alloc_t *out, hs
  * halving would multiply that), a set of jobs that fails is split in
  * two and each half that fails is split again; a job that fails alone is
  * left out (left_out[m] = 1, left_out is [p->njobs], zeroed here). If some
- * were found, the problem without them is solved and out gets all of
+ * but not all were found, the problem without them is solved and out gets all of
  * p's jobs, those left out with nothing. Returns 0 (out initialized,
  * *nleft_out jobs left out) or -1 with the first failure's message (out
  * initialized anyway: hs_alloc_free it). */
