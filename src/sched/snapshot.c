@@ -23,6 +23,7 @@ static void free_job(hs_sjob_t *j)
 	free(j->account);
 	free(j->qos);
 	free(j->held);
+	free(j->node_ok);
 }
 
 void hs_snap_free(hs_snap_t *s)

@@ -53,7 +53,9 @@ typedef struct hs_sjob {
 	hs_sjob_state_t state;
 	int eligible;              /* pending and allowed to start now
 	                            * (priority > 0, begin time passed, no
-	                            * unmet dependency, not held) */
+	                            * unmet dependency, not held; in Slurm:
+	                            * what its scheduler asks, e.g. QOS and
+	                            * association limits, reservations) */
 	int gpus;                  /* GPUs the job needs in total, 0 = none */
 	int gpus_per_node;         /* > 0: exactly this many on each of
 	                            * `nodes` nodes (--gres=gpu:N) */
@@ -79,6 +81,11 @@ typedef struct hs_sjob {
 	unsigned restart_cnt;      /* Slurm's count of requeues */
 	int nheld;
 	hs_sgpu_t *held;           /* [nheld] GPUs held (running/suspended) */
+	unsigned char *node_ok;    /* pending: [snapshot nnodes] 1 = Slurm
+	                            * lets the job use the node now (its
+	                            * partitions, -w/-x, --constraint,
+	                            * reservation, up); NULL = no restriction
+	                            * beyond its partitions */
 	int stale;                 /* pending, not completing, but still with
 	                            * its old allocation (a requeue Slurm did
 	                            * not finish); the plugin cleans it up */

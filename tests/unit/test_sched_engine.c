@@ -445,6 +445,79 @@ static void test_multi_gpu_consolidated(void **state)
 	hs_engine_free(e);
 }
 
+/* A job Slurm lets use one busy node only (sbatch -w) must not take the
+ * free GPU elsewhere: the next job gets it, and the pinned one starts on
+ * its own node once that frees. */
+static void test_node_mask_busy_node(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:2:1");
+	fx_job_t *r = fx_add(&f, 1, 1);
+	r->state = HS_SJ_RUNNING;
+	r->no_preempt = 1;
+	r->nheld = 1;
+	r->held[0] = (hs_sgpu_t){ .node = 0, .gpu = 0 };
+	r->start = f.now - 100;
+	fx_job_t *w = fx_add(&f, 2, 1);
+	w->only_node = "v100-1";
+	w->prio = 5000;
+	w->submit = f.now - 50;
+	fx_job_t *o = fx_add(&f, 3, 1);
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(o->state, HS_SJ_RUNNING);
+	assert_string_equal(f.names[o->held[0].node], "v100-2");
+	assert_int_equal(w->state, HS_SJ_PENDING);
+	assert_int_not_equal(plan_job(&p, 2)->op, HS_PLAN_START);
+	hs_plan_free(&p);
+	/* its node frees: it starts there */
+	r->gone = 1;
+	f.now += 60;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(w->state, HS_SJ_RUNNING);
+	assert_string_equal(f.names[w->held[0].node], "v100-1");
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
+/* Two jobs restricted to the same one-GPU node and one free job, two
+ * free GPUs: the selection reserves the node for one restricted job, so
+ * the free job gets the other GPU (not a second restricted job that
+ * cannot be placed). */
+static void test_node_mask_contention(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:2:1");
+	for (uint32_t id = 1; id <= 2; id++) {
+		fx_job_t *w = fx_add(&f, id, 1);
+		w->only_node = "v100-2";
+		w->prio = 5000;
+	}
+	fx_job_t *o = fx_add(&f, 3, 1);
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(c.start, 2);
+	assert_int_equal(o->state, HS_SJ_RUNNING);
+	assert_string_equal(f.names[o->held[0].node], "v100-1");
+	int on2 = 0;
+	for (uint32_t id = 1; id <= 2; id++) {
+		fx_job_t *w = fx_find(&f, id);
+		if (w->state == HS_SJ_RUNNING) {
+			assert_string_equal(f.names[w->held[0].node], "v100-2");
+			on2++;
+		}
+	}
+	assert_int_equal(on2, 1);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
 static void test_max_jobs(void **state)
 {
 	(void)state;
@@ -1030,6 +1103,8 @@ int main(void)
 		cmocka_unit_test(test_suspend_no_idle),
 		cmocka_unit_test(test_foreign_drained_typed),
 		cmocka_unit_test(test_multi_gpu_consolidated),
+		cmocka_unit_test(test_node_mask_busy_node),
+		cmocka_unit_test(test_node_mask_contention),
 		cmocka_unit_test(test_max_jobs),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_accounts_entities),

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snapshot.c — copies what the round engine needs out of slurmctld into a
- * plain hs_snap_t, under read locks. Only raw copies happen here (no
- * parsing, no allocation beyond the copies) to keep lock hold time low:
+ * plain hs_snap_t, under backfill's locks (job and node write: asking
+ * Slurm whether a pending job may start updates its reason, runnable.c).
+ * Only raw copies and those questions happen here (no parsing, no
+ * allocation beyond the copies) to keep lock hold time low:
  * nodes with their GPU type, count and allocated GPU indices (from the
  * node's gres/gpu state), partitions, and GPU jobs of managed partitions
  * with their request, hints (HS_* entries of spank_job_env), AdminComment,
- * priority, account, QOS and the GPUs they hold (gres_bit_alloc per node
- * of the job). */
+ * priority, account, QOS, the GPUs they hold (gres_bit_alloc per node
+ * of the job) and, for pending ones, whether Slurm would start them now
+ * and on which nodes. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -265,6 +268,29 @@ static void copy_env(job_record_t *job_ptr, hs_sjob_t *sj)
 	}
 }
 
+/* Asks Slurm (runnable.c) whether the pending job may start now: no ->
+ * not eligible (Slurm's reason stays on the job); yes -> node_ok = the
+ * nodes it may use. -1 on out of memory. */
+static int runnable_on(const hs_sconf_t *conf, job_record_t *job_ptr, const int *node_map,
+		       const hs_snap_t *s, hs_sjob_t *sj)
+{
+	bitstr_t *ok = hs_job_runnable_nodes(conf, job_ptr);
+	if (!ok) {
+		sj->eligible = 0;
+		return 0;
+	}
+	sj->node_ok = calloc((size_t)s->nnodes + 1, 1);
+	if (!sj->node_ok) {
+		FREE_NULL_BITMAP(ok);
+		return -1;
+	}
+	for (int i = 0; (i = next_set(ok, i)) >= 0; i++)
+		if (i < node_record_count && node_map[i] >= 0)
+			sj->node_ok[node_map[i]] = 1;
+	FREE_NULL_BITMAP(ok);
+	return 0;
+}
+
 int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 {
 	hs_snap_init(s);
@@ -315,9 +341,9 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 				goto oom;
 	}
 
+	/* assoc_mgr is locked per job, only around reading the shares:
+	 * Slurm's limit checks (runnable.c) take their own assoc_mgr locks */
 	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK };
-	if (conf->account_shares)
-		assoc_mgr_lock(&alocks);
 	ListIterator it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
 	int failed = 0;
@@ -348,7 +374,12 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 		struct job_details *d = job_ptr->details;
 		sj->begin_time = d ? d->begin_time : 0;
 		sj->eligible = sj->state == HS_SJ_PENDING && d && job_ptr->priority != 0 &&
-			       sj->begin_time <= s->now && !blocked_reason(job_ptr->state_reason);
+			       !blocked_reason(job_ptr->state_reason);
+		if (sj->eligible && runnable_on(conf, job_ptr, node_map, s, sj) < 0) {
+			failed = 1;
+			break;
+		}
+		sj->begin_time = d ? d->begin_time : 0; /* job_independent may set it */
 		job_request(job_ptr, sj);
 		/* partitions */
 		int np = job_ptr->part_ptr_list ? list_count(job_ptr->part_ptr_list) : 1;
@@ -371,10 +402,13 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 			sj->admin_comment = strdup(job_ptr->admin_comment);
 		sj->account = dup_str(job_ptr->account);
 		sj->qos = dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL);
-		if (conf->account_shares && job_ptr->assoc_ptr &&
-		    job_ptr->assoc_ptr->shares_raw != NO_VAL &&
-		    job_ptr->assoc_ptr->shares_raw != INFINITE)
-			sj->account_shares = job_ptr->assoc_ptr->shares_raw;
+		if (conf->account_shares) {
+			assoc_mgr_lock(&alocks);
+			if (job_ptr->assoc_ptr && job_ptr->assoc_ptr->shares_raw != NO_VAL &&
+			    job_ptr->assoc_ptr->shares_raw != INFINITE)
+				sj->account_shares = job_ptr->assoc_ptr->shares_raw;
+			assoc_mgr_unlock(&alocks);
+		}
 		sj->priority = job_ptr->priority;
 		sj->submit_time = d ? d->submit_time : 0;
 		sj->start_time = job_ptr->start_time;
@@ -387,8 +421,6 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 			job_held(job_ptr, node_map, sj);
 	}
 	list_iterator_destroy(it);
-	if (conf->account_shares)
-		assoc_mgr_unlock(&alocks);
 	free(node_map);
 	free(pptr);
 	if (failed) {
