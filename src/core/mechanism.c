@@ -1165,6 +1165,8 @@ int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *al
 	m->st.rounds++;
 	rc = 0;
 done:
+	free(masks);
+	free(owned);
 	free(picks);
 	free(reqs);
 	free(space);

@@ -86,6 +86,10 @@ typedef struct hs_sjob {
 	                            * partitions, -w/-x, --constraint,
 	                            * reservation, up); NULL = no restriction
 	                            * beyond its partitions */
+	uint32_t act_id;           /* the Slurm record to act on when it is
+	                            * not `id`: for the extra task slots of a
+	                            * pending job array (hs_snap_dup_job), the
+	                            * array's pending record; 0 = id */
 	int stale;                 /* pending, not completing, but still with
 	                            * its old allocation (a requeue Slurm did
 	                            * not finish); the plugin cleans it up */
@@ -105,6 +109,13 @@ void hs_snap_init(hs_snap_t *s);
 void hs_snap_free(hs_snap_t *s);
 /* Appends a zeroed job (NULL on out of memory). */
 hs_sjob_t *hs_snap_add_job(hs_snap_t *s);
+/* Appends a deep copy of job `from` with id `id` and act_id = the
+ * original's Slurm record (a pending job array counts as one job per
+ * pending task: each slot starts one task). NULL on out of memory (the
+ * snapshot stays valid). */
+hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id);
+/* The Slurm record a snapshot job acts on (act_id, else id). */
+uint32_t hs_sjob_act_id(const hs_sjob_t *j);
 /* Node index by name, -1 if absent (linear; for tests and the apply step). */
 int hs_snap_node_index(const hs_snap_t *s, const char *name);
 /* Checks internal consistency (indices in range, GPU counts sane); the

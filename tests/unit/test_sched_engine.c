@@ -518,6 +518,42 @@ static void test_node_mask_contention(void **state)
 	hs_engine_free(e);
 }
 
+/* A pending job array is one snapshot job per task slot
+ * (hs_snap_dup_job): deep copies that act on the array's record, and the
+ * round starts one task per slot, all in the same round. */
+static void test_array_slots(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:4");
+	fx_job_t *a = fx_add(&f, 7, 1);
+	a->only_node = "v100-1";
+	snprintf(a->model, sizeof(a->model), "ResNet-18 (batch size 16)");
+	hs_snap_t s;
+	fx_snapshot(&f, &s);
+	assert_non_null(hs_snap_dup_job(&s, 0, 0x80000001u));
+	assert_non_null(hs_snap_dup_job(&s, 0, 0x80000002u));
+	assert_null(hs_snap_dup_job(&s, 5, 0x80000003u)); /* no such job */
+	assert_int_equal(s.njobs, 3);
+	for (int i = 1; i < 3; i++) {
+		assert_int_equal(hs_sjob_act_id(&s.jobs[i]), 7);
+		assert_ptr_not_equal(s.jobs[i].env, s.jobs[0].env);
+		assert_ptr_not_equal(s.jobs[i].node_ok, s.jobs[0].node_ok);
+		assert_ptr_not_equal(s.jobs[i].parts, s.jobs[0].parts);
+		assert_string_equal(s.jobs[i].env[0], s.jobs[0].env[0]);
+		assert_int_equal(s.jobs[i].node_ok[0], 1);
+	}
+	assert_int_equal(hs_sjob_act_id(&s.jobs[0]), 7);
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	hs_err_t err;
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+	assert_int_equal(p.nstart, 3);
+	hs_plan_free(&p);
+	hs_snap_free(&s);
+	hs_engine_free(e);
+}
+
 static void test_max_jobs(void **state)
 {
 	(void)state;
@@ -1105,6 +1141,7 @@ int main(void)
 		cmocka_unit_test(test_multi_gpu_consolidated),
 		cmocka_unit_test(test_node_mask_busy_node),
 		cmocka_unit_test(test_node_mask_contention),
+		cmocka_unit_test(test_array_slots),
 		cmocka_unit_test(test_max_jobs),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_accounts_entities),

@@ -131,10 +131,19 @@ int hs_start_job(job_record_t *job_ptr, char *const *nodes, int nnodes, uint32_t
 	return rc;
 }
 
-/* Is the job still what the snapshot saw? */
-static job_record_t *refind(const hs_plan_job_t *pj)
+/* The Slurm record a plan job acts on: an extra task slot of a job
+ * array acts on the array's pending record (snapshot.c). */
+static uint32_t act_id(const hs_snap_t *s, const hs_plan_job_t *pj)
 {
-	job_record_t *job_ptr = find_job_record(pj->id);
+	if (pj->snap >= 0 && pj->snap < s->njobs && s->jobs[pj->snap].id == pj->id)
+		return hs_sjob_act_id(&s->jobs[pj->snap]);
+	return pj->id;
+}
+
+/* Is the job still what the snapshot saw? */
+static job_record_t *refind(const hs_snap_t *s, const hs_plan_job_t *pj)
+{
+	job_record_t *job_ptr = find_job_record(act_id(s, pj));
 	if (!job_ptr || IS_JOB_COMPLETING(job_ptr) || job_ptr->restart_cnt != pj->restart_cnt)
 		return NULL;
 	switch (pj->state) {
@@ -297,7 +306,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			continue;
 		if (pj->op == HS_PLAN_SUSPEND && pj->slice_with)
 			continue; /* after its time-slice partner started (3.) */
-		job_record_t *job_ptr = refind(pj);
+		job_record_t *job_ptr = refind(s, pj);
 		if (!job_ptr) {
 			st->vanished++;
 			continue;
@@ -322,7 +331,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		}
 		if (pj->op != HS_PLAN_START && pj->op != HS_PLAN_RESUME)
 			continue;
-		job_record_t *job_ptr = refind(pj);
+		job_record_t *job_ptr = refind(s, pj);
 		if (!job_ptr) {
 			st->vanished++;
 			continue;
@@ -344,7 +353,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		const hs_plan_job_t *pj = &plan->jobs[i];
 		if (pj->op != HS_PLAN_SUSPEND || !pj->slice_with)
 			continue;
-		job_record_t *job_ptr = refind(pj);
+		job_record_t *job_ptr = refind(s, pj);
 		if (!job_ptr) {
 			st->vanished++;
 			continue;

@@ -87,7 +87,8 @@ int hs_refill(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			const hs_plan_job_t *pj = &plan->jobs[c[k].plan];
 			if (taken[c[k].plan] || !fits_target(s, &s->jobs[pj->snap], rj))
 				continue;
-			job_record_t *job_ptr = find_job_record(pj->id);
+			job_record_t *job_ptr =
+				find_job_record(hs_sjob_act_id(&s->jobs[pj->snap]));
 			if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !hs_job_startable(job_ptr) ||
 			    job_ptr->priority == 0)
 				continue;

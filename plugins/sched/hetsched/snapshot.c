@@ -291,6 +291,61 @@ static int runnable_on(const hs_sconf_t *conf, job_record_t *job_ptr, const int 
 	return 0;
 }
 
+/* Extra task slots of pending job arrays get ids Slurm never gives (it
+ * caps job ids at 0x03ff0000): top bit, 22 bits of the array's id, 9 bits
+ * of slot. Two arrays with the same 22 low bits: the later one gets no
+ * extra slots this round. */
+#define HS_SLOT_BIT 0x80000000u
+#define HS_SLOT_MAX 511
+#define HS_SLOT_ARRAYS 64
+
+static uint32_t slot_id(uint32_t array_id, int slot)
+{
+	return HS_SLOT_BIT | ((array_id & 0x3FFFFFu) << 9) | (uint32_t)slot;
+}
+
+/* Pending tasks of a pending job array record that may start now (its
+ * task bitmap, within --array=...%N). 0 for other jobs. */
+static int array_pending_tasks(job_record_t *job_ptr)
+{
+	job_array_struct_t *a = job_ptr->array_recs;
+	if (!a || !a->task_id_bitmap || !IS_JOB_PENDING(job_ptr))
+		return 0;
+	int n = bit_set_count(a->task_id_bitmap);
+	if (a->max_run_tasks) {
+		int room = (int)a->max_run_tasks - (int)a->tot_run_tasks;
+		n = room < n ? room : n;
+	}
+	return n > 0 ? n : 0;
+}
+
+/* A pending job array is one snapshot job per pending task, up to as many
+ * as the free GPUs could start now (and HS_SLOT_MAX): the policy sees the
+ * tasks, and each planned slot starts one task (apply.c starts the
+ * array's record, which splits off the next task). The first slot is the
+ * record itself. */
+static void add_array_slots(hs_snap_t *s, int idx, job_record_t *job_ptr, int free_gpus,
+			    uint32_t *prefixes, int *nprefixes)
+{
+	const hs_sjob_t *sj = &s->jobs[idx];
+	int per = sj->gpus > 0 ? sj->gpus : 1;
+	int want = array_pending_tasks(job_ptr);
+	if (want > free_gpus / per)
+		want = free_gpus / per;
+	if (want > HS_SLOT_MAX + 1)
+		want = HS_SLOT_MAX + 1;
+	if (want < 2 || *nprefixes >= HS_SLOT_ARRAYS)
+		return;
+	uint32_t prefix = job_ptr->job_id & 0x3FFFFFu;
+	for (int k = 0; k < *nprefixes; k++)
+		if (prefixes[k] == prefix)
+			return;
+	prefixes[(*nprefixes)++] = prefix;
+	for (int slot = 1; slot < want; slot++)
+		if (!hs_snap_dup_job(s, idx, slot_id(job_ptr->job_id, slot)))
+			return; /* out of memory: fewer slots this round */
+}
+
 int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 {
 	hs_snap_init(s);
@@ -315,6 +370,14 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 		node_gpus(node_ptr, nd);
 		node_map[node_ptr->index] = s->nnodes++;
 	}
+
+	/* GPUs free now (bounds the task slots of job arrays) */
+	int free_gpus = 0;
+	for (int n = 0; n < s->nnodes; n++)
+		for (int g = 0; s->nodes[n].avail && g < s->nodes[n].ngpus; g++)
+			free_gpus += !s->nodes[n].gpu_held[g];
+	uint32_t prefixes[HS_SLOT_ARRAYS];
+	int nprefixes = 0;
 
 	if (part_list) {
 		ListIterator it = list_iterator_create(part_list);
@@ -419,6 +482,8 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 		sj->restart_cnt = job_ptr->restart_cnt;
 		if (sj->state != HS_SJ_PENDING)
 			job_held(job_ptr, node_map, sj);
+		else if (sj->eligible && sj->shape_ok)
+			add_array_slots(s, s->njobs - 1, job_ptr, free_gpus, prefixes, &nprefixes);
 	}
 	list_iterator_destroy(it);
 	free(node_map);
