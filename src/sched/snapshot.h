@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snapshot.h — a plain copy of what the scheduler needs from slurmctld for
  * one round: GPU nodes, partitions and jobs. The sched plugin fills it
- * under slurmctld read locks, copying raw fields only (strings are
- * duplicated, nothing is parsed there, so lock hold time stays small);
+ * under slurmctld locks (backfill's), copying raw fields and Slurm's own
+ * answer to whether each pending job may start now and where (strings
+ * are duplicated, nothing is parsed there, so lock hold time stays small);
  * everything else — parsing hints and AdminComment records, estimating
  * throughputs, building the policy problem — happens on the copy with no
  * lock held (engine.h). Tests build snapshots by hand.
