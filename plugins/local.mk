@@ -15,7 +15,9 @@ plugins_sched_hetsched_sched_hetsched_la_SOURCES = \
 	plugins/sched/hetsched/agent.c \
 	plugins/sched/hetsched/conf.c \
 	plugins/sched/hetsched/snapshot.c \
+	plugins/sched/hetsched/runnable.c \
 	plugins/sched/hetsched/apply.c \
+	plugins/sched/hetsched/refill.c \
 	plugins/sched/hetsched/ops.c \
 	plugins/sched/hetsched/cpujobs.c
 plugins_sched_hetsched_sched_hetsched_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)

@@ -815,6 +815,57 @@ static int heap_pop(cand_t *c, int n, cand_t *top)
 	return n - 1;
 }
 
+/* May the entry (job ia, partner ib or -1) run on server s? */
+static int entry_server_ok(const hs_round_in_t *in, int ia, int ib, int s)
+{
+	if (!in->job_servers)
+		return 1;
+	const unsigned char *a = in->job_servers[ia];
+	const unsigned char *b = ib >= 0 ? in->job_servers[ib] : NULL;
+	return (!a || a[s]) && (!b || b[s]);
+}
+
+static int entry_restricted(const hs_round_in_t *in, int ia, int ib)
+{
+	return in->job_servers && (in->job_servers[ia] || (ib >= 0 && in->job_servers[ib]));
+}
+
+/* Selection of a restricted entry (some servers only): room on its
+ * servers of type j, counting GPUs earlier restricted picks reserved
+ * (cfree: free GPUs per server not reserved yet). Reserves sf GPUs (best
+ * fit first, then the fullest servers) and returns 1, or 0 without room.
+ * Unrestricted picks go anywhere, so the per-type count covers them; the
+ * placement then places restricted requests first. */
+static int reserve_restricted(const hs_round_in_t *in, int ia, int ib, int j, int sf,
+			      int *cfree)
+{
+	int room = 0, best = -1;
+	for (int s = 0; s < in->nservers; s++) {
+		if (in->servers[s].type != j || !entry_server_ok(in, ia, ib, s))
+			continue;
+		room += cfree[s];
+		if (cfree[s] >= sf && (best < 0 || cfree[s] < cfree[best]))
+			best = s;
+	}
+	if (room < sf)
+		return 0;
+	if (best >= 0) {
+		cfree[best] -= sf;
+		return 1;
+	}
+	while (sf > 0) {
+		int most = -1;
+		for (int s = 0; s < in->nservers; s++)
+			if (in->servers[s].type == j && entry_server_ok(in, ia, ib, s) &&
+			    cfree[s] > 0 && (most < 0 || cfree[s] > cfree[most]))
+				most = s;
+		int take = cfree[most] < sf ? cfree[most] : sf;
+		cfree[most] -= take;
+		sf -= take;
+	}
+	return 1;
+}
+
 /* Greedy selection over types; returns the number of picks or -1. */
 static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_t *pool,
 		       pick_t *picks, hs_err_t *err)
@@ -825,8 +876,11 @@ static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 	hs_mentry_t **single = calloc((size_t)p->njobs + 1, sizeof(*single));
 	int *order = malloc((size_t)J * sizeof(*order));
 	char *done = calloc((size_t)p->njobs + 1, 1);
-	if (!single || !order || !done)
+	int *cfree = malloc(((size_t)in->nservers + 1) * sizeof(*cfree));
+	if (!single || !order || !done || !cfree)
 		goto oom;
+	for (int s = 0; s < in->nservers; s++)
+		cfree[s] = pool->nfree[s];
 	/* Where this round's jobs are: entries' member indices, own entries. */
 	for (int q = 0; q < m->nents; q++) {
 		hs_mentry_t *e = m->ents[q];
@@ -856,6 +910,9 @@ static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 			int sf = p->jobs[top.ia].scale_factor; /* a pair counts once */
 			if (sf > free_gpus)
 				continue;
+			if (entry_restricted(in, top.ia, top.ib) &&
+			    !reserve_restricted(in, top.ia, top.ib, j, sf, cfree))
+				continue;
 			free_gpus -= sf;
 			done[top.ia] = 1;
 			if (top.ib >= 0)
@@ -867,12 +924,14 @@ static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 	free(single);
 	free(order);
 	free(done);
+	free(cfree);
 	free(c);
 	return npicks;
 oom:
 	free(single);
 	free(order);
 	free(done);
+	free(cfree);
 	return hs_err_set(err, "out of memory");
 }
 
@@ -993,6 +1052,33 @@ static int remember(hs_mech_t *m, const hs_round_in_t *in, hs_round_out_t *out)
 	return rc;
 }
 
+/* Per pick, the servers its request may use (NULL = any): the job's
+ * own, or for a pair of two restricted jobs both combined (in *owned).
+ * NULL on out of memory. */
+static const unsigned char **pick_masks(const hs_round_in_t *in, const pick_t *picks, int n,
+					unsigned char **owned)
+{
+	const unsigned char **masks = calloc((size_t)n + 1, sizeof(*masks));
+	if (!masks || !in->job_servers)
+		return masks;
+	for (int k = 0; k < n; k++) {
+		const unsigned char *a = in->job_servers[picks[k].ia];
+		const unsigned char *b = picks[k].ib >= 0 ? in->job_servers[picks[k].ib] : NULL;
+		masks[k] = a ? a : b;
+		if (!a || !b)
+			continue;
+		if (!*owned && !(*owned = calloc((size_t)n * (size_t)in->nservers + 1, 1))) {
+			free(masks);
+			return NULL;
+		}
+		unsigned char *both = *owned + (size_t)k * (size_t)in->nservers;
+		for (int s = 0; s < in->nservers; s++)
+			both[s] = a[s] && b[s];
+		masks[k] = both;
+	}
+	return masks;
+}
+
 int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *alloc,
 		     hs_round_out_t *out, hs_err_t *err)
 {
@@ -1024,6 +1110,8 @@ int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *al
 		out->gpus_usable += pool.nfree[s];
 	int rc = -1;
 	int total = out->gpus_usable;
+	const unsigned char **masks = NULL;
+	unsigned char *owned = NULL;
 	pick_t *picks = malloc(((size_t)p->njobs + 1) * sizeof(*picks));
 	hs_place_req_t *reqs = calloc((size_t)p->njobs + 1, sizeof(*reqs));
 	hs_gpu_ref_t *space = malloc(((size_t)total + 1) * sizeof(*space));
@@ -1034,6 +1122,11 @@ int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *al
 	int npicks = select_jobs(m, in, &pool, picks, err);
 	if (npicks < 0)
 		goto done;
+	masks = pick_masks(in, picks, npicks, &owned);
+	if (!masks) {
+		hs_err_set(err, "out of memory");
+		goto done;
+	}
 	int used = 0;
 	for (int k = 0; k < npicks; k++) {
 		const hs_job_run_t *lease = lease_of(in, &picks[k]);
@@ -1041,14 +1134,20 @@ int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *al
 		reqs[k].ngpus = p->jobs[picks[k].ia].scale_factor;
 		reqs[k].prev = lease ? lease->gpus : NULL;
 		reqs[k].nprev = lease ? lease->ngpus : 0;
+		reqs[k].allowed = masks[k];
 		reqs[k].gpus = space + used;
 		used += reqs[k].ngpus;
 	}
 	if (hs_place(&pool, reqs, npicks, err) < 0)
 		goto done;
+	for (int k = 0; k < npicks; k++)
+		if (!reqs[k].placed)
+			used -= reqs[k].ngpus; /* its servers filled up: not this round */
 	out->gpus_used = used;
 	for (int k = 0; k < npicks; k++) {
 		const pick_t *pk = &picks[k];
+		if (!reqs[k].placed)
+			continue;
 		if (decide(m, in, pk, &reqs[k], pk->ia, pk->ib, &out->d[pk->ia]) < 0 ||
 		    (pk->ib >= 0 && decide(m, in, pk, &reqs[k], pk->ib, pk->ia, &out->d[pk->ib]) < 0)) {
 			hs_err_set(err, "out of memory");
@@ -1066,6 +1165,8 @@ int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *al
 	m->st.rounds++;
 	rc = 0;
 done:
+	free(masks);
+	free(owned);
 	free(picks);
 	free(reqs);
 	free(space);

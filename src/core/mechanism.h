@@ -149,6 +149,12 @@ typedef struct hs_round_in {
 	const hs_job_run_t *run;       /* [problem->njobs]; NULL = none runs */
 	int nservers;
 	const hs_server_t *servers;    /* [nservers] */
+	const unsigned char *const *job_servers;
+	                               /* [problem->njobs] or NULL: per job
+	                                * NULL (any server) or [nservers], 1 =
+	                                * the job may run there. A job is only
+	                                * selected on a type where its servers
+	                                * have room, and only placed there. */
 } hs_round_in_t;
 
 /* The decision for one job (aligned with problem->jobs). */

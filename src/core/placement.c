@@ -90,8 +90,22 @@ int hs_gpu_pool_count(const hs_gpu_pool_t *p, int type)
 	return n;
 }
 
+int hs_gpu_pool_count_on(const hs_gpu_pool_t *p, int type, const unsigned char *allowed)
+{
+	int n = 0;
+	for (int i = 0; i < p->nservers; i++)
+		if (p->servers[i].type == type && (!allowed || allowed[i]))
+			n += p->nfree[i];
+	return n;
+}
+
+static int server_allowed(const hs_place_req_t *r, int s)
+{
+	return !r->allowed || r->allowed[s];
+}
+
 /* Lease extension: r->prev usable as is? (same type, same size, every GPU
- * valid, usable and not yet taken, no GPU twice) */
+ * valid, usable, allowed and not yet taken, no GPU twice) */
 static int prev_available(const hs_gpu_pool_t *p, const hs_place_req_t *r)
 {
 	if (!r->prev || r->nprev != r->ngpus)
@@ -104,7 +118,7 @@ static int prev_available(const hs_gpu_pool_t *p, const hs_place_req_t *r)
 			return 0;
 		if (g->gpu < 0 || g->gpu >= p->servers[g->server].ngpus)
 			return 0;
-		if (p->taken[g->server][g->gpu])
+		if (p->taken[g->server][g->gpu] || !server_allowed(r, g->server))
 			return 0;
 		for (int k = 0; k < i; k++)
 			if (r->prev[k].server == g->server && r->prev[k].gpu == g->gpu)
@@ -140,12 +154,14 @@ static int take_from(hs_gpu_pool_t *p, int s, int want, hs_gpu_ref_t *out)
 }
 
 /* Places one request without a usable lease: best fit on one server, else
- * the servers with the most free GPUs first (fewest servers spanned). */
+ * the servers with the most free GPUs first (fewest servers spanned). A
+ * restricted request that does not fit on its servers stays unplaced. */
 static int place_fresh(hs_gpu_pool_t *p, hs_place_req_t *r, hs_err_t *err)
 {
 	int best = -1;
 	for (int s = 0; s < p->nservers; s++) {
-		if (p->servers[s].type != r->type || p->nfree[s] < r->ngpus)
+		if (p->servers[s].type != r->type || p->nfree[s] < r->ngpus ||
+		    !server_allowed(r, s))
 			continue;
 		if (best < 0 || p->nfree[s] < p->nfree[best])
 			best = s;
@@ -153,22 +169,35 @@ static int place_fresh(hs_gpu_pool_t *p, hs_place_req_t *r, hs_err_t *err)
 	if (best >= 0) {
 		take_from(p, best, r->ngpus, r->gpus);
 		r->nservers = 1;
+		r->placed = 1;
 		return 0;
 	}
-	if (hs_gpu_pool_count(p, r->type) < r->ngpus)
+	if (hs_gpu_pool_count_on(p, r->type, r->allowed) < r->ngpus) {
+		if (r->allowed)
+			return 0; /* unplaced: its servers are full */
 		return hs_err_set(err, "not enough free GPUs of type %d for a %d-GPU request",
 				  r->type, r->ngpus);
+	}
 	int got = 0;
 	while (got < r->ngpus) {
 		int most = -1;
 		for (int s = 0; s < p->nservers; s++)
 			if (p->servers[s].type == r->type && p->nfree[s] > 0 &&
-			    (most < 0 || p->nfree[s] > p->nfree[most]))
+			    server_allowed(r, s) && (most < 0 || p->nfree[s] > p->nfree[most]))
 				most = s;
 		got += take_from(p, most, r->ngpus - got, r->gpus + got);
 	}
 	r->nservers = count_servers(r->gpus, r->ngpus);
+	r->placed = 1;
 	return 0;
+}
+
+/* Pass-2 order: restricted before unrestricted, then bigger first. */
+static int place_before(const hs_place_req_t *a, const hs_place_req_t *b)
+{
+	if ((a->allowed != NULL) != (b->allowed != NULL))
+		return a->allowed != NULL;
+	return a->ngpus > b->ngpus;
 }
 
 int hs_place(hs_gpu_pool_t *p, hs_place_req_t *reqs, int nreqs, hs_err_t *err)
@@ -182,6 +211,7 @@ int hs_place(hs_gpu_pool_t *p, hs_place_req_t *reqs, int nreqs, hs_err_t *err)
 		hs_place_req_t *r = &reqs[i];
 		r->kept = 0;
 		r->nservers = 0;
+		r->placed = 0;
 		if (r->ngpus < 1) {
 			free(order);
 			return hs_err_set(err, "placement request %d wants %d GPUs", i, r->ngpus);
@@ -193,16 +223,18 @@ int hs_place(hs_gpu_pool_t *p, hs_place_req_t *reqs, int nreqs, hs_err_t *err)
 				p->nfree[r->prev[k].server]--;
 			}
 			r->kept = 1;
+			r->placed = 1;
 			r->nservers = count_servers(r->gpus, r->ngpus);
 		} else {
 			order[n++] = i;
 		}
 	}
-	/* Pass 2: the rest, biggest first; insertion sort keeps array order
-	 * among equal sizes (n is at most the number of GPUs). */
+	/* Pass 2: the rest, restricted requests first (the others fit
+	 * anywhere), then biggest first; insertion sort keeps array order
+	 * among equals (n is at most the number of GPUs). */
 	for (int i = 1; i < n; i++) {
 		int v = order[i], k = i;
-		while (k > 0 && reqs[order[k - 1]].ngpus < reqs[v].ngpus) {
+		while (k > 0 && place_before(&reqs[v], &reqs[order[k - 1]])) {
 			order[k] = order[k - 1];
 			k--;
 		}

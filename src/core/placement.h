@@ -68,6 +68,9 @@ int hs_gpu_pool_init(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes, 
 void hs_gpu_pool_free(hs_gpu_pool_t *p);
 /* Free GPUs of a type left in the pool. */
 int hs_gpu_pool_count(const hs_gpu_pool_t *p, int type);
+/* Free GPUs of a type left on the servers `allowed` permits ([nservers],
+ * 1 = permitted; NULL = every server). */
+int hs_gpu_pool_count_on(const hs_gpu_pool_t *p, int type, const unsigned char *allowed);
 
 /* One placement request. */
 typedef struct hs_place_req {
@@ -76,16 +79,27 @@ typedef struct hs_place_req {
 	const hs_gpu_ref_t *prev;     /* GPUs held last round (lease extension
 	                               * candidate) or NULL */
 	int nprev;
+	const unsigned char *allowed; /* [nservers] 1 = the job may run there
+	                               * (the scheduler's answer, e.g. Slurm's
+	                               * -w/-x/features/reservations); NULL =
+	                               * anywhere */
 	/* results */
 	hs_gpu_ref_t *gpus;           /* caller-allocated [ngpus], filled in */
 	int kept;                     /* 1 = prev kept as is */
 	int nservers;                 /* distinct servers used */
+	int placed;                   /* 1 = gpus filled; 0 = a request with
+	                               * `allowed` found too few free GPUs on
+	                               * its servers (it does not run) */
 } hs_place_req_t;
 
 /* Places every request (see the file comment for the rules); requests of
- * equal size are served in array order (callers pass priority order). Fails
- * (message names the request) only when a type has fewer free GPUs than its
- * requests need, which callers avoid by checking hs_gpu_pool_count. */
+ * equal size are served in array order (callers pass priority order).
+ * Requests restricted to some servers (`allowed`) are placed before the
+ * unrestricted ones of pass 2, which can go anywhere; one that still does
+ * not fit is left unplaced (placed = 0), not an error. Fails (message
+ * names the request) only when a type has fewer free GPUs than its
+ * unrestricted requests need, which callers avoid by checking
+ * hs_gpu_pool_count. */
 int hs_place(hs_gpu_pool_t *p, hs_place_req_t *reqs, int nreqs, hs_err_t *err);
 
 /* 1 if two GPU lists hold the same set of GPUs (order-insensitive). */

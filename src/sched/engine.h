@@ -2,7 +2,7 @@
 /* engine.h — everything the sched/hetsched plugin decides, without Slurm.
  *
  * The plugin copies slurmctld's state into a snapshot (snapshot.h) under
- * read locks, then, with no lock held, calls hs_engine_round(), which:
+ * backfill's locks, then, with no lock held, calls hs_engine_round(), which:
  *   1. classifies jobs: active (in the policy problem), pinned (running
  *      but not preemptible: their GPUs leave the policy's hands), leaving
  *      (a checkpoint is in flight), foreign (other partitions), ineligible;
@@ -105,7 +105,7 @@ void hs_plan_free(hs_plan_t *p);
 
 /* Statistics the plugin measures around the engine (for status/logs). */
 typedef struct hs_round_stats {
-	double snapshot_lock_ms;   /* read locks held for the snapshot */
+	double snapshot_lock_ms;   /* locks held for the snapshot */
 	double apply_lock_ms;      /* write locks held to apply */
 	double round_ms;           /* whole round, wall */
 	int started, start_failed, deferred, kept, suspended, resumed;

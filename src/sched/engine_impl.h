@@ -185,11 +185,26 @@ typedef struct hs_round_build {
 	double *units;             /* [njobs] the job's estimates / problem's
 	                            * (1, or its factor in table units for
 	                            * packed policies: engine_problem.c) */
+	unsigned char **job_servers; /* [njob_servers] per problem job NULL
+	                            * or [nservers] (engine_nodes.c) */
+	int njob_servers;
 	int nactive, npinned, nleaving, ncut, nnofit, nresume, nunmodelled;
 } hs_round_build_t;
 
 int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_err_t *err);
 void hs_build_free(hs_round_build_t *b);
+
+/* engine_nodes.c: a pending job's node mask (hs_sjob_t.node_ok). */
+/* Does the job's mask leave a node of type j (node_type: per snapshot
+ * node, -1 = not a managed GPU node)? 1 without a mask. */
+int hs_nodes_have_type(const hs_snap_t *s, const hs_sjob_t *sj, const int *node_type, int j);
+/* Usable GPUs of type j on the job's nodes (b's servers built); `all`
+ * without a mask. */
+int hs_nodes_usable(const hs_round_build_t *b, const hs_snap_t *s, const hs_sjob_t *sj, int j,
+		    int all);
+/* b->job_servers for the npj problem jobs (pjob_snap filled); -1 = out
+ * of memory. */
+int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, int npj);
 
 /* engine_plan.c */
 int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,

@@ -35,6 +35,10 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->src);
 	free(b->meas);
 	free(b->units);
+	if (b->job_servers)
+		for (int k = 0; k < b->njob_servers; k++)
+			free(b->job_servers[k]);
+	free(b->job_servers);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -364,6 +368,9 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 					ok = 0;
 				if (sj->gpus_per_node > type_maxnode[j])
 					ok = 0;
+				if (sj->state == HS_SJ_PENDING &&
+				    !hs_nodes_have_type(s, sj, node_type, j))
+					ok = 0; /* none of its nodes has the type */
 				allowed[(size_t)i * J + j] = (unsigned char)ok;
 				any |= ok;
 			}
@@ -453,7 +460,8 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 			continue;
 		int fits = 0;
 		for (int j = 0; j < J; j++)
-			if (allowed[(size_t)i * J + j] && count[j] >= s->jobs[i].gpus)
+			if (allowed[(size_t)i * J + j] &&
+			    hs_nodes_usable(b, s, &s->jobs[i], j, count[j]) >= s->jobs[i].gpus)
 				fits = 1;
 		if (!fits) {
 			if (b->role[i] == HS_ROLE_ACTIVE && s->jobs[i].state != HS_SJ_PENDING) {
@@ -561,7 +569,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		/* A type where the job cannot fit this round is not usable. */
 		int any = 0;
 		for (int j = 0; j < J; j++) {
-			if (pb->cluster.count[j] < sj->gpus)
+			if (hs_nodes_usable(b, s, sj, j, pb->cluster.count[j]) < sj->gpus)
 				jb->thr[j] = 0;
 			any |= jb->thr[j] > 0;
 		}
@@ -658,6 +666,9 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 			used += sj->nheld;
 		}
 	}
+
+	if (hs_nodes_build_masks(b, s, npj) < 0)
+		goto oom;
 
 	/* Space sharing: job types from the first table (packed policies). */
 	if (hs_policy_is_packed(c->policy) && e->tables.n > 0) {

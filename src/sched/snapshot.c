@@ -23,6 +23,7 @@ static void free_job(hs_sjob_t *j)
 	free(j->account);
 	free(j->qos);
 	free(j->held);
+	free(j->node_ok);
 }
 
 void hs_snap_free(hs_snap_t *s)
@@ -59,6 +60,64 @@ hs_sjob_t *hs_snap_add_job(hs_snap_t *s)
 	hs_sjob_t *j = &s->jobs[s->njobs++];
 	memset(j, 0, sizeof(*j));
 	return j;
+}
+
+static int dup_str(const char *in, char **out)
+{
+	*out = in ? strdup(in) : NULL;
+	return !in || *out ? 0 : -1;
+}
+
+static void *dup_mem(const void *in, size_t n)
+{
+	if (!in || n == 0)
+		return NULL;
+	void *p = malloc(n);
+	if (p)
+		memcpy(p, in, n);
+	return p;
+}
+
+hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id)
+{
+	if (from < 0 || from >= s->njobs || !hs_snap_add_job(s))
+		return NULL;
+	/* the add may have moved the array: index again */
+	const hs_sjob_t *o = &s->jobs[from];
+	hs_sjob_t *j = &s->jobs[s->njobs - 1];
+	*j = *o;
+	j->id = id;
+	j->act_id = hs_sjob_act_id(o);
+	j->gpu_type = j->admin_comment = j->account = j->qos = NULL;
+	j->env = NULL;
+	j->nenv = 0;
+	j->held = NULL;
+	j->nheld = 0;
+	j->parts = dup_mem(o->parts, (size_t)o->nparts * sizeof(int));
+	j->node_ok = dup_mem(o->node_ok, (size_t)s->nnodes);
+	int bad = (o->nparts > 0 && !j->parts) || (o->node_ok && s->nnodes > 0 && !j->node_ok);
+	bad |= dup_str(o->gpu_type, &j->gpu_type) | dup_str(o->admin_comment, &j->admin_comment) |
+	       dup_str(o->account, &j->account) | dup_str(o->qos, &j->qos);
+	if (!bad && o->nenv > 0) {
+		j->env = calloc(o->nenv, sizeof(char *));
+		bad = !j->env;
+		for (uint32_t k = 0; !bad && k < o->nenv; k++) {
+			bad = dup_str(o->env[k], &j->env[k]) < 0;
+			if (!bad)
+				j->nenv++;
+		}
+	}
+	if (bad) {
+		free_job(j);
+		s->njobs--;
+		return NULL;
+	}
+	return j;
+}
+
+uint32_t hs_sjob_act_id(const hs_sjob_t *j)
+{
+	return j->act_id ? j->act_id : j->id;
 }
 
 int hs_snap_node_index(const hs_snap_t *s, const char *name)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snapshot.h — a plain copy of what the scheduler needs from slurmctld for
  * one round: GPU nodes, partitions and jobs. The sched plugin fills it
- * under slurmctld read locks, copying raw fields only (strings are
- * duplicated, nothing is parsed there, so lock hold time stays small);
+ * under slurmctld locks (backfill's), copying raw fields and Slurm's own
+ * answer to whether each pending job may start now and where (strings
+ * are duplicated, nothing is parsed there, so lock hold time stays small);
  * everything else — parsing hints and AdminComment records, estimating
  * throughputs, building the policy problem — happens on the copy with no
  * lock held (engine.h). Tests build snapshots by hand.
@@ -55,7 +56,9 @@ typedef struct hs_sjob {
 	hs_sjob_state_t state;
 	int eligible;              /* pending and allowed to start now
 	                            * (priority > 0, begin time passed, no
-	                            * unmet dependency, not held) */
+	                            * unmet dependency, not held; in Slurm:
+	                            * what its scheduler asks, e.g. QOS and
+	                            * association limits, reservations) */
 	int gpus;                  /* GPUs the job needs in total, 0 = none */
 	int gpus_per_node;         /* > 0: exactly this many on each of
 	                            * `nodes` nodes (--gres=gpu:N) */
@@ -81,6 +84,15 @@ typedef struct hs_sjob {
 	unsigned restart_cnt;      /* Slurm's count of requeues */
 	int nheld;
 	hs_sgpu_t *held;           /* [nheld] GPUs held (running/suspended) */
+	unsigned char *node_ok;    /* pending: [snapshot nnodes] 1 = Slurm
+	                            * lets the job use the node now (its
+	                            * partitions, -w/-x, --constraint,
+	                            * reservation, up); NULL = no restriction
+	                            * beyond its partitions */
+	uint32_t act_id;           /* the Slurm record to act on when it is
+	                            * not `id`: for the extra task slots of a
+	                            * pending job array (hs_snap_dup_job), the
+	                            * array's pending record; 0 = id */
 	int stale;                 /* pending, not completing, but still with
 	                            * its old allocation (a requeue Slurm did
 	                            * not finish); the plugin cleans it up */
@@ -100,6 +112,13 @@ void hs_snap_init(hs_snap_t *s);
 void hs_snap_free(hs_snap_t *s);
 /* Appends a zeroed job (NULL on out of memory). */
 hs_sjob_t *hs_snap_add_job(hs_snap_t *s);
+/* Appends a deep copy of job `from` with id `id` and act_id = the
+ * original's Slurm record (a pending job array counts as one job per
+ * pending task: each slot starts one task). NULL on out of memory (the
+ * snapshot stays valid). */
+hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id);
+/* The Slurm record a snapshot job acts on (act_id, else id). */
+uint32_t hs_sjob_act_id(const hs_sjob_t *j);
 /* Node index by name, -1 if absent (linear; for tests and the apply step). */
 int hs_snap_node_index(const hs_snap_t *s, const char *name);
 /* Checks internal consistency (indices in range, GPU counts sane); the

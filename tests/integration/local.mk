@@ -26,6 +26,13 @@ EXTRA_DIST += tests/integration/sched_lib.sh tests/integration/sched_rounds.sh \
 	tests/integration/sched_pack.sh tests/integration/sched_suspend.sh \
 	tests/integration/sched_churn.sh tests/integration/sched_weights.sh \
 	tests/integration/sched_conf.sh
+# only starts Slurm accepts
+if BUILD_PLUGINS
+TESTS += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.sh \
+	tests/integration/sched_refused.sh
+endif
+EXTRA_DIST += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.sh \
+	tests/integration/sched_refused.sh
 EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \

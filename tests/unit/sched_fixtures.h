@@ -35,6 +35,8 @@ typedef struct fx_job {
 	const char *account;
 	uint32_t uid;            /* owner */
 	int gone;                /* finished: left the cluster */
+	const char *only_node;   /* pending: Slurm lets it use only this
+	                          * node (hs_sjob_t.node_ok), NULL = any */
 } fx_job_t;
 
 typedef struct fx {
@@ -203,6 +205,11 @@ static inline void fx_snapshot(const fx_t *f, hs_snap_t *s)
 		sj->batch = j->batch;
 		sj->requeue_ok = j->requeue_ok;
 		sj->restart_cnt = j->restart_cnt;
+		if (j->only_node && j->state == HS_SJ_PENDING) {
+			sj->node_ok = calloc((size_t)f->nnodes + 1, 1);
+			for (int n = 0; n < f->nnodes; n++)
+				sj->node_ok[n] = !strcmp(f->names[n], j->only_node);
+		}
 		/* OTHER: a requeued job Slurm has not cleaned up keeps its old
 		 * GPU list while the nodes already show those GPUs free */
 		if (j->state == HS_SJ_RUNNING || j->state == HS_SJ_SUSPENDED ||

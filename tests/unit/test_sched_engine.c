@@ -879,6 +879,115 @@ static void test_multi_gpu_consolidated(void **state)
 	hs_engine_free(e);
 }
 
+/* A job Slurm lets use one busy node only (sbatch -w) must not take the
+ * free GPU elsewhere: the next job gets it, and the pinned one starts on
+ * its own node once that frees. */
+static void test_node_mask_busy_node(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:2:1");
+	fx_job_t *r = fx_add(&f, 1, 1);
+	r->state = HS_SJ_RUNNING;
+	r->no_preempt = 1;
+	r->nheld = 1;
+	r->held[0] = (hs_sgpu_t){ .node = 0, .gpu = 0 };
+	r->start = f.now - 100;
+	fx_job_t *w = fx_add(&f, 2, 1);
+	w->only_node = "v100-1";
+	w->prio = 5000;
+	w->submit = f.now - 50;
+	fx_job_t *o = fx_add(&f, 3, 1);
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(o->state, HS_SJ_RUNNING);
+	assert_string_equal(f.names[o->held[0].node], "v100-2");
+	assert_int_equal(w->state, HS_SJ_PENDING);
+	assert_int_not_equal(plan_job(&p, 2)->op, HS_PLAN_START);
+	hs_plan_free(&p);
+	/* its node frees: it starts there */
+	r->gone = 1;
+	f.now += 60;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(w->state, HS_SJ_RUNNING);
+	assert_string_equal(f.names[w->held[0].node], "v100-1");
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
+/* Two jobs restricted to the same one-GPU node and one free job, two
+ * free GPUs: the selection reserves the node for one restricted job, so
+ * the free job gets the other GPU (not a second restricted job that
+ * cannot be placed). */
+static void test_node_mask_contention(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:2:1");
+	for (uint32_t id = 1; id <= 2; id++) {
+		fx_job_t *w = fx_add(&f, id, 1);
+		w->only_node = "v100-2";
+		w->prio = 5000;
+	}
+	fx_job_t *o = fx_add(&f, 3, 1);
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(c.start, 2);
+	assert_int_equal(o->state, HS_SJ_RUNNING);
+	assert_string_equal(f.names[o->held[0].node], "v100-1");
+	int on2 = 0;
+	for (uint32_t id = 1; id <= 2; id++) {
+		fx_job_t *w = fx_find(&f, id);
+		if (w->state == HS_SJ_RUNNING) {
+			assert_string_equal(f.names[w->held[0].node], "v100-2");
+			on2++;
+		}
+	}
+	assert_int_equal(on2, 1);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
+/* A pending job array is one snapshot job per task slot
+ * (hs_snap_dup_job): deep copies that act on the array's record, and the
+ * round starts one task per slot, all in the same round. */
+static void test_array_slots(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:4");
+	fx_job_t *a = fx_add(&f, 7, 1);
+	a->only_node = "v100-1";
+	snprintf(a->model, sizeof(a->model), "ResNet-18 (batch size 16)");
+	hs_snap_t s;
+	fx_snapshot(&f, &s);
+	assert_non_null(hs_snap_dup_job(&s, 0, 0x80000001u));
+	assert_non_null(hs_snap_dup_job(&s, 0, 0x80000002u));
+	assert_null(hs_snap_dup_job(&s, 5, 0x80000003u)); /* no such job */
+	assert_int_equal(s.njobs, 3);
+	for (int i = 1; i < 3; i++) {
+		assert_int_equal(hs_sjob_act_id(&s.jobs[i]), 7);
+		assert_ptr_not_equal(s.jobs[i].env, s.jobs[0].env);
+		assert_ptr_not_equal(s.jobs[i].node_ok, s.jobs[0].node_ok);
+		assert_ptr_not_equal(s.jobs[i].parts, s.jobs[0].parts);
+		assert_string_equal(s.jobs[i].env[0], s.jobs[0].env[0]);
+		assert_int_equal(s.jobs[i].node_ok[0], 1);
+	}
+	assert_int_equal(hs_sjob_act_id(&s.jobs[0]), 7);
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	hs_err_t err;
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+	assert_int_equal(p.nstart, 3);
+	hs_plan_free(&p);
+	hs_snap_free(&s);
+	hs_engine_free(e);
+}
+
 static void test_max_jobs(void **state)
 {
 	(void)state;
@@ -1473,6 +1582,9 @@ int main(void)
 		cmocka_unit_test(test_suspend_no_idle),
 		cmocka_unit_test(test_foreign_drained_typed),
 		cmocka_unit_test(test_multi_gpu_consolidated),
+		cmocka_unit_test(test_node_mask_busy_node),
+		cmocka_unit_test(test_node_mask_contention),
+		cmocka_unit_test(test_array_slots),
 		cmocka_unit_test(test_max_jobs),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_accounts_entities),

@@ -273,7 +273,9 @@ static void write_status(agent_t *a, const hs_snap_t *s, const hs_plan_t *p,
 
 static void do_round(agent_t *a)
 {
-	slurmctld_lock_t read_locks = { READ_LOCK, READ_LOCK, READ_LOCK, READ_LOCK, NO_LOCK };
+	/* backfill's locks: asking Slurm whether pending jobs may start
+	 * updates their reasons and dependencies (runnable.c) */
+	slurmctld_lock_t read_locks = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
 	slurmctld_lock_t write_locks = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
 	hs_round_stats_t st;
 	hs_snap_t snap;

@@ -12,6 +12,7 @@
  * exclude every other node, select_nodes(), restore, launch. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/common/bitstring.h"
@@ -130,10 +131,19 @@ int hs_start_job(job_record_t *job_ptr, char *const *nodes, int nnodes, uint32_t
 	return rc;
 }
 
-/* Is the job still what the snapshot saw? */
-static job_record_t *refind(const hs_plan_job_t *pj)
+/* The Slurm record a plan job acts on: an extra task slot of a job
+ * array acts on the array's pending record (snapshot.c). */
+static uint32_t act_id(const hs_snap_t *s, const hs_plan_job_t *pj)
 {
-	job_record_t *job_ptr = find_job_record(pj->id);
+	if (pj->snap >= 0 && pj->snap < s->njobs && s->jobs[pj->snap].id == pj->id)
+		return hs_sjob_act_id(&s->jobs[pj->snap]);
+	return pj->id;
+}
+
+/* Is the job still what the snapshot saw? */
+static job_record_t *refind(const hs_snap_t *s, const hs_plan_job_t *pj)
+{
+	job_record_t *job_ptr = find_job_record(act_id(s, pj));
 	if (!job_ptr || IS_JOB_COMPLETING(job_ptr) || job_ptr->restart_cnt != pj->restart_cnt)
 		return NULL;
 	switch (pj->state) {
@@ -220,8 +230,9 @@ static int do_suspend(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job
 	return ok;
 }
 
-static void do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_ptr,
-		     time_t now, hs_round_stats_t *st, int packing)
+/* Returns 1 when Slurm refused the start (not just "GPUs still busy"). */
+static int do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_ptr,
+		    time_t now, hs_round_stats_t *st, int packing)
 {
 	char *names[pj->nnodes > 0 ? pj->nnodes : 1];
 	for (int k = 0; k < pj->nnodes; k++)
@@ -244,12 +255,17 @@ static void do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_
 		      pj->nnodes ? pj->nodes[0].name : "?", slurm_strerror(rc));
 	} else {
 		st->start_failed++;
-		verbose(HS_LOG_PREFIX "could not start %pJ: %s", job_ptr, slurm_strerror(rc));
+		/* once per refusal: the next snapshot asks Slurm again and
+		 * leaves the job out while Slurm would not start it */
+		info(HS_LOG_PREFIX "Slurm refused to start %pJ on %s: %s (reason %s); its GPUs "
+		     "go to the next job", job_ptr, pj->nnodes ? pj->nodes[0].name : "?",
+		     slurm_strerror(rc), job_reason_string(job_ptr->state_reason));
 	}
 	hs_err_t err;
 	int defer = !ok && (rc == ESLURM_NODES_BUSY || rc == ESLURM_NODE_NOT_AVAIL);
 	if (ok || defer)
 		(void)hs_engine_applied(e, pj, ok, now, 0, &err);
+	return !ok && !defer;
 }
 
 /* What users see: state_desc of pending jobs (squeue's reason),
@@ -264,7 +280,8 @@ static void set_reason(job_record_t *job_ptr, const char *why)
 		/* Keep Slurm's own blocking reasons (held, dependency...). */
 		if (job_ptr->state_reason != WAIT_NO_REASON &&
 		    job_ptr->state_reason != WAIT_RESOURCES &&
-		    job_ptr->state_reason != WAIT_PRIORITY && job_ptr->state_reason != WAIT_TIME)
+		    job_ptr->state_reason != WAIT_PRIORITY && job_ptr->state_reason != WAIT_TIME &&
+		    job_ptr->state_reason != WAIT_NODE_NOT_AVAIL)
 			return;
 		job_ptr->state_reason = WAIT_RESOURCES;
 		xfree(job_ptr->state_desc);
@@ -289,7 +306,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			continue;
 		if (pj->op == HS_PLAN_SUSPEND && pj->slice_with)
 			continue; /* after its time-slice partner started (3.) */
-		job_record_t *job_ptr = refind(pj);
+		job_record_t *job_ptr = refind(s, pj);
 		if (!job_ptr) {
 			st->vanished++;
 			continue;
@@ -301,7 +318,11 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		else
 			do_requeue(e, pj, job_ptr, now, st);
 	}
-	/* 2. starts and resumes */
+	/* 2. starts and resumes; the GPUs of starts Slurm refused go to the
+	 * next job in priority order (refill.c) */
+	int *refused = malloc(((size_t)plan->njobs + 1) * sizeof(int));
+	unsigned char *taken = calloc((size_t)plan->njobs + 1, 1);
+	int nrefused = 0;
 	for (int i = 0; i < plan->njobs; i++) {
 		const hs_plan_job_t *pj = &plan->jobs[i];
 		if (pj->op == HS_PLAN_KEEP) {
@@ -310,16 +331,21 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		}
 		if (pj->op != HS_PLAN_START && pj->op != HS_PLAN_RESUME)
 			continue;
-		job_record_t *job_ptr = refind(pj);
+		job_record_t *job_ptr = refind(s, pj);
 		if (!job_ptr) {
 			st->vanished++;
 			continue;
 		}
 		if (pj->op == HS_PLAN_RESUME)
 			do_suspend(e, pj, job_ptr, now, RESUME_JOB, st);
-		else
-			do_start(e, pj, job_ptr, now, st, packing);
+		else if (do_start(e, pj, job_ptr, now, st, packing) && refused && !pj->partner &&
+			 pj->nnodes > 0)
+			refused[nrefused++] = i;
 	}
+	if (refused && taken)
+		(void)hs_refill(e, s, plan, refused, nrefused, taken, now, st);
+	free(refused);
+	free(taken);
 	/* 3. time slicing: suspend the jobs a newcomer was just packed onto
 	 * (hs_pack_start needs them running); if the newcomer did not
 	 * start, the job keeps running rather than idle its GPUs */
@@ -327,7 +353,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		const hs_plan_job_t *pj = &plan->jobs[i];
 		if (pj->op != HS_PLAN_SUSPEND || !pj->slice_with)
 			continue;
-		job_record_t *job_ptr = refind(pj);
+		job_record_t *job_ptr = refind(s, pj);
 		if (!job_ptr) {
 			st->vanished++;
 			continue;

@@ -3,8 +3,10 @@
  *   sched_hetsched.c  entry points (init, fini, sched_p_reconfig)
  *   agent.c           the scheduling thread: ticks, rounds, persistence
  *   conf.c            hetsched.conf through Slurm's s_p_* parser
- *   snapshot.c        slurmctld state -> hs_snap_t, under read locks
+ *   snapshot.c        slurmctld state -> hs_snap_t, under backfill's locks
+ *   runnable.c        Slurm's answer: may a pending job start now, where
  *   apply.c           plan -> slurmctld calls, under write locks
+ *   refill.c          GPUs of refused starts -> the next job, same pass
  *   ops.c             in-flight checkpoint/requeue/deferred-start steps
  *   cpujobs.c         jobs without GPUs: priority order with fill
  * Everything that can live without Slurm is in src/sched (engine.h).
@@ -26,7 +28,8 @@
  * missing file gives the defaults (returns 1). */
 int hs_conf_load(const char *path, hs_sconf_t *out, char *why, size_t len);
 
-/* snapshot.c: the caller holds {READ conf, READ job, READ node, READ part}. */
+/* snapshot.c: the caller holds backfill's locks {READ conf, WRITE job,
+ * WRITE node, READ part, READ fed} (runnable.c updates job reasons). */
 int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s);
 /* Cheap fingerprint of the GPU job set (ids of managed GPU jobs that are
  * pending, running or suspended): a change (arrival, departure) triggers
@@ -49,6 +52,14 @@ int hs_finish_requeue(job_record_t *job_ptr);
 /* Is the job in a partition hetsched manages? */
 int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr);
 
+/* runnable.c: the nodes (Slurm node index bitmap, caller frees) where
+ * Slurm would start this pending job now in the partitions hetsched
+ * manages, asked as backfill asks (dependencies, begin time, QOS and
+ * association limits, partition limits, reservations, -w/-x,
+ * --constraint, node state); NULL when it would not start it now (the
+ * job then carries Slurm's reason). Snapshot locks held. */
+bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr);
+
 /* apply.c: the caller holds {READ, WRITE, WRITE, READ, READ}. packing:
  * the select plugin can start a job on a running partner's GPUs. */
 void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
@@ -60,6 +71,14 @@ int hs_start_job(job_record_t *job_ptr, char *const *nodes, int nnodes, uint32_t
 /* Starts a pending job on exactly these nodes (names + GPU counts), like
  * backfill's _start_job; returns a Slurm error code. */
 int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, const char *why);
+
+/* refill.c: gives the targets of the starts Slurm refused (plan indices
+ * refused[nrefused]) to the next pending plan jobs in priority order
+ * that fit them; taken[plan->njobs] marks jobs already tried. Returns
+ * how many started. Write locks held. */
+int hs_refill(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
+	      const int *refused, int nrefused, unsigned char *taken, time_t now,
+	      hs_round_stats_t *st);
 
 /* ops.c: advances every in-flight op once; returns how many acted.
  * Caller holds the write locks. */

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snapshot.c — copies what the round engine needs out of slurmctld into a
- * plain hs_snap_t, under read locks. Only raw copies happen here (no
- * parsing, no allocation beyond the copies) to keep lock hold time low:
+ * plain hs_snap_t, under backfill's locks (job and node write: asking
+ * Slurm whether a pending job may start updates its reason, runnable.c).
+ * Only raw copies and those questions happen here (no parsing, no
+ * allocation beyond the copies) to keep lock hold time low:
  * nodes with their GPU type, count and allocated GPU indices (from the
  * node's gres/gpu state), partitions, and GPU jobs of managed partitions
  * with their request, hints (HS_* entries of spank_job_env), AdminComment,
- * priority, account, QOS and the GPUs they hold (gres_bit_alloc per node
- * of the job). */
+ * priority, account, QOS, the GPUs they hold (gres_bit_alloc per node
+ * of the job) and, for pending ones, whether Slurm would start them now
+ * and on which nodes. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -265,6 +268,84 @@ static void copy_env(job_record_t *job_ptr, hs_sjob_t *sj)
 	}
 }
 
+/* Asks Slurm (runnable.c) whether the pending job may start now: no ->
+ * not eligible (Slurm's reason stays on the job); yes -> node_ok = the
+ * nodes it may use. -1 on out of memory. */
+static int runnable_on(const hs_sconf_t *conf, job_record_t *job_ptr, const int *node_map,
+		       const hs_snap_t *s, hs_sjob_t *sj)
+{
+	bitstr_t *ok = hs_job_runnable_nodes(conf, job_ptr);
+	if (!ok) {
+		sj->eligible = 0;
+		return 0;
+	}
+	sj->node_ok = calloc((size_t)s->nnodes + 1, 1);
+	if (!sj->node_ok) {
+		FREE_NULL_BITMAP(ok);
+		return -1;
+	}
+	for (int i = 0; (i = next_set(ok, i)) >= 0; i++)
+		if (i < node_record_count && node_map[i] >= 0)
+			sj->node_ok[node_map[i]] = 1;
+	FREE_NULL_BITMAP(ok);
+	return 0;
+}
+
+/* Extra task slots of pending job arrays get ids Slurm never gives (it
+ * caps job ids at 0x03ff0000): top bit, 22 bits of the array's id, 9 bits
+ * of slot. Two arrays with the same 22 low bits: the later one gets no
+ * extra slots this round. */
+#define HS_SLOT_BIT 0x80000000u
+#define HS_SLOT_MAX 511
+#define HS_SLOT_ARRAYS 64
+
+static uint32_t slot_id(uint32_t array_id, int slot)
+{
+	return HS_SLOT_BIT | ((array_id & 0x3FFFFFu) << 9) | (uint32_t)slot;
+}
+
+/* Pending tasks of a pending job array record that may start now (its
+ * task bitmap, within --array=...%N). 0 for other jobs. */
+static int array_pending_tasks(job_record_t *job_ptr)
+{
+	job_array_struct_t *a = job_ptr->array_recs;
+	if (!a || !a->task_id_bitmap || !IS_JOB_PENDING(job_ptr))
+		return 0;
+	int n = bit_set_count(a->task_id_bitmap);
+	if (a->max_run_tasks) {
+		int room = (int)a->max_run_tasks - (int)a->tot_run_tasks;
+		n = room < n ? room : n;
+	}
+	return n > 0 ? n : 0;
+}
+
+/* A pending job array is one snapshot job per pending task, up to as many
+ * as the free GPUs could start now (and HS_SLOT_MAX): the policy sees the
+ * tasks, and each planned slot starts one task (apply.c starts the
+ * array's record, which splits off the next task). The first slot is the
+ * record itself. */
+static void add_array_slots(hs_snap_t *s, int idx, job_record_t *job_ptr, int free_gpus,
+			    uint32_t *prefixes, int *nprefixes)
+{
+	const hs_sjob_t *sj = &s->jobs[idx];
+	int per = sj->gpus > 0 ? sj->gpus : 1;
+	int want = array_pending_tasks(job_ptr);
+	if (want > free_gpus / per)
+		want = free_gpus / per;
+	if (want > HS_SLOT_MAX + 1)
+		want = HS_SLOT_MAX + 1;
+	if (want < 2 || *nprefixes >= HS_SLOT_ARRAYS)
+		return;
+	uint32_t prefix = job_ptr->job_id & 0x3FFFFFu;
+	for (int k = 0; k < *nprefixes; k++)
+		if (prefixes[k] == prefix)
+			return;
+	prefixes[(*nprefixes)++] = prefix;
+	for (int slot = 1; slot < want; slot++)
+		if (!hs_snap_dup_job(s, idx, slot_id(job_ptr->job_id, slot)))
+			return; /* out of memory: fewer slots this round */
+}
+
 int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 {
 	hs_snap_init(s);
@@ -289,6 +370,14 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 		node_gpus(node_ptr, nd);
 		node_map[node_ptr->index] = s->nnodes++;
 	}
+
+	/* GPUs free now (bounds the task slots of job arrays) */
+	int free_gpus = 0;
+	for (int n = 0; n < s->nnodes; n++)
+		for (int g = 0; s->nodes[n].avail && g < s->nodes[n].ngpus; g++)
+			free_gpus += !s->nodes[n].gpu_held[g];
+	uint32_t prefixes[HS_SLOT_ARRAYS];
+	int nprefixes = 0;
 
 	if (part_list) {
 		ListIterator it = list_iterator_create(part_list);
@@ -315,9 +404,9 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 				goto oom;
 	}
 
+	/* assoc_mgr is locked per job, only around reading the shares:
+	 * Slurm's limit checks (runnable.c) take their own assoc_mgr locks */
 	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK };
-	if (conf->account_shares)
-		assoc_mgr_lock(&alocks);
 	ListIterator it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
 	int failed = 0;
@@ -352,7 +441,12 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 		struct job_details *d = job_ptr->details;
 		sj->begin_time = d ? d->begin_time : 0;
 		sj->eligible = sj->state == HS_SJ_PENDING && d && job_ptr->priority != 0 &&
-			       sj->begin_time <= s->now && !blocked_reason(job_ptr->state_reason);
+			       !blocked_reason(job_ptr->state_reason);
+		if (sj->eligible && runnable_on(conf, job_ptr, node_map, s, sj) < 0) {
+			failed = 1;
+			break;
+		}
+		sj->begin_time = d ? d->begin_time : 0; /* job_independent may set it */
 		job_request(job_ptr, sj);
 		/* partitions */
 		int np = job_ptr->part_ptr_list ? list_count(job_ptr->part_ptr_list) : 1;
@@ -375,10 +469,13 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 			sj->admin_comment = strdup(job_ptr->admin_comment);
 		sj->account = dup_str(job_ptr->account);
 		sj->qos = dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL);
-		if (conf->account_shares && job_ptr->assoc_ptr &&
-		    job_ptr->assoc_ptr->shares_raw != NO_VAL &&
-		    job_ptr->assoc_ptr->shares_raw != INFINITE)
-			sj->account_shares = job_ptr->assoc_ptr->shares_raw;
+		if (conf->account_shares) {
+			assoc_mgr_lock(&alocks);
+			if (job_ptr->assoc_ptr && job_ptr->assoc_ptr->shares_raw != NO_VAL &&
+			    job_ptr->assoc_ptr->shares_raw != INFINITE)
+				sj->account_shares = job_ptr->assoc_ptr->shares_raw;
+			assoc_mgr_unlock(&alocks);
+		}
 		sj->priority = job_ptr->priority;
 		sj->submit_time = d ? d->submit_time : 0;
 		sj->start_time = job_ptr->start_time;
@@ -389,10 +486,10 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 		sj->restart_cnt = job_ptr->restart_cnt;
 		if (sj->state != HS_SJ_PENDING)
 			job_held(job_ptr, node_map, sj);
+		else if (sj->eligible && sj->shape_ok)
+			add_array_slots(s, s->njobs - 1, job_ptr, free_gpus, prefixes, &nprefixes);
 	}
 	list_iterator_destroy(it);
-	if (conf->account_shares)
-		assoc_mgr_unlock(&alocks);
 	free(node_map);
 	free(pptr);
 	if (failed) {

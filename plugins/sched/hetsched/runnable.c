@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* runnable.c — Slurm's own answer to "could this pending job start now,
+ * and where?", asked the way sched/backfill asks it (22.05 backfill.c,
+ * _attempt_backfill) instead of re-implementing Slurm's rules:
+ *   job_independent()        dependencies, begin time, holds, array task
+ *                            limits, reservation start
+ *   acct_policy_job_runnable_pre_select()/_post_select()
+ *                            QOS and association limits (post_select with
+ *                            the job's own TRES request: per-user GPU
+ *                            limits such as MaxTRESPerUser=gres/gpu=N)
+ *   job_limits_check()       partition limits, per partition
+ *   job_test_resv()          reservations: nodes usable now
+ *   partition nodes ∩ available nodes ∩ node owner filter ∩ -x ∩ -w
+ *   job_req_node_filter()    --constraint features, node size
+ * A job Slurm would not start keeps the reason Slurm set on it; the
+ * nodes it may use constrain where the round places it.
+ * These functions update job records (state_reason, begin_time,
+ * dependencies): the caller holds backfill's locks, {READ conf, WRITE
+ * job, WRITE node, READ part, READ fed}, and no assoc_mgr lock (the
+ * accounting functions take their own). */
+#include "config.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/acct_policy.h"
+#include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/reservation.h"
+
+#include "hs_plugin.h"
+
+/* Nodes of partition part the job may use now (NULL: none, or Slurm
+ * would not start it in that partition now). job_ptr->part_ptr must be
+ * part (the called functions read it). */
+static bitstr_t *part_nodes(job_record_t *job_ptr, part_record_t *part, time_t now)
+{
+	struct job_details *d = job_ptr->details;
+	if (!(part->state_up & PARTITION_SCHED) || !part->node_bitmap)
+		return NULL;
+	if (job_limits_check(&job_ptr, true) != WAIT_NO_REASON)
+		return NULL;
+	time_t when = now;
+	bitstr_t *avail = NULL, *exc_core = NULL;
+	bool overlap = false;
+	/* move_time false: usable now, not at some later start */
+	int rc = job_test_resv(job_ptr, &when, false, &avail, &exc_core, &overlap, false);
+	FREE_NULL_BITMAP(exc_core);
+	if (rc != SLURM_SUCCESS || !avail) {
+		FREE_NULL_BITMAP(avail);
+		return NULL;
+	}
+	bit_and(avail, part->node_bitmap);
+	if (avail_node_bitmap)
+		bit_and(avail, avail_node_bitmap); /* up, not drained/failing */
+	filter_by_node_owner(job_ptr, avail);
+	if (d->exc_node_bitmap)
+		bit_and_not(avail, d->exc_node_bitmap);
+	if (d->req_node_bitmap) {
+		if (!bit_super_set(d->req_node_bitmap, avail)) {
+			FREE_NULL_BITMAP(avail);
+			return NULL;
+		}
+		/* -w naming every node it needs: exactly those */
+		if (bit_set_count(d->req_node_bitmap) >= (int)d->min_nodes)
+			bit_and(avail, d->req_node_bitmap);
+	}
+	if (job_req_node_filter(job_ptr, avail, true) != SLURM_SUCCESS ||
+	    bit_set_count(avail) < (int)(d->min_nodes ? d->min_nodes : 1)) {
+		FREE_NULL_BITMAP(avail);
+		return NULL;
+	}
+	return avail;
+}
+
+/* Slurm's accounting limits on the job as it stands (its own reason set
+ * when they hold it). */
+static int limits_allow(job_record_t *job_ptr)
+{
+	if (!acct_policy_job_runnable_pre_select(job_ptr, false))
+		return 0;
+	if (job_ptr->tres_req_cnt && job_ptr->part_ptr &&
+	    !acct_policy_job_runnable_post_select(job_ptr, job_ptr->tres_req_cnt, false))
+		return 0;
+	return 1;
+}
+
+bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr)
+{
+	if (job_ptr->priority == 0 || !job_ptr->details || !job_ptr->part_ptr)
+		return NULL;
+	if (!job_independent(job_ptr))
+		return NULL;
+	if (!limits_allow(job_ptr))
+		return NULL;
+	time_t now = time(NULL);
+	bitstr_t *nodes = NULL;
+	part_record_t *orig = job_ptr->part_ptr;
+	if (job_ptr->part_ptr_list) {
+		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		part_record_t *p;
+		while ((p = list_next(it))) {
+			if (!hs_sconf_manages(conf, p->name))
+				continue;
+			job_ptr->part_ptr = p; /* as backfill does per partition */
+			bitstr_t *b = part_nodes(job_ptr, p, now);
+			if (b && nodes) {
+				bit_or(nodes, b);
+				FREE_NULL_BITMAP(b);
+			} else if (b) {
+				nodes = b;
+			}
+		}
+		list_iterator_destroy(it);
+		job_ptr->part_ptr = orig;
+	} else if (hs_sconf_manages(conf, orig->name)) {
+		nodes = part_nodes(job_ptr, orig, now);
+	}
+	if (!nodes && IS_JOB_PENDING(job_ptr) &&
+	    (job_ptr->state_reason == WAIT_NO_REASON || job_ptr->state_reason == WAIT_RESOURCES ||
+	     job_ptr->state_reason == WAIT_PRIORITY)) {
+		/* like schedule() when no node can ever take the job now */
+		job_ptr->state_reason = WAIT_NODE_NOT_AVAIL;
+		xfree(job_ptr->state_desc);
+		job_ptr->state_desc = xstrdup("no node the job may use is available now "
+					      "(partition, -w/-x, --constraint, reservation, "
+					      "node state)");
+		last_job_update = now;
+	}
+	return nodes;
+}
