@@ -31,13 +31,14 @@ SUDO=
 
 # Packages: Slurm daemons and clients, accounting (slurmdbd + MySQL plugin +
 # MariaDB), munge, the public Slurm headers, GLPK, json-c, autotools, cmocka
-# (unit tests), gnuplot (plots), valgrind (memory checks), and what
+# (unit tests), gnuplot (plots), valgrind (memory checks), debhelper and
+# dh-python (the Debian packages, tests/deb/deb_smoke.sh), and what
 # `apt-get source` / Slurm's configure need.
 PKGS="slurm-wlm slurmctld slurmd slurmdbd slurm-client slurm-wlm-mysql-plugin
  mariadb-server mariadb-client munge libmunge-dev libslurm-dev
  libglpk-dev glpk-utils libjson-c-dev pkg-config autoconf automake libtool
  make gcc libc6-dev libcmocka-dev gnuplot-nox valgrind dpkg-dev python3
- procps iproute2 bc curl ca-certificates"
+ procps iproute2 bc curl ca-certificates debhelper dh-python"
 
 missing_pkgs() {
 	for p in $PKGS; do
