@@ -95,6 +95,21 @@ def drain(lst, into):
         lst.got = []
 
 
+def wait_first_report(lst, into, secs=30):
+    """Waits until the emulator just started sent its first report (moved
+    into the list into): its checkpoint-signal handler is installed by then.
+    Before that SIGURG is ignored (its default action), and a fixed 0.7 s
+    sleep lost it on a loaded machine (load 15 on 2 cores), where the
+    libtool wrapper script alone took 1 s to start the emulator."""
+    deadline = time.monotonic() + secs
+    while time.monotonic() < deadline:
+        drain(lst, into)
+        if into:
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def report_stats(out):
     """The emulator's report counters: (sent, refused, coalesced)."""
     for line in out.splitlines():
@@ -224,11 +239,13 @@ def main():
 
     # --- checkpoint on the signal, hold, continue when not requeued
     ck = os.path.join(tmp, "ck1")
+    drain(sock, [])
     p = subprocess.Popen([EMU, "--table", TABLE, "--model", MODEL, "--steps", "400",
                           "--time-scale", "20", "--gpu-type", "k80", "--ckpt-dir", ck],
                          env=env(HS_REPORT_SOCKET=name, HS_CKPT_HOLD=1), stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
-    time.sleep(0.7)
+    wait_first_report(sock, [])
+    time.sleep(0.2)
     p.send_signal(signal.SIGURG)
     out, err = p.communicate(timeout=60)
     drain(sock, [])
@@ -240,10 +257,12 @@ def main():
     args = [EMU, "--table", TABLE, "--model", MODEL, "--steps", "300",
             "--time-scale", "20", "--gpu-type", "k80", "--ckpt-dir", ck]
     got = []
+    drain(sock, [])
     p = subprocess.Popen(args, env=env(HS_REPORT_SOCKET=name, HS_CKPT_HOLD=60,
                                        HS_REPORT_MIN_INTERVAL_US=0),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.7)
+    wait_first_report(sock, got)
+    time.sleep(0.2)
     p.send_signal(signal.SIGURG)
     deadline = time.monotonic() + 20
     acked = None
