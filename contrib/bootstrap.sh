@@ -31,7 +31,8 @@ SUDO=
 
 # Packages: Slurm daemons and clients, accounting (slurmdbd + MySQL plugin +
 # MariaDB), munge, the public Slurm headers, GLPK, json-c, autotools, cmocka
-# (unit tests), gnuplot (plots), valgrind (memory checks), and what
+# (unit tests), gnuplot (plots), valgrind (memory checks), debhelper and
+# dh-python (the Debian packages, tests/deb/deb_smoke.sh), and what
 # `apt-get source` / Slurm's configure need. For Debian's /usr/bin/python3:
 # the build backend, pip and venv of the hetsched-report Python package
 # (python/pyproject.toml, tests/unit/test_report_pkg.sh), and PyTorch (CPU)
@@ -43,7 +44,7 @@ PKGS="slurm-wlm slurmctld slurmd slurmdbd slurm-client slurm-wlm-mysql-plugin
  libglpk-dev glpk-utils libjson-c-dev pkg-config autoconf automake libtool
  make gcc libc6-dev libcmocka-dev gnuplot-nox valgrind dpkg-dev python3
  python3-setuptools python3-wheel python3-pip python3-venv python3-torch
- procps iproute2 bc curl ca-certificates"
+ procps iproute2 bc curl ca-certificates debhelper dh-python"
 
 missing_pkgs() {
 	for p in $PKGS; do

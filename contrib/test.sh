@@ -6,24 +6,28 @@
 # under valgrind), the integration tests on real local Slurm clusters
 # (tests/integration: each test brings up its own private clusters with
 # contrib/cluster/hs-cluster and tears them down; they run one at a time),
-# and `make distcheck` (one test point). The last line is
+# `make distcheck` (one test point), and the Debian packages
+# (tests/deb/deb_smoke.sh: builds them, installs them, runs the installed
+# plugins on a local cluster, purges them; its TAP points are counted).
+# The last line is
 # "N passed, N failed", summed over every test point; each stage's time is
 # reported on stderr.
 #
 # Usage: contrib/test.sh [--no-integration] [--no-sanitizers] [--no-valgrind]
-#                        [--no-distcheck]
+#                        [--no-distcheck] [--no-deb]
 # Environment: HETSCHED_BUILD (build dir root, default ./_build),
 #              HETSCHED_CACHE (Slurm source cache, see bootstrap.sh).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-integration=1 sanitizers=1 valgrind=1 distcheck=1
+integration=1 sanitizers=1 valgrind=1 distcheck=1 deb=1
 for a in "$@"; do
 	case "$a" in
 	--no-integration) integration=0 ;;
 	--no-distcheck) distcheck=0 ;;
 	--no-sanitizers) sanitizers=0 ;;
 	--no-valgrind) valgrind=0 ;;
-	-h|--help) sed -n '3,18p' "$0"; exit 0 ;;
+	--no-deb) deb=0 ;;
+	-h|--help) sed -n '3,21p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done
@@ -61,6 +65,21 @@ count() {
 		failed=$((failed + 1))
 	fi
 	[ "${f:-0}" -eq 0 ] || grep -E '^(FAIL|ERROR|XPASS)' "$log" >&2
+}
+
+# Adds the ok / not ok lines of one TAP script's output to the totals; a
+# "Bail out!", or fewer points than the plan announced, is one failure more.
+count_tap() {
+	p=$(grep -c '^ok ' "$1")
+	f=$(grep -c '^not ok ' "$1")
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$1" | tail -n 1)
+	if grep -q '^Bail out!' "$1" || [ -z "$plan" ] || [ $((p + f)) -lt "$plan" ]; then
+		say "$1: bailed out or fewer test points than planned"
+		f=$((f + 1))
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	[ "$f" -eq 0 ] || grep -E '^(not ok|Bail out!)' "$1" >&2
 }
 
 stage "bootstrap"
@@ -123,6 +142,14 @@ if [ $distcheck = 1 ]; then
 		say "make distcheck failed:"
 		tail -n 30 "$broot/main/distcheck.out" >&2
 	fi
+fi
+# 5. The Debian packages: built from this tree, installed, the installed
+#    plugins on a local cluster, purged (root only: it installs packages).
+if [ $deb = 1 ]; then
+	stage "Debian packages (tests/deb/deb_smoke.sh)"
+	mkdir -p "$broot"
+	HETSCHED_SLURM_SOURCE=$slurm_src "$top/tests/deb/deb_smoke.sh" >"$broot/deb_smoke.out" 2>&1
+	count_tap "$broot/deb_smoke.out"
 fi
 stage ""
 say "total $(( $(date +%s) - t0 )) s"

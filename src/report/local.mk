@@ -13,6 +13,10 @@ libhetsched_report_la_LDFLAGS = -version-info 0:0:0 -export-symbols-regex '^hs_r
 libhetsched_report_la_LIBADD = -lpthread
 hetschedincludedir = $(includedir)/hetsched
 hetschedinclude_HEADERS = src/report/hetsched/report.h
+# pkg-config file (configure substitutes prefix, libdir and the version).
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = src/report/libhetsched-report.pc
+EXTRA_DIST += src/report/libhetsched-report.pc.in
 
 bin_PROGRAMS += hetsched-report
 hetsched_report_SOURCES = src/report/hetsched_report_main.c
