@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 
+#include "compat/hs_slurm.h"
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
@@ -40,7 +41,7 @@ int init(void)
 		slurm_mutex_unlock(&thread_lock);
 		return SLURM_ERROR;
 	}
-	slurm_thread_create(&agent_thread, hs_agent, NULL);
+	hs_thread_create("hetsched", &agent_thread, hs_agent, NULL);
 	slurm_mutex_unlock(&thread_lock);
 	/* The integration tests look for this line in slurmctld.log. */
 	info("sched/hetsched: loaded (rounds run in the hetsched thread)");
