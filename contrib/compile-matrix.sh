@@ -45,7 +45,10 @@ for v in "$@"; do
 	fi
 	mkdir -p "$b"
 	if [ ! -f "$b/config.status" ] || ! grep -q "with-slurm-source=$tree" "$b/config.status"; then
-		(cd "$b" && "$top/configure" --enable-werror --with-slurm-source="$tree" $check \
+		# hetsched's own checks are the same for every Slurm tree (the
+		# Slurm ones are not cached), so the build dirs share a cache.
+		(cd "$b" && "$top/configure" --cache-file="$mroot/config.cache" \
+			--enable-werror --with-slurm-source="$tree" $check \
 			>"$b/matrix-configure.log" 2>&1) || {
 			echo "not ok $n - plugins compile against Slurm $full # configure failed, see $b/matrix-configure.log"
 			failed=$((failed + 1)); continue
