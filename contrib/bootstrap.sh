@@ -7,22 +7,38 @@
 # Idempotent: packages already present are not reinstalled, an existing
 # configured tree is reused. Prints the source tree's path on the last line.
 #
-# Usage: contrib/bootstrap.sh [--cache DIR] [--no-apt]
-#   --cache DIR   where the Slurm source tree lives
-#                 (default: $HETSCHED_CACHE or /var/cache/hetsched)
-#   --no-apt      do not install packages (only fetch/configure the source)
+# Usage: contrib/bootstrap.sh [--cache DIR] [--no-apt] [--slurm VERSION] [--install]
+#   --cache DIR      where the Slurm source trees live
+#                    (default: $HETSCHED_CACHE or /var/cache/hetsched)
+#   --no-apt         do not install packages (only fetch/configure the source)
+#   --slurm VERSION  22.05 (default): Debian's packaged Slurm, from its source
+#                    package. 23.11 ... 26.05 (or X.Y.Z): an upstream tarball
+#                    from $HETSCHED_SLURM_TARBALLS (default ../shared/vendor/slurm
+#                    beside the checkout), checked against contrib/slurm-sha256sums,
+#                    configured once into DIR/slurm-X.Y.Z
+#   --install        also build and install that Slurm into /opt/slurm-X.Y.Z
 set -eu
 
+here=$(cd "$(dirname "$0")" && pwd)
 cache=${HETSCHED_CACHE:-/var/cache/hetsched}
 do_apt=1
+slurm=22.05
+do_install=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--cache) cache=$2; shift 2 ;;
 	--no-apt) do_apt=0; shift ;;
-	-h|--help) sed -n '3,14p' "$0"; exit 0 ;;
+	--slurm) slurm=$2; shift 2 ;;
+	--install) do_install=1; shift ;;
+	-h|--help) sed -n '3,21p' "$0"; exit 0 ;;
 	*) echo "bootstrap.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
+case "$slurm" in
+22.05|22.05.*) slurm=packaged ;;
+[0-9][0-9].[0-9][0-9]|[0-9][0-9].[0-9][0-9].[0-9]*) ;;
+*) echo "bootstrap.sh: --slurm wants a version like 24.11 or 24.11.5, not '$slurm'" >&2; exit 2 ;;
+esac
 
 log() { echo "bootstrap: $*" >&2; }
 
@@ -45,6 +61,8 @@ PKGS="slurm-wlm slurmctld slurmd slurmdbd slurm-client slurm-wlm-mysql-plugin
  make gcc libc6-dev libcmocka-dev gnuplot-nox valgrind dpkg-dev python3
  python3-setuptools python3-wheel python3-pip python3-venv python3-torch
  procps iproute2 bc curl ca-certificates debhelper dh-python"
+# A Slurm built from source (--install) gets slurmdbd's MySQL plugin.
+[ "$do_install" = 0 ] || PKGS="$PKGS default-libmysqlclient-dev"
 
 missing_pkgs() {
 	for p in $PKGS; do
@@ -77,6 +95,14 @@ if [ "$do_apt" = 1 ]; then
 		log "all packages present"
 	fi
 fi
+
+# Slurm from an upstream tarball: everything is in bootstrap-source.sh.
+if [ "$slurm" != packaged ]; then
+	install_opt=
+	[ "$do_install" = 0 ] || install_opt=--install
+	exec "$here/bootstrap-source.sh" --cache "$cache" --slurm "$slurm" $install_opt
+fi
+[ "$do_install" = 0 ] || { echo "bootstrap.sh: --install is for Slurm built from source; 22.05 comes from Debian's packages" >&2; exit 2; }
 
 # The exact installed Slurm version: the source tree must match it, because
 # sched/select plugins must carry SLURM_VERSION_NUMBER and share struct layouts.

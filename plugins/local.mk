@@ -6,7 +6,10 @@
 # libslurmfull resolve when Slurm dlopen()s them, so no Slurm library is
 # linked and -no-undefined must not be used.
 if BUILD_PLUGINS
-PLUGIN_CPPFLAGS = -I$(SLURM_SRC) -I$(SLURM_SRC)/src/common $(AM_CPPFLAGS)
+# plugins/compat is the Slurm compatibility layer: every difference between
+# the Slurm series the plugins build against lives there (hs_slurm.h,
+# hs_spank.h, select_forward*.c, pack_channel.c; doc/slurm-versions.md).
+PLUGIN_CPPFLAGS = -I$(SLURM_SRC) -I$(SLURM_SRC)/src/common -I$(top_srcdir)/plugins $(AM_CPPFLAGS)
 PLUGIN_LDFLAGS = -module -avoid-version -shared -rpath $(slurmplugindir)
 
 slurmplugin_LTLIBRARIES += plugins/sched/hetsched/sched_hetsched.la
@@ -19,7 +22,9 @@ plugins_sched_hetsched_sched_hetsched_la_SOURCES = \
 	plugins/sched/hetsched/apply.c \
 	plugins/sched/hetsched/refill.c \
 	plugins/sched/hetsched/ops.c \
-	plugins/sched/hetsched/cpujobs.c
+	plugins/sched/hetsched/cpujobs.c \
+	plugins/compat/hs_slurm.h \
+	plugins/compat/pack_channel.c plugins/compat/pack_channel.h
 plugins_sched_hetsched_sched_hetsched_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 plugins_sched_hetsched_sched_hetsched_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 # The Slurm-free engine (src/sched) and the core library are linked in;
@@ -32,7 +37,10 @@ plugins_sched_hetsched_sched_hetsched_la_LIBADD = libhetsched_sched.la libhetsch
 
 slurmplugin_LTLIBRARIES += plugins/select/hetsched/select_hetsched_cons_tres.la
 plugins_select_hetsched_select_hetsched_cons_tres_la_SOURCES = \
-	plugins/select/hetsched/select_hetsched_cons_tres.c
+	plugins/select/hetsched/select_hetsched_cons_tres.c \
+	plugins/compat/hs_slurm.h plugins/compat/select_ops.h \
+	plugins/compat/select_forward.c plugins/compat/select_forward.h \
+	plugins/compat/select_forward_old.c
 # issue 7: space sharing (packing)
 plugins_select_hetsched_select_hetsched_cons_tres_la_SOURCES += \
 	plugins/select/hetsched/hs_pack.h \
@@ -41,9 +49,12 @@ plugins_select_hetsched_select_hetsched_cons_tres_la_SOURCES += \
 plugins_select_hetsched_select_hetsched_cons_tres_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 plugins_select_hetsched_select_hetsched_cons_tres_la_LDFLAGS = $(PLUGIN_LDFLAGS)
 
-# The SPANK plugin needs only the public <slurm/spank.h>.
+# The SPANK plugin needs only the public <slurm/spank.h>, taken from the
+# Slurm tree it is built for (the installed ones may be another version).
 slurmplugin_LTLIBRARIES += plugins/spank/hetsched/spank_hetsched.la
-plugins_spank_hetsched_spank_hetsched_la_SOURCES = plugins/spank/hetsched/spank_hetsched.c
+plugins_spank_hetsched_spank_hetsched_la_SOURCES = plugins/spank/hetsched/spank_hetsched.c \
+	plugins/compat/hs_spank.h
+plugins_spank_hetsched_spank_hetsched_la_CPPFLAGS = -I$(SLURM_SRC) -I$(top_srcdir)/plugins $(AM_CPPFLAGS)
 plugins_spank_hetsched_spank_hetsched_la_LDFLAGS = $(PLUGIN_LDFLAGS)
 # issue 6: report listener, AdminComment publishing (Slurm-free parts in
 # libhetsched_measure; only spank_job.c calls the Slurm RPC API)
@@ -51,6 +62,13 @@ plugins_spank_hetsched_spank_hetsched_la_SOURCES += \
 	plugins/spank/hetsched/spank_job.c plugins/spank/hetsched/spank_job.h
 plugins_spank_hetsched_spank_hetsched_la_LIBADD = libhetsched_measure.la $(JSONC_LIBS) -lpthread
 plugins_spank_hetsched_spank_hetsched_la_LDFLAGS += -export-symbols-regex '^(slurm_spank_|plugin_)'
+
+# Compiles the plugins' own objects only (no core library, no link): what
+# contrib/compile-matrix.sh runs against every supported Slurm series.
+plugin-objects: $(plugins_sched_hetsched_sched_hetsched_la_OBJECTS) \
+	$(plugins_select_hetsched_select_hetsched_cons_tres_la_OBJECTS) \
+	$(plugins_spank_hetsched_spank_hetsched_la_OBJECTS)
+.PHONY: plugin-objects
 
 # Staging dir: every build also copies the plugins into $(PLUGIN_STAGE), a
 # directory a local cluster can put in front of its PluginDir
@@ -86,7 +104,7 @@ uninstall-plugins-so:
 
 # distcheck builds the plugins against the same Slurm tree, and installs
 # them under its own prefix, never into the system's Slurm plugin dir.
-AM_DISTCHECK_CONFIGURE_FLAGS = --with-slurm-source=$(SLURM_SRC) --with-slurm-plugindir='$${libdir}/slurm'
+AM_DISTCHECK_CONFIGURE_FLAGS = --with-slurm-source=$(SLURM_SRC) $(HS_SLURM_CHECK_FLAGS) --with-slurm-plugindir='$${libdir}/slurm'
 else
 AM_DISTCHECK_CONFIGURE_FLAGS = --without-slurm
 endif

@@ -65,7 +65,8 @@ EXTRA_DIST += tests/integration/pack_e2e.sh
 if BUILD_PLUGINS
 check_LTLIBRARIES = tests/integration/packtest/sched_hs_packtest.la
 tests_integration_packtest_sched_hs_packtest_la_SOURCES = \
-	tests/integration/packtest/sched_hs_packtest.c
+	tests/integration/packtest/sched_hs_packtest.c \
+	plugins/compat/pack_channel.c plugins/compat/pack_channel.h
 tests_integration_packtest_sched_hs_packtest_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_integration_packtest_sched_hs_packtest_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 endif

@@ -273,10 +273,10 @@ static void write_status(agent_t *a, const hs_snap_t *s, const hs_plan_t *p,
 
 static void do_round(agent_t *a)
 {
-	/* backfill's locks: asking Slurm whether pending jobs may start
-	 * updates their reasons and dependencies (runnable.c) */
-	slurmctld_lock_t read_locks = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
-	slurmctld_lock_t write_locks = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
+	/* backfill's locks for the snapshot too: asking Slurm whether pending
+	 * jobs may start updates their reasons and dependencies (runnable.c) */
+	slurmctld_lock_t read_locks = HS_LOCKS_WRITE;
+	slurmctld_lock_t write_locks = HS_LOCKS_WRITE;
 	hs_round_stats_t st;
 	hs_snap_t snap;
 	hs_plan_t plan;
@@ -350,7 +350,7 @@ static void do_tick(agent_t *a)
 	int cpu = a->conf.cpu_fill && maybe_changed(&a->cpu_seen);
 	if (!nops && !cpu)
 		return;
-	slurmctld_lock_t write_locks = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK };
+	slurmctld_lock_t write_locks = HS_LOCKS_WRITE;
 	hs_round_stats_t st;
 	memset(&st, 0, sizeof(st));
 	lock_slurmctld(write_locks);

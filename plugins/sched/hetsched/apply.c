@@ -15,17 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat/hs_slurm.h"
 #include "src/common/bitstring.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
-#include "src/common/power.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/slurmctld/srun_comm.h"
 
 #include "hs_plugin.h"
 #include "../../select/hetsched/hs_pack.h"
@@ -36,7 +35,7 @@ static part_record_t *target_partition(job_record_t *job_ptr, bitstr_t *target)
 {
 	if (job_ptr->part_ptr_list) {
 		part_record_t *p, *found = NULL;
-		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		list_itr_t *it = list_iterator_create(job_ptr->part_ptr_list);
 		while ((p = list_next(it)) && !found)
 			if (p->node_bitmap && (p->state_up & PARTITION_SCHED) &&
 			    bit_super_set(target, p->node_bitmap))
@@ -78,7 +77,7 @@ int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, con
 		bit_or(exc, orig_exc);
 	job_ptr->details->exc_node_bitmap = exc;
 	bool is_array_head = job_ptr->array_recs != NULL;
-	int rc = select_nodes(job_ptr, false, NULL, NULL, false, SLURMDB_JOB_FLAG_SCHED);
+	int rc = hs_select_nodes(job_ptr, NULL);
 	if (is_array_head && job_ptr->details) {
 		/* A split array copied our exclusion into the new pending
 		 * record: give it the job's own back. */
@@ -104,7 +103,7 @@ int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, con
 	}
 	last_job_update = time(NULL);
 	info(HS_LOG_PREFIX "started %pJ on %s (%s)", job_ptr, job_ptr->nodes, why);
-	power_g_job_start(job_ptr);
+	hs_power_job_start(job_ptr);
 	if (job_ptr->batch_flag == 0)
 		srun_allocate(job_ptr);
 	else if (!IS_JOB_CONFIGURING(job_ptr))
@@ -170,8 +169,8 @@ static int do_checkpoint(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *
 {
 	/* The protocol's two signals: the batch script's process group and
 	 * every process of the other steps (srun does not forward SIGURG). */
-	int rc = job_signal_id(pj->id, (uint16_t)pj->ckpt_signal, KILL_FULL_JOB, 0, false);
-	int rc2 = job_signal_id(pj->id, (uint16_t)pj->ckpt_signal, KILL_STEPS_ONLY, 0, false);
+	int rc = hs_job_signal_id(pj->id, (uint16_t)pj->ckpt_signal, KILL_FULL_JOB, false);
+	int rc2 = hs_job_signal_id(pj->id, (uint16_t)pj->ckpt_signal, KILL_STEPS_ONLY, false);
 	int ok = rc == SLURM_SUCCESS || rc2 == SLURM_SUCCESS;
 	if (ok) {
 		st->checkpointing++;
@@ -192,7 +191,7 @@ static int do_requeue(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job
 		      time_t now, hs_round_stats_t *st)
 {
 	time_t begin = job_ptr->details ? job_ptr->details->begin_time : 0;
-	int rc = job_requeue(0, pj->id, NULL, true, 0);
+	int rc = hs_job_requeue(pj->id, true, 0);
 	int ok = rc == SLURM_SUCCESS;
 	if (ok) {
 		st->requeued++;
@@ -211,8 +210,7 @@ static int do_requeue(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job
 static int do_suspend(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_ptr,
 		      time_t now, int op, hs_round_stats_t *st)
 {
-	suspend_msg_t msg = { .op = (uint16_t)op, .job_id = pj->id, .job_id_str = NULL };
-	int rc = job_suspend(&msg, 0, -1, false, SLURM_PROTOCOL_VERSION);
+	int rc = hs_job_suspend(pj->id, (uint16_t)op);
 	int ok = rc == SLURM_SUCCESS;
 	if (ok) {
 		if (op == SUSPEND_JOB)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "compat/hs_slurm.h"
 #include "src/common/log.h"
 #include "src/common/parse_config.h"
 #include "src/common/xmalloc.h"
@@ -61,7 +62,7 @@ int hs_conf_load(const char *path, hs_sconf_t *out, char *why, size_t len)
 	}
 	s_p_hashtbl_t *tbl = s_p_hashtbl_create(opts);
 	int rc = 0;
-	if (s_p_parse_file(tbl, NULL, (char *)path, false, NULL) != SLURM_SUCCESS) {
+	if (hs_s_p_parse_file(tbl, path) != SLURM_SUCCESS) {
 		/* Slurm's parser already logged the offending line. */
 		snprintf(why, len, "%s: syntax error or unknown key (see the line above)", path);
 		rc = -1;

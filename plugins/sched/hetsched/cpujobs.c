@@ -11,13 +11,12 @@
 
 #include <stdlib.h>
 
+#include "compat/hs_slurm.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
-#include "src/common/power.h"
 #include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/slurmctld/srun_comm.h"
 
 #include "hs_plugin.h"
 
@@ -44,15 +43,15 @@ static int start_anywhere(const hs_sconf_t *conf, job_record_t *job_ptr)
 	int rc = ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
 	if (!job_ptr->part_ptr_list) {
 		if (job_ptr->part_ptr && (job_ptr->part_ptr->state_up & PARTITION_SCHED))
-			rc = select_nodes(job_ptr, false, NULL, NULL, false, SLURMDB_JOB_FLAG_SCHED);
+			rc = hs_select_nodes(job_ptr, NULL);
 	} else {
-		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		list_itr_t *it = list_iterator_create(job_ptr->part_ptr_list);
 		part_record_t *p;
 		while ((p = list_next(it))) {
 			if (!hs_sconf_manages(conf, p->name) || !(p->state_up & PARTITION_SCHED))
 				continue;
 			job_ptr->part_ptr = p;
-			rc = select_nodes(job_ptr, false, NULL, NULL, false, SLURMDB_JOB_FLAG_SCHED);
+			rc = hs_select_nodes(job_ptr, NULL);
 			if (rc == SLURM_SUCCESS || !IS_JOB_PENDING(job_ptr))
 				break;
 		}
@@ -62,7 +61,7 @@ static int start_anywhere(const hs_sconf_t *conf, job_record_t *job_ptr)
 		return rc;
 	last_job_update = time(NULL);
 	info(HS_LOG_PREFIX "started %pJ (no GPUs) on %s", job_ptr, job_ptr->nodes);
-	power_g_job_start(job_ptr);
+	hs_power_job_start(job_ptr);
 	if (job_ptr->batch_flag == 0)
 		srun_allocate(job_ptr);
 	else if (!IS_JOB_CONFIGURING(job_ptr))
@@ -78,7 +77,7 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf)
 		return 0;
 	int n = 0, cap = 0, started = 0;
 	cand_t *c = NULL;
-	ListIterator it = list_iterator_create(job_list);
+	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
 	while ((job_ptr = list_next(it))) {
 		if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->het_job_id)

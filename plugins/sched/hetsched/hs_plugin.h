@@ -20,6 +20,7 @@
 #include "sched/sconf.h"
 #include "sched/snapshot.h"
 
+#include "compat/hs_slurm.h"
 #include "src/slurmctld/slurmctld.h"
 
 #define HS_LOG_PREFIX "sched/hetsched: "

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 
+#include "compat/hs_slurm.h"
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -61,7 +62,7 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing)
 		case HS_OPA_DROP:
 			break;
 		case HS_OPA_REQUEUE:
-			rc = job_requeue(0, id, NULL, true, 0);
+			rc = hs_job_requeue(id, true, 0);
 			ok = rc == SLURM_SUCCESS;
 			if (ok) {
 				st->requeued++;

@@ -16,6 +16,7 @@
 
 #include <pthread.h>
 
+#include "compat/hs_slurm.h"
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
@@ -85,7 +86,7 @@ int init(void)
 		return SLURM_ERROR;
 	}
 	/* the thread owns conf from here */
-	slurm_thread_create(&agent_thread, hs_agent, conf);
+	hs_thread_create("hetsched", &agent_thread, hs_agent, conf);
 	slurm_mutex_unlock(&thread_lock);
 	/* The integration tests look for this line in slurmctld.log. */
 	info("sched/hetsched: loaded (rounds run in the hetsched thread)");

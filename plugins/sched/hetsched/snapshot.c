@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat/hs_slurm.h"
 #include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -64,7 +64,7 @@ int hs_job_wants_gpus(job_record_t *job_ptr)
 	if (!job_ptr->gres_list_req)
 		return 0;
 	int found = 0;
-	ListIterator it = list_iterator_create(job_ptr->gres_list_req);
+	list_itr_t *it = list_iterator_create(job_ptr->gres_list_req);
 	gres_state_t *gs;
 	while ((gs = list_next(it))) {
 		gres_job_state_t *js = gs->gres_data;
@@ -99,7 +99,7 @@ int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr)
 {
 	if (job_ptr->part_ptr_list) {
 		int m = 0;
-		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		list_itr_t *it = list_iterator_create(job_ptr->part_ptr_list);
 		part_record_t *p;
 		while ((p = list_next(it)))
 			m |= hs_sconf_manages(conf, p->name);
@@ -116,7 +116,7 @@ static void node_gpus(node_record_t *node_ptr, hs_snode_t *nd)
 {
 	if (!node_ptr->gres_list)
 		return;
-	ListIterator it = list_iterator_create(node_ptr->gres_list);
+	list_itr_t *it = list_iterator_create(node_ptr->gres_list);
 	gres_state_t *gs;
 	while ((gs = list_next(it))) {
 		if (gs->plugin_id != gpu_plugin_id())
@@ -157,7 +157,7 @@ static void job_request(job_record_t *job_ptr, hs_sjob_t *sj)
 {
 	int entries = 0;
 	uint64_t total = 0;
-	ListIterator it = list_iterator_create(job_ptr->gres_list_req);
+	list_itr_t *it = list_iterator_create(job_ptr->gres_list_req);
 	gres_state_t *gs;
 	uint32_t min_nodes = job_ptr->details ? job_ptr->details->min_nodes : 1;
 	if (min_nodes < 1)
@@ -201,7 +201,7 @@ static void job_held(job_record_t *job_ptr, const int *node_map, hs_sjob_t *sj)
 	if (!job_ptr->gres_list_alloc || !job_ptr->node_bitmap)
 		return;
 	int cap = 0;
-	ListIterator it = list_iterator_create(job_ptr->gres_list_alloc);
+	list_itr_t *it = list_iterator_create(job_ptr->gres_list_alloc);
 	gres_state_t *gs;
 	while ((gs = list_next(it))) {
 		gres_job_state_t *js = gs->gres_data;
@@ -380,7 +380,7 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 	int nprefixes = 0;
 
 	if (part_list) {
-		ListIterator it = list_iterator_create(part_list);
+		list_itr_t *it = list_iterator_create(part_list);
 		part_record_t *p;
 		while ((p = list_next(it)) && s->nparts < nparts) {
 			hs_spart_t *sp = &s->parts[s->nparts];
@@ -407,7 +407,7 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 	/* assoc_mgr is locked per job, only around reading the shares:
 	 * Slurm's limit checks (runnable.c) take their own assoc_mgr locks */
 	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK };
-	ListIterator it = list_iterator_create(job_list);
+	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
 	int failed = 0;
 	while ((job_ptr = list_next(it)) && !failed) {
@@ -438,7 +438,7 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 			sj->state = HS_SJ_OTHER; /* e.g. requeued, not cleaned up yet */
 		sj->stale = IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr) &&
 			    sj->state == HS_SJ_OTHER && !job_ptr->epilog_running;
-		struct job_details *d = job_ptr->details;
+		job_details_t *d = job_ptr->details;
 		sj->begin_time = d ? d->begin_time : 0;
 		sj->eligible = sj->state == HS_SJ_PENDING && d && job_ptr->priority != 0 &&
 			       !blocked_reason(job_ptr->state_reason);
@@ -507,7 +507,7 @@ oom:
 uint64_t hs_gpu_jobs_fingerprint(const hs_sconf_t *conf)
 {
 	uint64_t h = 1469598103934665603ULL;
-	ListIterator it = list_iterator_create(job_list);
+	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
 	while ((job_ptr = list_next(it))) {
 		/* The set of live GPU jobs: arrivals and departures change it;

@@ -7,14 +7,15 @@
  *
  * How the call reaches the select plugin: both plugins are dlopen()ed by
  * slurmctld with RTLD_LAZY|RTLD_LOCAL, so neither sees the other's symbols
- * through dlsym(RTLD_DEFAULT). Instead the requests travel through Slurm's
- * own select API, select_g_get_info_from_plugin(), with private info codes
- * ("HS" in the high bytes). Slurm forwards the code to the configured
- * select plugin unchanged; our wrapper answers it, any other select plugin
- * (cons_tres itself, linear) answers SLURM_ERROR ("info type N invalid"),
- * so a cluster without our select plugin degrades to "no packing", never
- * to a crash. hs_pack_available() checks SelectType first so that case
- * does not even log.
+ * through dlsym(RTLD_DEFAULT). hs_pack_call() (plugins/compat/pack_channel.c)
+ * carries the request: up to Slurm 24.11 through Slurm's own select API,
+ * select_g_get_info_from_plugin(), with private info codes ("HS" in the
+ * high bytes), which Slurm forwards unchanged to the configured select
+ * plugin; from 25.05 (that API is gone) by finding the wrapper's exported
+ * hetsched_pack_request() in the already-loaded .so. Any other select
+ * plugin answers SLURM_ERROR, so a cluster without our select plugin
+ * degrades to "no packing", never to a crash. hs_pack_available() checks
+ * SelectType first so that case does not even log.
  *
  * Include from a plugin compiled against the configured Slurm tree
  * (plugins/local.mk PLUGIN_CPPFLAGS), e.g. from plugins/sched/hetsched:
@@ -29,18 +30,20 @@
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+#include "compat/hs_slurm.h"
+#include "compat/pack_channel.h"
 #include "src/common/read_config.h"
-#include "src/common/select.h"
 #include "src/slurmctld/slurmctld.h"
 
 #define HS_PACK_API_VERSION 1
 #define HS_PACK_SELECT_TYPE "select/hetsched_cons_tres"
 
-/* Private select_plugindata_info codes (Slurm's own are 0..7). */
-#define HS_PACK_INFO_VERSION ((enum select_plugindata_info)0x48530001u)
-#define HS_PACK_INFO_START   ((enum select_plugindata_info)0x48530002u)
-#define HS_PACK_INFO_PARTNER ((enum select_plugindata_info)0x48530003u)
-#define HS_PACK_INFO_PAIRS   ((enum select_plugindata_info)0x48530004u)
+/* Request codes; up to 24.11 also private select_plugindata_info codes
+ * (Slurm's own are 0..7). */
+#define HS_PACK_INFO_VERSION 0x48530001u
+#define HS_PACK_INFO_START   0x48530002u
+#define HS_PACK_INFO_PARTNER 0x48530003u
+#define HS_PACK_INFO_PAIRS   0x48530004u
 
 /* HS_PACK_INFO_START: job_ptr = the pending job B; data = this. */
 typedef struct hs_pack_start {
@@ -78,7 +81,7 @@ static inline int hs_pack_available(void)
 
 	if (!slurm_conf.select_type || strcmp(slurm_conf.select_type, HS_PACK_SELECT_TYPE))
 		return 0;
-	if (select_g_get_info_from_plugin(HS_PACK_INFO_VERSION, NULL, &v) != SLURM_SUCCESS)
+	if (hs_pack_call(HS_PACK_INFO_VERSION, NULL, &v) != SLURM_SUCCESS)
 		return 0;
 	return v == HS_PACK_API_VERSION;
 }
@@ -104,7 +107,7 @@ static inline int hs_pack_start(job_record_t *job_b, uint32_t job_a_id, char *ms
 {
 	hs_pack_start_t req = { .version = HS_PACK_API_VERSION, .partner_job_id = job_a_id,
 				.error_code = SLURM_ERROR };
-	int rc = select_g_get_info_from_plugin(HS_PACK_INFO_START, job_b, &req);
+	int rc = hs_pack_call(HS_PACK_INFO_START, job_b, &req);
 
 	if (rc != SLURM_SUCCESS && req.error_code == SLURM_SUCCESS)
 		req.error_code = SLURM_ERROR;
@@ -126,7 +129,7 @@ static inline uint32_t hs_pack_partner(job_record_t *job)
 {
 	hs_pack_partner_t q = { .version = HS_PACK_API_VERSION };
 
-	if (select_g_get_info_from_plugin(HS_PACK_INFO_PARTNER, job, &q) != SLURM_SUCCESS)
+	if (hs_pack_call(HS_PACK_INFO_PARTNER, job, &q) != SLURM_SUCCESS)
 		return 0;
 	return q.partner_job_id;
 }
@@ -142,7 +145,7 @@ static inline int hs_pack_pairs(uint32_t (*pairs)[2], uint32_t max)
 {
 	hs_pack_pairs_t q = { .version = HS_PACK_API_VERSION, .max = max, .pairs = pairs };
 
-	if (select_g_get_info_from_plugin(HS_PACK_INFO_PAIRS, NULL, &q) != SLURM_SUCCESS)
+	if (hs_pack_call(HS_PACK_INFO_PAIRS, NULL, &q) != SLURM_SUCCESS)
 		return -1;
 	return (int)q.count;
 }

@@ -20,6 +20,7 @@
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
+#include "compat/hs_slurm.h"
 #include "src/common/bitstring.h"
 #include "src/common/job_resources.h"
 #include "src/common/list.h"
@@ -31,7 +32,6 @@
 #include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/slurmctld/srun_comm.h"
 
 #include "pack.h"
 #include "pack_gres.h"
@@ -214,7 +214,7 @@ static int pack_start(job_record_t *b, hs_pack_start_t *req)
 	intent.partner = a;
 	intent.why[0] = '\0';
 	is_array_head = b->array_recs != NULL;
-	rc = select_nodes(b, false, NULL, &err_msg, false, SLURMDB_JOB_FLAG_SCHED);
+	rc = hs_select_nodes(b, &err_msg);
 	intent.job = intent.partner = NULL;
 
 	if (is_array_head && b->details) {
@@ -272,7 +272,7 @@ static int pack_start(job_record_t *b, hs_pack_start_t *req)
 static int pairs(hs_pack_pairs_t *q)
 {
 	job_record_t *job;
-	ListIterator it;
+	list_itr_t *it;
 
 	q->count = 0;
 	if (!job_list)
@@ -293,13 +293,13 @@ static int pairs(hs_pack_pairs_t *q)
 	return SLURM_SUCCESS;
 }
 
-int hs_pack_info(enum select_plugindata_info code, job_record_t *job, void *data, int *rc)
+int hs_pack_info(uint32_t code, job_record_t *job, void *data, int *rc)
 {
-	switch ((uint32_t)code) {
-	case (uint32_t)HS_PACK_INFO_VERSION:
+	switch (code) {
+	case HS_PACK_INFO_VERSION:
 		*rc = data ? (*(uint32_t *)data = HS_PACK_API_VERSION, SLURM_SUCCESS) : SLURM_ERROR;
 		return 1;
-	case (uint32_t)HS_PACK_INFO_START: {
+	case HS_PACK_INFO_START: {
 		hs_pack_start_t *req = data;
 
 		if (!req || req->version != HS_PACK_API_VERSION) {
@@ -311,7 +311,7 @@ int hs_pack_info(enum select_plugindata_info code, job_record_t *job, void *data
 		*rc = pack_start(job, req);
 		return 1;
 	}
-	case (uint32_t)HS_PACK_INFO_PARTNER: {
+	case HS_PACK_INFO_PARTNER: {
 		hs_pack_partner_t *q = data;
 
 		if (!q || q->version != HS_PACK_API_VERSION) {
@@ -322,7 +322,7 @@ int hs_pack_info(enum select_plugindata_info code, job_record_t *job, void *data
 		*rc = SLURM_SUCCESS;
 		return 1;
 	}
-	case (uint32_t)HS_PACK_INFO_PAIRS: {
+	case HS_PACK_INFO_PAIRS: {
 		hs_pack_pairs_t *q = data;
 
 		if (!q || q->version != HS_PACK_API_VERSION || (q->max && !q->pairs)) {
@@ -341,17 +341,15 @@ int hs_pack_info(enum select_plugindata_info code, job_record_t *job, void *data
 
 /* Presents the partner's nodes to cons_tres with every GPU busy except the
  * partner's, so the only GPUs it can pick for the job are the partner's. */
-int hs_pack_job_test(hs_job_test_f inner, job_record_t *job, bitstr_t *bitmap, uint32_t min_nodes,
-		     uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-		     List preemptee_candidates, List *preemptee_job_list, bitstr_t *exc_core_bitmap)
+int hs_pack_job_test(hs_job_test_f inner, void *arg, job_record_t *job, bitstr_t *bitmap,
+		     uint16_t mode)
 {
 	bitstr_t *nodes;
 	hs_gpu_saved_t *saved;
 	int rc;
 
 	if (!intent.job || job != intent.job || !hs_job_holds(intent.partner))
-		return inner(job, bitmap, min_nodes, max_nodes, req_nodes, mode,
-			     preemptee_candidates, preemptee_job_list, exc_core_bitmap);
+		return inner(arg, bitmap);
 
 	nodes = intent.partner->job_resrcs->node_bitmap;
 	if (bitmap && bit_size(bitmap) == bit_size(nodes))
@@ -373,8 +371,7 @@ int hs_pack_job_test(hs_job_test_f inner, job_record_t *job, bitstr_t *bitmap, u
 		FREE_NULL_BITMAP(mine);
 		FREE_NULL_BITMAP(others);
 	}
-	rc = inner(job, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-		   preemptee_job_list, exc_core_bitmap);
+	rc = inner(arg, bitmap);
 	for (int i = 0; i < bit_size(nodes); i++) /* puts back, frees */
 		hs_node_gpu_restore(bit_test(nodes, i) ? hs_node_gpu(i) : NULL, &saved[i]);
 	xfree(saved);
@@ -538,7 +535,7 @@ void *hs_pack_rebuild_begin(void)
 {
 	rebuild_state_t *st;
 	job_record_t *job;
-	ListIterator it;
+	list_itr_t *it;
 
 	if (!job_list || !running_in_slurmctld())
 		return NULL;

@@ -11,28 +11,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "src/common/select.h"
-#include "src/slurmctld/slurmctld.h"
+#include "compat/hs_slurm.h"
 
 #include "hs_pack.h"
 
-/* The select ops of the inner plugin (cons_tres), for the hooks. */
-typedef int (*hs_job_test_f)(job_record_t *job, bitstr_t *bitmap, uint32_t min_nodes,
-			     uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-			     List preemptee_candidates, List *preemptee_job_list,
-			     bitstr_t *exc_core_bitmap);
+/* The select ops of the inner plugin (cons_tres), for the hooks. job_test
+ * comes with every argument but the node bitmap bound in arg (its other
+ * arguments differ between Slurm series: compat/select_forward.c). */
+typedef int (*hs_job_test_f)(void *arg, bitstr_t *bitmap);
 typedef int (*hs_job_op_f)(job_record_t *job);
 
 /* select_p_get_info_from_plugin for our private codes. Returns 1 when the
  * code is ours (*rc set), 0 to forward it. */
-int hs_pack_info(enum select_plugindata_info code, job_record_t *job, void *data, int *rc);
+int hs_pack_info(uint32_t code, job_record_t *job, void *data, int *rc);
 
 /* select_p_job_test: for the job being packed, presents only the
  * partner's GPUs as free on the partner's nodes and checks cons_tres's
  * pick; otherwise just calls inner. */
-int hs_pack_job_test(hs_job_test_f inner, job_record_t *job, bitstr_t *bitmap, uint32_t min_nodes,
-		     uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-		     List preemptee_candidates, List *preemptee_job_list, bitstr_t *exc_core_bitmap);
+int hs_pack_job_test(hs_job_test_f inner, void *arg, job_record_t *job, bitstr_t *bitmap,
+		     uint16_t mode);
 
 /* select_p_select_nodeinfo_set: GPUs the job shares with jobs already on
  * the node (the job being packed; a recovered allocation after a restart)

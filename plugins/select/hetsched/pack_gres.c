@@ -16,8 +16,8 @@
 
 #include "slurm/slurm.h"
 
+#include "compat/hs_slurm.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/node_conf.h"
 #include "src/common/xmalloc.h"
@@ -83,7 +83,7 @@ const char *hs_node_gpu_unpackable(int node_inx)
 		return "gres/gpu is no_consume on the node";
 	if (!ns->gres_bit_alloc)
 		return "the node's GPUs have no device indices (gres.conf without File=)";
-	if (ns->alt_gres_ns)
+	if (HS_GRES_NS_ALT(ns))
 		return "the node's GPUs are also configured as shard or mps";
 	return "";
 }
@@ -111,7 +111,7 @@ bitstr_t *hs_job_gpu_bits(job_record_t *job, int node_inx, bool from_select)
 	uint32_t id = gpu_plugin_id();
 	bitstr_t *out = NULL;
 	gres_state_t *gs;
-	ListIterator it;
+	list_itr_t *it;
 	int off = node_offset(job, node_inx);
 
 	/* The allocation: one entry per GPU type, indexed by node offset. */
@@ -149,11 +149,11 @@ bitstr_t *hs_job_gpu_bits(job_record_t *job, int node_inx, bool from_select)
 	return out;
 }
 
-static bool list_only_gpu(List l)
+static bool list_only_gpu(list_t *l)
 {
 	uint32_t id = gpu_plugin_id();
 	gres_state_t *gs;
-	ListIterator it;
+	list_itr_t *it;
 	bool only = true, any = false;
 
 	if (!l)
@@ -212,7 +212,7 @@ static bool share_gpus(job_record_t *a, job_record_t *b, bitstr_t **on)
 uint32_t hs_job_partner(job_record_t *job, bitstr_t **shared_on)
 {
 	job_record_t *other;
-	ListIterator it;
+	list_itr_t *it;
 	uint32_t partner = 0;
 
 	if (shared_on)
@@ -237,7 +237,7 @@ bitstr_t *hs_partner_bits(job_record_t *job, int node_inx)
 {
 	bitstr_t *mine, *out = NULL;
 	job_record_t *other;
-	ListIterator it;
+	list_itr_t *it;
 
 	if (!job_list || !(mine = hs_job_gpu_bits(job, node_inx, false)))
 		return NULL;

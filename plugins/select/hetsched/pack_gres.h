@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compat/hs_slurm.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
 #include "src/slurmctld/slurmctld.h"
 
 /* The node's gres/gpu state, NULL if the node has no GPUs. */

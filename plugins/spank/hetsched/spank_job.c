@@ -11,12 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compat/hs_spank.h"
 #include "report/gres.h"
 
 /* Index of node in the job's node list, -1 if absent. */
 static int node_index(const char *nodes, const char *node)
 {
-	hostlist_t hl;
+	hs_hostlist_t hl;
 	int i;
 
 	if (!nodes || !node || !*node)
@@ -58,10 +59,10 @@ int hs_spank_job_load(hs_spank_job_t *j)
 	slurm_job_info_t *ji;
 	int idx;
 
-	if (slurm_load_job(&msg, j->job_id, SHOW_DETAIL) != SLURM_SUCCESS || !msg ||
+	if (hs_slurm_load_job(&msg, j->job_id, SHOW_DETAIL) != SLURM_SUCCESS || !msg ||
 	    msg->record_count < 1) {
 		slurm_error("spank/hetsched: job %u: cannot load the job from slurmctld: %s",
-			    j->job_id, slurm_strerror(slurm_get_errno()));
+			    j->job_id, slurm_strerror(hs_slurm_errno()));
 		if (msg)
 			slurm_free_job_info_msg(msg);
 		return -1;
@@ -123,9 +124,9 @@ int hs_spank_job_publish(void *arg, const hs_listener_state_t *st, hs_publish_wh
 	int rc;
 
 	(void)why;
-	if (slurm_load_job(&msg, j->job_id, 0) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
+	if (hs_slurm_load_job(&msg, j->job_id, 0) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
 		slurm_debug("spank/hetsched: job %u: cannot load the job (%s); publish later",
-			    j->job_id, slurm_strerror(slurm_get_errno()));
+			    j->job_id, slurm_strerror(hs_slurm_errno()));
 		if (msg)
 			slurm_free_job_info_msg(msg);
 		return -1;
@@ -156,13 +157,13 @@ int hs_spank_job_publish(void *arg, const hs_listener_state_t *st, hs_publish_wh
 	}
 	slurm_free_job_info_msg(msg);
 	slurm_init_job_desc_msg(&desc);
-	desc.job_id = j->job_id;
+	hs_job_desc_set_id(&desc, j->job_id);
 	desc.admin_comment = text;
 	if (slurm_update_job(&desc) != SLURM_SUCCESS) {
 		/* e.g. while slurmstepd runs with the user's privileges (task
 		 * launch): the update is refused and retried later */
 		slurm_debug("spank/hetsched: job %u: AdminComment update failed: %s",
-			    j->job_id, slurm_strerror(slurm_get_errno()));
+			    j->job_id, slurm_strerror(hs_slurm_errno()));
 		return -1;
 	}
 	return 0;

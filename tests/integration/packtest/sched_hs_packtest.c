@@ -27,6 +27,7 @@
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
+#include "compat/hs_slurm.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/macros.h"
@@ -69,7 +70,7 @@ static void pack_pending(void)
 {
 	static char last[300];
 	job_record_t *job;
-	ListIterator it = list_iterator_create(job_list);
+	list_itr_t *it = list_iterator_create(job_list);
 
 	while ((job = list_next(it))) {
 		uint32_t a;
@@ -121,8 +122,7 @@ static void log_pairs(bool always)
 static void *agent(void *arg)
 {
 	/* the locks select_nodes() needs */
-	slurmctld_lock_t locks = { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
-				   .part = READ_LOCK, .fed = READ_LOCK };
+	slurmctld_lock_t locks = HS_LOCKS_WRITE;
 	int available = -1;
 	bool always;
 
@@ -159,7 +159,7 @@ int init(void)
 {
 	info("hs_packtest: loaded (TEST ONLY: packs jobs whose comment is %s<jobid>)", TAG);
 	agent_stop = false;
-	slurm_thread_create(&agent_tid, agent, NULL);
+	hs_thread_create("hs_packtest", &agent_tid, agent, NULL);
 	return SLURM_SUCCESS;
 }
 

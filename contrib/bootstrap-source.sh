@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bootstrap-source.sh — the `contrib/bootstrap.sh --slurm X.Y[.Z]` half: a
+# configured upstream Slurm source tree (headers + config.h for building
+# hetsched's plugins) from a local tarball cache, and optionally an installed
+# Slurm of that version in /opt/slurm-X.Y.Z. This machine-independent part
+# never downloads: put the release tarball in the cache directory.
+#
+# Usage: bootstrap-source.sh --slurm X.Y[.Z] [--cache DIR] [--install]
+# Env:   HETSCHED_SLURM_TARBALLS  tarball cache (default: ../shared/vendor/slurm
+#                                 beside the checkout, used only if present)
+# Prints the configured tree's path on the last line (cached: the second run
+# only checks the marker file).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+sums="$here/slurm-sha256sums"
+cache=${HETSCHED_CACHE:-/var/cache/hetsched}
+want=
+do_install=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--cache) cache=$2; shift 2 ;;
+	--slurm) want=$2; shift 2 ;;
+	--install) do_install=1; shift ;;
+	*) echo "bootstrap-source.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+done
+log() { echo "bootstrap: $*" >&2; }
+die() { echo "bootstrap: $*" >&2; exit 1; }
+[ -n "$want" ] || die "--slurm X.Y[.Z] is required"
+
+# Versions we know checksums for: "X.Y.Z sha256" per tarball, from the names.
+known() {
+	grep -v '^#' "$sums" | sed -n 's/^\([0-9a-f]\{64\}\)  .*[-_]\([0-9][0-9]*\.[0-9][0-9]\.[0-9][0-9]*\)\(\.orig\)\{0,1\}\.tar\.[a-z0-9]*$/\2 \1/p'
+}
+# X.Y means the newest X.Y.Z listed (sort -V orders 24.11.10 after 24.11.9).
+case "$want" in
+*.*.*) version=$want ;;
+*) version=$(known | awk -v s="$want." 'index($1, s) == 1 { print $1 }' | sort -V | tail -n 1) ;;
+esac
+[ -n "$version" ] && known | awk '{ print $1 }' | grep -qx "$version" \
+	|| die "no checksum for Slurm $want in $sums (known: $(known | awk '{ print $1 }' | sort -uV | tr '\n' ' '))"
+
+tree="$cache/slurm-$version"
+prefix="/opt/slurm-$version"
+marker="$tree/.hetsched-configured"
+
+# Fast path: configured before (the marker is written last).
+if [ -f "$marker" ] && [ -f "$tree/config.h" ] && [ -f "$tree/slurm/slurm_version.h" ]; then
+	log "reusing configured Slurm source $tree"
+else
+	tarballs=${HETSCHED_SLURM_TARBALLS:-$(dirname "$here")/../shared/vendor/slurm}
+	# Any file in the cache whose checksum we list for this version will do.
+	tarball=
+	if [ -d "$tarballs" ]; then
+		for f in "$tarballs"/*"$version"*.tar.*; do
+			[ -f "$f" ] || continue
+			sum=$(sha256sum "$f" | awk '{ print $1 }')
+			if known | grep -qx "$version $sum"; then tarball=$f; break; fi
+			log "ignoring $f: its SHA-256 is not listed for $version in $sums"
+		done
+	fi
+	[ -n "$tarball" ] || die "no Slurm $version tarball with a known checksum in $tarballs.
+  This machine cannot download from SchedMD: fetch slurm-$version.tar.bz2 (or the
+  git archive of tag slurm-$(echo "$version" | tr . -)-1) elsewhere, put it in
+  that directory (or point HETSCHED_SLURM_TARBALLS at its directory), and add
+  its SHA-256 to $sums if it is not listed."
+	log "using $tarball (SHA-256 checked)"
+
+	# Unpack beside the tree, check, then move it into place before
+	# configure (configure records absolute paths); the marker comes last,
+	# so an interrupted run starts over.
+	mkdir -p "$cache"
+	work=$(mktemp -d "$cache/unpack.XXXXXX")
+	trap 'rm -rf "$work"' EXIT
+	chmod 755 "$work" # mktemp makes it private; builds as other users read it
+	tar -xf "$tarball" -C "$work" --strip-components=1
+	# The tree must say it is the version we asked for.
+	meta=$(awk '$1 == "Version:" { print $2 }' "$work/META" 2>/dev/null || true)
+	[ "$meta" = "$version" ] || die "$tarball unpacks to Slurm '${meta:-?}' (META), not $version"
+	rm -rf "$tree"
+	mv "$work" "$tree"
+	trap - EXIT
+
+	# Only config.h and the generated headers are needed: optional
+	# dependencies off keep configure short (measured: contrib/compile-matrix.sh).
+	# An --install build uses the same tree, so its MySQL check stays on.
+	log "configuring Slurm $version in $tree (prefix $prefix)"
+	start=$(date +%s)
+	# No autoconf cache shared between versions: measured unsafe (24.11.5
+	# with 25.05.8's cache lost HAVE_JSON_C_INC: its json check sets the
+	# macro from a loop variable that a cached answer never sets).
+	(cd "$tree" && ./configure --prefix="$prefix" --sysconfdir="$prefix/etc" \
+		--with-munge --without-rpath --disable-debug --enable-multiple-slurmd \
+		--disable-dependency-tracking --disable-sview --disable-glibtest --disable-gtktest \
+		--disable-pam --disable-slurmrestd --disable-x11 --without-readline \
+		--without-hdf5 --without-pmix --without-ucx --without-nvml --without-rsmi \
+		--without-oneapi --without-freeipmi --without-rdkafka --without-lua --without-ofed \
+		--without-bpf --without-hpe-slingshot --without-s2n --without-jwt \
+		--without-libcurl --without-hwloc >"$tree/hetsched-configure.log" 2>&1) \
+		|| die "Slurm $version configure failed, see $tree/hetsched-configure.log"
+	log "configured in $(( $(date +%s) - start )) s"
+	echo "$version" >"$marker"
+fi
+
+if [ "$do_install" = 1 ]; then
+	if [ -x "$prefix/sbin/slurmctld" ] && [ -f "$tree/.hetsched-installed" ]; then
+		log "Slurm $version already installed in $prefix"
+	else
+		log "building and installing Slurm $version into $prefix (make -j2)"
+		start=$(date +%s)
+		(cd "$tree" && make -j2 >hetsched-build.log 2>&1 && make install >>hetsched-build.log 2>&1) \
+			|| die "Slurm $version build failed, see $tree/hetsched-build.log"
+		log "built and installed in $(( $(date +%s) - start )) s"
+		echo "$prefix" >"$tree/.hetsched-installed"
+	fi
+fi
+echo "$tree"

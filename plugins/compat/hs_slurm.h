@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hs_slurm.h — the Slurm compatibility layer of the sched and select
+ * plugins: every difference between the Slurm series we build against
+ * (22.05, 23.11, 24.05, 24.11, 25.05, 25.11, 26.05; doc/slurm-versions.md)
+ * is resolved here, so the plugins' own files carry no version test.
+ * Include it instead of the internal headers that moved (select.h, gres.h,
+ * power.h, srun_comm.h) and call the hs_* wrappers instead of the
+ * functions whose signatures changed. The select wrapper's ops table lives
+ * beside it in select_forward.c, the sched -> select packing channel in
+ * pack_channel.c. The SPANK plugin, which sees only public headers, has
+ * hs_spank.h.
+ */
+#ifndef HS_SLURM_H
+#define HS_SLURM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+/* Series test: true for Slurm maj.min.0 and later. */
+#define HS_SLURM_GE(maj, min) (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(maj, min, 0))
+
+#include "src/common/list.h"
+#if !HS_SLURM_GE(23, 2)
+/* 23.02 named the list types; older trees have only List/ListIterator. */
+typedef struct xlist list_t;
+typedef struct listIterator list_itr_t;
+#endif
+
+#include "src/common/bitstring.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/parse_config.h"
+#include "src/common/xmalloc.h"
+#if HS_SLURM_GE(23, 2) /* the plugin interfaces moved to src/interfaces */
+#include "src/interfaces/gres.h"
+#include "src/interfaces/select.h"
+#else
+#include "src/common/gres.h"
+#include "src/common/select.h"
+#endif
+#if !HS_SLURM_GE(23, 2)
+#include "src/common/power.h"
+#elif !HS_SLURM_GE(24, 5) /* power plugins were removed in 24.05 */
+#include "src/interfaces/power.h"
+#endif
+#include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/slurmctld.h"
+#if HS_SLURM_GE(24, 5) /* srun_allocate() moved to proc_req.h */
+#include "src/slurmctld/proc_req.h"
+#else
+#include "src/slurmctld/srun_comm.h"
+#endif
+
+#if HS_SLURM_GE(26, 5) /* slurm_thread_create() moved, gained a name */
+#include "src/common/threadpool.h"
+#endif
+#include "src/slurmctld/locks.h"
+
+#if !HS_SLURM_GE(23, 2)
+typedef struct job_details job_details_t; /* a typedef since 23.02 */
+#endif
+
+/* Starts a thread of ours (name: up to 15 characters, as ps shows it). */
+#if HS_SLURM_GE(26, 5)
+#define hs_thread_create(name, id, func, arg) slurm_thread_create(name, id, func, arg)
+#else
+#define hs_thread_create(name, id, func, arg) slurm_thread_create(id, func, arg)
+#endif
+
+/*
+ * The slurmctld locks of a scheduling pass: HS_LOCKS_READ to snapshot
+ * (config, jobs, nodes, partitions), HS_LOCKS_WRITE to act (what backfill
+ * takes to start jobs: also suspend, requeue, signal). 26.05 added a
+ * select_node lock guarding the select plugin's node data, which
+ * select_nodes() needs written (backfill takes it so) and which packing
+ * queries read.
+ */
+#if HS_SLURM_GE(26, 5)
+#define HS_LOCKS_READ { .conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK, \
+			.part = READ_LOCK, .fed = NO_LOCK, .select_node = READ_LOCK }
+#define HS_LOCKS_WRITE { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, \
+			 .part = READ_LOCK, .fed = READ_LOCK, .select_node = WRITE_LOCK }
+#else
+#define HS_LOCKS_READ { .conf = READ_LOCK, .job = READ_LOCK, .node = READ_LOCK, \
+			.part = READ_LOCK, .fed = NO_LOCK }
+#define HS_LOCKS_WRITE { .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, \
+			 .part = READ_LOCK, .fed = READ_LOCK }
+#endif
+
+/* The alternate GRES record of a node's GPU state (renamed in 23.11). */
+#if HS_SLURM_GE(23, 11)
+#define HS_GRES_NS_ALT(ns) ((ns)->alt_gres)
+#else
+#define HS_GRES_NS_ALT(ns) ((ns)->alt_gres_ns)
+#endif
+
+/*
+ * select/hetsched_cons_tres's plugin_id. Up to 24.11 every select plugin
+ * in PluginDir is loaded and the ids must be unique (Slurm's own use
+ * 101-110). From 25.05 only SelectType is loaded and running_cons_tres()
+ * accepts CR_CPU, CR_Core and CR_Socket settings only when the id is cons_tres's own.
+ */
+#if HS_SLURM_GE(25, 5)
+#define HS_SELECT_PLUGIN_ID SELECT_PLUGIN_CONS_TRES
+#else
+#define HS_SELECT_PLUGIN_ID 150
+#endif
+
+/* select_nodes() for a scheduler start (not a test, not at submission);
+ * *err_msg may be set (xfree it). 24.11 moved the arguments into a struct. */
+static inline int hs_select_nodes(job_record_t *job_ptr, char **err_msg)
+{
+#if HS_SLURM_GE(24, 11)
+	job_node_select_t jns = { .job_ptr = job_ptr, .err_msg = err_msg };
+
+	return select_nodes(&jns, false, false, SLURMDB_JOB_FLAG_SCHED);
+#else
+	return select_nodes(job_ptr, false, NULL, err_msg, false, SLURMDB_JOB_FLAG_SCHED);
+#endif
+}
+
+/* What backfill does after a start before launching: tell the power
+ * plugin (gone since 24.05, nothing to do there). */
+static inline void hs_power_job_start(job_record_t *job_ptr)
+{
+#if HS_SLURM_GE(24, 5)
+	(void)job_ptr;
+#else
+	power_g_job_start(job_ptr);
+#endif
+}
+
+/* Suspends or resumes (op = SUSPEND_JOB / RESUME_JOB) a job as root, with
+ * no RPC to answer. 24.11 dropped conn_fd for a (NULL) message; 25.11
+ * identifies the job by a step id and fills job_id_str itself. */
+static inline int hs_job_suspend(uint32_t job_id, uint16_t op)
+{
+#if HS_SLURM_GE(25, 11)
+	suspend_msg_t msg = { .op = op, .job_id_str = NULL,
+			      .step_id = { .job_id = job_id, .step_id = NO_VAL,
+					   .step_het_comp = NO_VAL } };
+	int rc = job_suspend(NULL, &msg, 0, false, SLURM_PROTOCOL_VERSION);
+
+	xfree(msg.job_id_str);
+	return rc;
+#elif HS_SLURM_GE(24, 11)
+	suspend_msg_t msg = { .op = op, .job_id = job_id, .job_id_str = NULL };
+
+	return job_suspend(NULL, &msg, 0, false, SLURM_PROTOCOL_VERSION);
+#else
+	suspend_msg_t msg = { .op = op, .job_id = job_id, .job_id_str = NULL };
+
+	return job_suspend(&msg, 0, -1, false, SLURM_PROTOCOL_VERSION);
+#endif
+}
+
+/* Requeues a job as root (no RPC to answer). 25.11 replaced job_requeue()
+ * by job_requeue_internal() on the record (same lookup, same work). */
+static inline int hs_job_requeue(uint32_t job_id, bool preempt, uint32_t flags)
+{
+#if HS_SLURM_GE(25, 11)
+	job_record_t *job_ptr = find_job_record(job_id);
+
+	return job_ptr ? job_requeue_internal(0, job_ptr, preempt, flags) : ESLURM_INVALID_JOB_ID;
+#else
+	return job_requeue(0, job_id, NULL, preempt, flags);
+#endif
+}
+
+/* Signals a job as root. job_signal_id() became static in 25.05; its
+ * lookup is find_job_record() and then job_signal(). */
+static inline int hs_job_signal_id(uint32_t job_id, uint16_t sig, uint16_t flags, bool preempt)
+{
+#if HS_SLURM_GE(25, 5)
+	job_record_t *job_ptr = find_job_record(job_id);
+
+	return job_ptr ? job_signal(job_ptr, sig, flags, 0, preempt) : ESLURM_INVALID_JOB_ID;
+#else
+	return job_signal_id(job_id, sig, flags, 0, preempt);
+#endif
+}
+
+/* s_p_parse_file() of a plain file: no hash, new keys are errors, no
+ * permission check. Its bools became a flags word in 23.11. */
+static inline int hs_s_p_parse_file(s_p_hashtbl_t *tbl, const char *path)
+{
+#if HS_SLURM_GE(23, 11)
+	return s_p_parse_file(tbl, NULL, (char *)path, 0, NULL);
+#elif HS_SLURM_GE(23, 2)
+	return s_p_parse_file(tbl, NULL, (char *)path, false, NULL, false);
+#else
+	return s_p_parse_file(tbl, NULL, (char *)path, false, NULL);
+#endif
+}
+
+#endif /* HS_SLURM_H */
