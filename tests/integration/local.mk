@@ -63,3 +63,8 @@ tests_integration_packtest_sched_hs_packtest_la_SOURCES = \
 tests_integration_packtest_sched_hs_packtest_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_integration_packtest_sched_hs_packtest_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 endif
+# the soak test's short CI version (issue 11; tests/soak/soak.sh)
+if BUILD_PLUGINS
+TESTS += tests/integration/soak_short.sh
+endif
+EXTRA_DIST += tests/integration/soak_short.sh
