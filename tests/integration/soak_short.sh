@@ -8,6 +8,8 @@
 # --settled-kills keeps the SIGKILLs out of the 5 s after a start or
 # requeue: there the known "lost start" bug (doc/robustness.md) drains a
 # node and can leave a job held; drop the option once it is fixed.
+# (Requeues after a checkpoint acknowledgement come at any moment, so a
+# kill can still hit one: finding 1b, rare in 70 s.)
 HS_SRCDIR=${HS_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 if [ "${HETSCHED_INTEGRATION:-0}" != 1 ]; then
 	echo "1..0 # SKIP integration tests run only with HETSCHED_INTEGRATION=1 (soak, short)"
