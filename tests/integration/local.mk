@@ -75,3 +75,8 @@ if BUILD_PLUGINS
 TESTS += tests/integration/pytorch_job.sh
 endif
 EXTRA_DIST += tests/integration/pytorch_job.sh
+# The soak test's short version (tests/soak/soak.sh --duration 70): not in
+# TESTS yet. It finds open bugs (a start or requeue lost by a slurmctld
+# SIGKILL within 5 s, doc/robustness.md) and so fails some runs; it joins
+# CI when they are fixed. Run it by hand: tests/integration/soak_short.sh.
+EXTRA_DIST += tests/integration/soak_short.sh

@@ -143,3 +143,6 @@ tests_unit_test_regressions_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_regressions
 endif
 EXTRA_DIST += tests/unit/data/ftf_efail.json tests/unit/data/wf_infeasible.json
+# the soak test's checkers (tests/soak/soak_procs.py) can fail (issue 11)
+TESTS += tests/unit/test_soak_checks.sh
+EXTRA_DIST += tests/unit/test_soak_checks.sh
