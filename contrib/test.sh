@@ -8,18 +8,22 @@
 # contrib/cluster/hs-cluster and tears them down; they run one at a time),
 # `make distcheck` (one test point), and the Debian packages
 # (tests/deb/deb_smoke.sh: builds them, installs them, runs the installed
-# plugins on a local cluster, purges them; its TAP points are counted).
+# plugins on a local cluster, purges them; its TAP points are counted), and
+# the plugins compiled against other Slurm series (contrib/compile-matrix.sh:
+# 24.11 and 26.05 by default, HETSCHED_MATRIX="23.11 ..." to choose, "all"
+# for every series; only where Slurm source tarballs are at hand, see
+# contrib/bootstrap.sh --slurm).
 # The last line is
 # "N passed, N failed", summed over every test point; each stage's time is
 # reported on stderr.
 #
 # Usage: contrib/test.sh [--no-integration] [--no-sanitizers] [--no-valgrind]
-#                        [--no-distcheck] [--no-deb]
+#                        [--no-distcheck] [--no-deb] [--no-matrix]
 # Environment: HETSCHED_BUILD (build dir root, default ./_build),
 #              HETSCHED_CACHE (Slurm source cache, see bootstrap.sh).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-integration=1 sanitizers=1 valgrind=1 distcheck=1 deb=1
+integration=1 sanitizers=1 valgrind=1 distcheck=1 deb=1 matrix=1
 for a in "$@"; do
 	case "$a" in
 	--no-integration) integration=0 ;;
@@ -27,7 +31,8 @@ for a in "$@"; do
 	--no-sanitizers) sanitizers=0 ;;
 	--no-valgrind) valgrind=0 ;;
 	--no-deb) deb=0 ;;
-	-h|--help) sed -n '3,21p' "$0"; exit 0 ;;
+	--no-matrix) matrix=0 ;;
+	-h|--help) sed -n '3,24p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done
@@ -150,6 +155,22 @@ if [ $deb = 1 ]; then
 	mkdir -p "$broot"
 	HETSCHED_SLURM_SOURCE=$slurm_src "$top/tests/deb/deb_smoke.sh" >"$broot/deb_smoke.out" 2>&1
 	count_tap "$broot/deb_smoke.out"
+fi
+# 6. Other Slurm series: each configured once and cached by bootstrap.sh
+#    (about 2 min of CPU per series cold, seconds warm), only the plugins
+#    compiled, with -Werror. Two series by default keep a cold run in the
+#    time budget; `contrib/compile-matrix.sh` alone does all seven.
+tarballs=${HETSCHED_SLURM_TARBALLS:-$top/../shared/vendor/slurm}
+if [ $matrix = 1 ] && [ -d "$tarballs" ]; then
+	stage "plugins against other Slurm series (contrib/compile-matrix.sh)"
+	mv=${HETSCHED_MATRIX:-"24.11 26.05"}
+	[ "$mv" != all ] || mv=
+	# shellcheck disable=SC2086
+	HETSCHED_SLURM_TARBALLS=$tarballs HETSCHED_MATRIX_DIR=$broot/matrix MAKEFLAGS=-j2 \
+		"$top/contrib/compile-matrix.sh" $mv >"$broot/matrix.out" 2>&1
+	count_tap "$broot/matrix.out"
+elif [ $matrix = 1 ]; then
+	say "no Slurm source tarballs at $tarballs: other Slurm series not compiled"
 fi
 stage ""
 say "total $(( $(date +%s) - t0 )) s"

@@ -49,6 +49,7 @@ typedef struct listIterator list_itr_t;
 #endif
 #include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/reservation.h"
 #include "src/slurmctld/slurmctld.h"
 #if HS_SLURM_GE(24, 5) /* srun_allocate() moved to proc_req.h */
 #include "src/slurmctld/proc_req.h"
@@ -197,5 +198,32 @@ static inline int hs_s_p_parse_file(s_p_hashtbl_t *tbl, const char *path)
 	return s_p_parse_file(tbl, NULL, (char *)path, false, NULL);
 #endif
 }
+
+/* The nodes a job may use now under reservations (job_test_resv() with
+ * move_time false). The cores it may not use came back as a bitmap until
+ * 23.11, as a resv_exc_t since; hetsched only needs the nodes. */
+static inline int hs_job_test_resv_nodes(job_record_t *job_ptr, time_t *when,
+					 bitstr_t **avail, bool *overlap)
+{
+#if HS_SLURM_GE(23, 11)
+	resv_exc_t exc = { 0 };
+	int rc = job_test_resv(job_ptr, when, false, avail, &exc, overlap, false);
+	reservation_delete_resv_exc_parts(&exc);
+#else
+	bitstr_t *exc_core = NULL;
+	int rc = job_test_resv(job_ptr, when, false, avail, &exc_core, overlap, false);
+	FREE_NULL_BITMAP(exc_core);
+#endif
+	return rc;
+}
+
+/* A job state reason as text: job_reason_string() until 23.11,
+ * job_state_reason_string() in src/common/job_state_reason.h since 24.05. */
+#if HS_SLURM_GE(24, 5)
+#include "src/common/job_state_reason.h"
+#define hs_job_reason_string(r) job_state_reason_string(r)
+#else
+#define hs_job_reason_string(r) job_reason_string(r)
+#endif
 
 #endif /* HS_SLURM_H */

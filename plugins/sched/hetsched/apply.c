@@ -257,7 +257,7 @@ static int do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_p
 		 * leaves the job out while Slurm would not start it */
 		info(HS_LOG_PREFIX "Slurm refused to start %pJ on %s: %s (reason %s); its GPUs "
 		     "go to the next job", job_ptr, pj->nnodes ? pj->nodes[0].name : "?",
-		     slurm_strerror(rc), job_reason_string(job_ptr->state_reason));
+		     slurm_strerror(rc), hs_job_reason_string(job_ptr->state_reason));
 	}
 	hs_err_t err;
 	int defer = !ok && (rc == ESLURM_NODES_BUSY || rc == ESLURM_NODE_NOT_AVAIL);

@@ -38,17 +38,16 @@
  * part (the called functions read it). */
 static bitstr_t *part_nodes(job_record_t *job_ptr, part_record_t *part, time_t now)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	if (!(part->state_up & PARTITION_SCHED) || !part->node_bitmap)
 		return NULL;
 	if (job_limits_check(&job_ptr, true) != WAIT_NO_REASON)
 		return NULL;
 	time_t when = now;
-	bitstr_t *avail = NULL, *exc_core = NULL;
+	bitstr_t *avail = NULL;
 	bool overlap = false;
-	/* move_time false: usable now, not at some later start */
-	int rc = job_test_resv(job_ptr, &when, false, &avail, &exc_core, &overlap, false);
-	FREE_NULL_BITMAP(exc_core);
+	/* usable now, not at some later start */
+	int rc = hs_job_test_resv_nodes(job_ptr, &when, &avail, &overlap);
 	if (rc != SLURM_SUCCESS || !avail) {
 		FREE_NULL_BITMAP(avail);
 		return NULL;
@@ -100,7 +99,7 @@ bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr)
 	bitstr_t *nodes = NULL;
 	part_record_t *orig = job_ptr->part_ptr;
 	if (job_ptr->part_ptr_list) {
-		ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+		list_itr_t *it = list_iterator_create(job_ptr->part_ptr_list);
 		part_record_t *p;
 		while ((p = list_next(it))) {
 			if (!hs_sconf_manages(conf, p->name))
