@@ -333,20 +333,27 @@ static void vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
 	}
 }
 
+/* The parts of a plan entry that come from snapshot job i: which job,
+ * its state and incarnation as the apply step re-checks them. */
+static void plan_entry_of(hs_plan_job_t *pj, const hs_snap_t *s, int i, hs_plan_op_t op)
+{
+	const hs_sjob_t *sj = &s->jobs[i];
+	pj->id = sj->id;
+	pj->snap = i;
+	pj->op = op;
+	pj->type = -1;
+	pj->state = sj->state;
+	pj->restart_cnt = sj->restart_cnt;
+	pj->start_time = sj->start_time;
+}
+
 /* The plan entry of a job in HS_ROLE_RESUME: resumed on the GPUs it
  * holds (Slurm keeps a suspended job's allocation), never left suspended
  * because hetsched's bookkeeping no longer counts it (issue #11). */
 static void resume_entry(hs_plan_job_t *pj, const hs_snap_t *s, int i, long round)
 {
-	const hs_sjob_t *sj = &s->jobs[i];
 	memset(pj, 0, sizeof(*pj));
-	pj->id = sj->id;
-	pj->snap = i;
-	pj->op = HS_PLAN_RESUME;
-	pj->type = -1;
-	pj->state = sj->state;
-	pj->restart_cnt = sj->restart_cnt;
-	pj->start_time = sj->start_time;
+	plan_entry_of(pj, s, i, HS_PLAN_RESUME);
 	snprintf(pj->reason, sizeof(pj->reason),
 		 "hetsched round %ld: resumed on its GPUs (hetsched suspended it and no longer "
 		 "schedules it)", round);
@@ -406,8 +413,7 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		pj_of[k] = plan->njobs;
 		snap_pj[i] = plan->njobs;
 		plan->njobs++;
-		pj->id = sj->id;
-		pj->snap = i;
+		plan_entry_of(pj, s, i, HS_PLAN_NONE);
 		pj->action = d->action;
 		pj->type = d->type;
 		/* engine-owned name: the problem dies with the round */
@@ -417,9 +423,6 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		}
 		pj->partner = d->partner >= 0 ? (uint32_t)strtoul(pb->jobs[d->partner].id, NULL, 10) : 0;
 		pj->ckpt_signal = h->ckpt_signal;
-		pj->state = sj->state;
-		pj->restart_cnt = sj->restart_cnt;
-		pj->start_time = sj->start_time;
 		int ckpt = h->ckpt && sj->batch && sj->requeue_ok;
 		char where[96];
 
@@ -535,13 +538,7 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 				continue;
 			const hs_sjob_t *sj = &s->jobs[i];
 			hs_plan_job_t *pj = &plan->jobs[plan->njobs++];
-			pj->id = sj->id;
-			pj->snap = i;
-			pj->op = HS_PLAN_NONE;
-			pj->type = -1;
-			pj->state = sj->state;
-			pj->restart_cnt = sj->restart_cnt;
-			pj->start_time = sj->start_time;
+			plan_entry_of(pj, s, i, HS_PLAN_NONE);
 			if (b->role[i] == HS_ROLE_UNMODELLED)
 				snprintf(pj->reason, sizeof(pj->reason),
 					 "hetsched: left alone, it holds GPUs hetsched does not model "
