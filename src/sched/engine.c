@@ -289,6 +289,10 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 
 	hs_round_build_t b;
 	hs_warn_prune(e, s);
+	int reused = hs_acct_forget_reused(e, s);
+	if (reused > 0)
+		hs_engine_logf(e, HS_LOG_INFO, "%d job id(s) now belong to new jobs (a slurmctld "
+			       "restart lost the old ones): their accounting starts afresh", reused);
 	if (hs_build_round(e, s, &b, err) < 0)
 		return -1;
 	set_prices(e, &b.problem.cluster);

@@ -67,3 +67,33 @@ void hs_acct_reset(hs_engine_t *e)
 		memset(e->acct[i].recv_reset, 0, sizeof(e->acct[i].recv_reset));
 	}
 }
+
+/* Slurm gives a job id to a new job when a slurmctld crash lost the job
+ * that had it (state is saved every few seconds) or when MaxJobId wraps.
+ * The lost job's entry would hand the newcomer its time received, its
+ * measurements, a pending operation and a suspended_by_us mark. A requeue
+ * also gives a job a new submit time, but always with a higher
+ * restart_cnt; a new submit time without one is another job. */
+int hs_acct_forget_reused(hs_engine_t *e, const hs_snap_t *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->njobs; i++) {
+		const hs_sjob_t *sj = &s->jobs[i];
+		hs_jacct_t *a = hs_acct_find(e, sj->id);
+		if (!a)
+			continue;
+		int reused = a->submit_time && sj->submit_time && sj->submit_time != a->submit_time &&
+			     sj->restart_cnt <= a->restart_cnt;
+		if (reused) {
+			hs_op_remove(e, sj->id);
+			memset(a, 0, sizeof(*a));
+			a->id = sj->id;
+			a->first_seen = s->now;
+			a->seen_round = -1;
+			n++;
+		}
+		a->submit_time = sj->submit_time;
+		a->restart_cnt = sj->restart_cnt;
+	}
+	return n;
+}

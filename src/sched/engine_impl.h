@@ -39,6 +39,9 @@ typedef struct hs_jacct {
 	double weight;             /* policy weight in the last round */
 	char account[64];          /* entity (Slurm account) in the last round */
 	int suspended_by_us;       /* hetsched suspended it (may resume) */
+	int64_t submit_time;       /* Slurm's, with restart_cnt: which job holds */
+	unsigned restart_cnt;      /* the id (0 = not seen yet; see
+	                            * hs_acct_forget_reused) */
 	long seen_round;           /* last round it was active */
 	char last_op[16];
 	char reason[192];
@@ -124,6 +127,9 @@ hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id);
 hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now); /* adds */
 /* Drops accounting of jobs not active in round `round`. */
 void hs_acct_drop_unseen(hs_engine_t *e, long round);
+/* Drops the entry (and pending operation) of a job id Slurm gave to a new
+ * job; returns how many were dropped. */
+int hs_acct_forget_reused(hs_engine_t *e, const hs_snap_t *s);
 void hs_acct_reset(hs_engine_t *e);
 
 /* engine_warn.c */

@@ -7,6 +7,7 @@
  *    "mech": <hs_mech_save()>,
  *    "jobs": [{"id": <job id>, "first_seen": <s>, "active_reset": <s>,
  *              "active_total": <s>, "suspended_by_us": <0|1>,
+ *              "submit_time": <s>, "restart_cnt": <n> (both optional),
  *              "recv_reset": [<s per type>], "recv_total": [...],
  *              "x": [...], "thr": [...], "meas": [...], "src": <0..2>}],
  *    "ops": [{"id": <job id>, "kind": "checkpoint"|"requeued"|"start",
@@ -72,6 +73,8 @@ json_object *hs_engine_save(const hs_engine_t *e, hs_err_t *err)
 		json_object_object_add(j, "active_reset", json_object_new_double(a->active_reset_s));
 		json_object_object_add(j, "active_total", json_object_new_double(a->active_total_s));
 		json_object_object_add(j, "suspended_by_us", json_object_new_int(a->suspended_by_us));
+		json_object_object_add(j, "submit_time", json_object_new_int64(a->submit_time));
+		json_object_object_add(j, "restart_cnt", json_object_new_int64(a->restart_cnt));
 		json_object_object_add(j, "recv_reset", darr(a->recv_reset, e->ntypes));
 		json_object_object_add(j, "recv_total", darr(a->recv_total, e->ntypes));
 		json_object_object_add(j, "x", darr(a->x, e->ntypes));
@@ -376,6 +379,18 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 			restored_free(&r);
 			return hs_err_set(err, "state: jobs not sorted by id or duplicated");
 		}
+		/* optional (older state files): 0 = adopt what the next round sees */
+		int64_t st = 0, rc = 0;
+		json_object *v;
+		if ((json_object_object_get_ex(j, "submit_time", &v) &&
+		     get_i64(j, "submit_time", 0, INT64_MAX / 2, &st, err) < 0) ||
+		    (json_object_object_get_ex(j, "restart_cnt", &v) &&
+		     get_i64(j, "restart_cnt", 0, UINT32_MAX, &rc, err) < 0)) {
+			restored_free(&r);
+			return -1;
+		}
+		a->submit_time = st;
+		a->restart_cnt = (unsigned)rc;
 		a->id = (uint32_t)id;
 		a->first_seen = fs;
 		a->suspended_by_us = (int)sb;

@@ -473,6 +473,69 @@ static void test_suspended_cut_restart(void **state)
 	hs_engine_free(e2);
 }
 
+/* active_total of job id in the engine's saved state (-1: no entry). */
+static double saved_active_total(const hs_engine_t *e, uint32_t id)
+{
+	hs_err_t err;
+	json_object *st = hs_engine_save(e, &err), *jobs, *v;
+	double r = -1;
+	assert_non_null(st);
+	assert_true(json_object_object_get_ex(st, "jobs", &jobs));
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		if (json_object_object_get_ex(j, "id", &v) && json_object_get_int64(v) == id &&
+		    json_object_object_get_ex(j, "active_total", &v))
+			r = json_object_get_double(v);
+	}
+	json_object_put(st);
+	return r;
+}
+
+/* A job id Slurm gives to a new job (a slurmctld crash lost the job that
+ * had it) starts with fresh accounting; a requeued job (new submit time,
+ * higher restart_cnt) keeps its own. */
+static void test_reused_job_id(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->ckpt = 1; /* preemptible: in the policy problem, so accounted */
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	for (int r = 0; r < 3; r++) {
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		hs_plan_free(&p);
+		f.now += 360;
+	}
+	double before = saved_active_total(e, 1);
+	if (before < 360)
+		fail_msg("active_total %g after three rounds", before);
+	/* requeued: same job, its accounting goes on */
+	fx_requeue(a);
+	a->submit = f.now;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_true(saved_active_total(e, 1) > before);
+	/* the id now belongs to a job submitted after the crash */
+	f.now += 360;
+	a->state = HS_SJ_PENDING;
+	a->nheld = 0;
+	a->restart_cnt = 0;
+	a->submit = f.now - 5;
+	log_needle = "belong to new jobs";
+	nlogs_with = 0;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	log_needle = "";
+	double after = saved_active_total(e, 1);
+	if (after > 360 + 1e-6)
+		fail_msg("active_total %g: the new job inherited %g s", after, before);
+	assert_int_equal(nlogs_with, 1);
+	hs_engine_free(e);
+}
+
 /* Issue #11: a running GPU job on GPUs the snapshot does not model (an
  * index above its node's count; a node with several GPU types or no
  * File=, which the snapshot gives 0 GPUs) made every round fail. Now the
@@ -1573,6 +1636,7 @@ int main(void)
 		cmocka_unit_test(test_suspend_resume),
 		cmocka_unit_test(test_suspended_not_stranded),
 		cmocka_unit_test(test_suspended_cut_restart),
+		cmocka_unit_test(test_reused_job_id),
 		cmocka_unit_test(test_suspended_unmanaged),
 		cmocka_unit_test(test_unmodelled_gpus),
 		cmocka_unit_test(test_makespan_huge_steps),
