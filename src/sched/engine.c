@@ -347,11 +347,14 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 			 * again next round. */
 			hs_alloc_free(&alloc);
 			plan->solve_failed = 1;
+			e->tot_solve_failed++;
 			hs_engine_logf(e, HS_LOG_ERROR, "policy %s failed on %d jobs: %s",
 				       e->conf.policy, pb->njobs, se.msg);
 		} else {
 			have_alloc = 1;
 			e->force_solve = 0;
+			e->objective = alloc.objective;
+			e->have_objective = 1;
 		}
 	}
 	hs_round_out_t out;
