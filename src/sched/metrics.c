@@ -3,7 +3,9 @@
  * OpenMetrics 1.0.0 text exposition (metrics.h): one family per metric,
  * its "# TYPE", "# UNIT" (durations and timestamps in seconds) and
  * "# HELP" lines before its samples, counters as "<family>_total",
- * label values escaped, "# EOF" last. A value the document does not have
+ * label values escaped, "# EOF" last; no type node_exporter's textfile
+ * collector would refuse (it reads the counters as untyped: the values
+ * and rate() are the same). A value the document does not have
  * (older plugins wrote fewer fields) leaves its family out rather than
  * claiming a zero.
  */
@@ -98,8 +100,11 @@ static void gauge1(FILE *f, json_object *o, const char *key, double scale, const
 
 static void config_info(FILE *f, json_object *doc)
 {
-	family(f, "hetsched_config", "info", NULL,
-	       "Configuration of sched/hetsched in its last round.");
+	/* a gauge, not the OpenMetrics info type: node_exporter's textfile
+	 * collector (Prometheus text format 0.0.4) rejects the whole file
+	 * for a type it does not know */
+	family(f, "hetsched_config_info", "gauge", NULL,
+	       "Configuration of sched/hetsched in its last round (always 1).");
 	fputs("hetsched_config_info{policy=", f);
 	put_label(f, str(doc, "policy"));
 	fputs(",preempt_mode=", f);

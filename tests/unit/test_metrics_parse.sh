@@ -95,7 +95,7 @@ except ValueError as e:
 check("the OpenMetrics parser accepts the output (%s)" % (err or "strict"), err is None)
 
 types = {
-    "hetsched_config": ("info", ""),
+    "hetsched_config_info": ("gauge", ""),
     "hetsched_rounds": ("counter", ""),
     "hetsched_round_length_seconds": ("gauge", "seconds"),
     "hetsched_last_round_timestamp_seconds": ("gauge", "seconds"),
