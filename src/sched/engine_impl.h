@@ -109,6 +109,10 @@ struct hs_engine {
 	int have_objective;        /* objective: the policy's objective value
 	                            * in its last successful solve (status) */
 	double objective;
+	int eq_jobs;               /* jobs in eq_min / eq_mean: effective
+	                            * throughput over the equal-share one,
+	                            * last successful solve (status) */
+	double eq_min, eq_mean;
 
 	int packing;               /* the select plugin packs jobs */
 	int force_solve;           /* re-solve at the next round (policy

@@ -9,6 +9,7 @@
  *               "idle": 2, "shared": 1}],
  *    "gpu_jobs": {"pending": n, "running": n, "suspended": n, "other": n},
  *    "objective": <the policy's objective in its last successful solve>,
+ *    "vs_equal_share": {"min": r, "mean": r, "jobs": n},
  *    "round_stats": {"solve_ms": .., "engine_ms": .., "snapshot_lock_ms": ..,
  *                    "apply_lock_ms": .., "round_ms": .., "solved": 0|1,
  *                    "reset": 0|1, "active": n, "pinned": n, "leaving": n,
@@ -35,8 +36,10 @@
  * the job ran on each type; "target" is the allocation's share X.
  * "idle" counts GPUs on available nodes that no job holds, "shared" GPUs
  * two or more jobs hold (packing); "gpu_jobs" counts the snapshot's jobs
- * that want GPUs by state. Those three and "objective" came after version
- * 1 was published: readers treat them as optional (metrics.c).
+ * that want GPUs by state; "vs_equal_share" the jobs' effective
+ * throughput over their equal-share throughput in the last successful
+ * solve (engine.c). Those and "objective" came after version 1 was
+ * published: readers treat them as optional (metrics.c).
  */
 #include "sched/engine_impl.h"
 
@@ -183,6 +186,13 @@ json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs
 	json_object_object_add(o, "gpu_jobs", gpu_jobs_doc(s));
 	if (e->have_objective && isfinite(e->objective))
 		add_dbl(o, "objective", e->objective);
+	if (e->eq_jobs > 0) {
+		json_object *eq = json_object_new_object();
+		add_dbl(eq, "min", e->eq_min);
+		add_dbl(eq, "mean", e->eq_mean);
+		add_int(eq, "jobs", e->eq_jobs);
+		json_object_object_add(o, "vs_equal_share", eq);
+	}
 
 	json_object *rs = json_object_new_object();
 	if (plan) {

@@ -265,6 +265,13 @@ int hs_metrics_write(FILE *out, json_object *doc, hs_err_t *err)
 	       "Configured round length (RoundLength).");
 	gauge1(out, doc, "objective", 1, "hetsched_policy_objective", NULL,
 	       "The policy's objective value in its last successful solve.");
+	json_object *eq = get(doc, "vs_equal_share");
+	gauge1(out, eq, "min", 1, "hetsched_equal_share_ratio_min", NULL,
+	       "Lowest effective throughput of a job over its throughput with an equal share "
+	       "of the cluster, in the policy's last successful solve.");
+	gauge1(out, eq, "mean", 1, "hetsched_equal_share_ratio_mean", NULL,
+	       "Mean over the jobs of effective throughput over equal-share throughput, in the "
+	       "policy's last successful solve.");
 	gpus(out, doc);
 	jobs_by_state(out, doc);
 	json_object *rs = get(doc, "round_stats");

@@ -19,6 +19,7 @@ static const char *const DOC =
 	"{\"format\":\"hetsched-status\",\"version\":1,\"time\":1700000000,\"round\":42,"
 	"\"rounds\":43,\"policy\":\"max_min_fairness_perf\",\"round_length\":360,"
 	"\"preempt_mode\":\"requeue\",\"last_reset\":1699999000,\"objective\":0.625,"
+	"\"vs_equal_share\":{\"min\":0.75,\"mean\":1.5,\"jobs\":9},"
 	"\"types\":[{\"name\":\"k80\",\"gpus\":4,\"available\":4,\"busy\":3,\"idle\":1,"
 	"\"shared\":0},{\"name\":\"v100\",\"gpus\":8,\"available\":6,\"busy\":6,\"idle\":0,"
 	"\"shared\":2}],"
@@ -76,6 +77,8 @@ static void test_known_numbers(void **state)
 		"# UNIT hetsched_round_length_seconds seconds",
 		"hetsched_round_length_seconds 360",
 		"hetsched_policy_objective 0.625",
+		"hetsched_equal_share_ratio_min 0.75",
+		"hetsched_equal_share_ratio_mean 1.5",
 		"# TYPE hetsched_gpus gauge",
 		"hetsched_gpus{type=\"k80\"} 4",
 		"hetsched_gpus{type=\"v100\"} 8",
@@ -151,6 +154,7 @@ static void test_escaping_and_old_documents(void **state)
 	expect(t, "hetsched_preemptions_total 1");
 	assert_null(strstr(t, "hetsched_gpus_shared"));
 	assert_null(strstr(t, "hetsched_policy_objective"));
+	assert_null(strstr(t, "hetsched_equal_share_ratio"));
 	assert_null(strstr(t, "hetsched_round_duration_seconds"));
 	assert_null(strstr(t, "hetsched_migrations"));
 	assert_null(strstr(t, "hetsched_rounds"));

@@ -209,6 +209,17 @@ static void test_status_aggregates(void **state)
 	assert_non_null(st);
 	assert_true(json_object_object_get_ex(st, "objective", &v));
 	assert_true(json_object_is_type(v, json_type_double));
+	/* effective throughput over the equal share, over the problem's
+	 * jobs (here one job is in the problem: its equal share is all it
+	 * can use, ratio 1) */
+	json_object *eq;
+	assert_true(json_object_object_get_ex(st, "vs_equal_share", &eq));
+	assert_int_equal(doc_int(eq, NULL, "jobs"), p.nactive);
+	assert_true(json_object_object_get_ex(eq, "min", &v));
+	double mn = json_object_get_double(v);
+	assert_true(json_object_object_get_ex(eq, "mean", &v));
+	assert_true(mn > 0 && mn <= json_object_get_double(v) + 1e-12);
+	assert_true(fabs(mn - 1) < 1e-9);
 	json_object_put(st);
 	hs_snap_free(&s);
 	hs_plan_free(&p);
