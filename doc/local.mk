@@ -20,3 +20,5 @@ dist_doc_DATA += doc/packing.md
 dist_doc_DATA += doc/policy-engine.md
 # the soak test's findings and runs (issue 11)
 EXTRA_DIST += doc/robustness.md
+# OpenMetrics for Prometheus (issue 15)
+dist_doc_DATA += doc/metrics.md

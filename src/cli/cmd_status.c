@@ -19,9 +19,14 @@
  * mode 0600 and a summary without jobs beside it (status_private.h): a
  * user who cannot read the full document gets the summary; one who can
  * but is neither root nor its owner sees only their own jobs.
+ *
+ * --format=openmetrics prints the document's aggregates as an OpenMetrics
+ * text exposition instead (sched/metrics.h), the same text the plugin
+ * writes to MetricsFile=.
  */
 #include "hs_config.h"
 #include "cli/commands.h"
+#include "sched/metrics.h"
 #include "sched/statefile.h"
 #include "sched/status_private.h"
 
@@ -41,11 +46,13 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: hetsched status [--file PATH] [--json] [--jobs-only]\n"
+		"usage: hetsched status [--file PATH] [--json | --format=FORMAT] [--jobs-only]\n"
 		"Shows the last round of sched/hetsched: GPU types, round statistics,\n"
 		"each job's target share X vs the share it received, its throughput.\n"
 		"  -f, --file PATH   status document (default: see hetsched-status(1))\n"
-		"  -j, --json        print the document as JSON\n"
+		"  -j, --json        print the document as JSON (--format=json)\n"
+		"      --format=F    text (default), json, or openmetrics (the aggregates as\n"
+		"                    an OpenMetrics exposition, see doc/metrics.md)\n"
 		"      --jobs-only   only the job table\n");
 }
 
@@ -229,11 +236,12 @@ int hs_cmd_status(int argc, char **argv)
 		{ "file", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "jobs-only", no_argument, NULL, 'J' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *path = NULL;
-	int json = 0, jobs_only = 0, c;
+	int json = 0, jobs_only = 0, openmetrics = 0, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:jh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -247,6 +255,15 @@ int hs_cmd_status(int argc, char **argv)
 		case 'J':
 			jobs_only = 1;
 			break;
+		case 'F':
+			json = !strcmp(optarg, "json");
+			openmetrics = !strcmp(optarg, "openmetrics");
+			if (json || openmetrics || !strcmp(optarg, "text"))
+				break;
+			fprintf(stderr, "hetsched status: --format=%s: expected text, json or "
+					"openmetrics\n", optarg);
+			free(path);
+			return 2;
 		case 'h':
 			usage(stdout);
 			free(path);
@@ -298,6 +315,16 @@ int hs_cmd_status(int argc, char **argv)
 		json_object_put(st);
 		free(path);
 		return 1;
+	}
+	if (openmetrics) {
+		/* aggregates only: the same for every reader, no private_view */
+		int r2 = hs_metrics_write(stdout, st, &err);
+		if (r2 < 0 || fflush(stdout) != 0)
+			fprintf(stderr, "hetsched status: %s\n",
+				r2 < 0 ? err.msg : "cannot write the metrics");
+		json_object_put(st);
+		free(path);
+		return r2 < 0 || ferror(stdout) ? 1 : 0;
 	}
 	const char *note = private_view(st, path, summary);
 	if (json) {

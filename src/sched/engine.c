@@ -4,6 +4,7 @@
  * the accounting, build the plan (see engine.h). */
 #include "sched/engine_impl.h"
 #include "sched/solve_leaving_out.h"
+#include "core/policy_impl.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -245,6 +246,37 @@ static int policy_solve(void *arg, const hs_problem_t *p, hs_alloc_t *out, hs_er
 	return hs_policy_solve(arg, p, out, err);
 }
 
+/* Effective throughput against an equal share, after a successful solve:
+ * per job, its throughput under the allocation over its throughput under
+ * Gavel's isolated allocation (each of the M jobs 1/M of every type it
+ * can use, policy_impl.h); min and mean over the problem's jobs (jobs
+ * times types: cheap). Jobs without an equal-share throughput are
+ * skipped. */
+static void thr_vs_equal(hs_engine_t *e, const hs_problem_t *pb, const hs_alloc_t *a)
+{
+	e->eq_jobs = 0;
+	double *cap = malloc(((size_t)pb->cluster.ntypes + 1) * sizeof(double));
+	if (!cap)
+		return;
+	for (int j = 0; j < pb->cluster.ntypes; j++)
+		cap[j] = pb->cluster.count[j];
+	double min = 0, sum = 0;
+	int n = 0;
+	for (int m = 0; m < pb->njobs && m < a->njobs; m++) {
+		double iso = hs_isolated_thr(pb, cap, m);
+		double r = iso > 0 ? hs_alloc_effective_thr(a, pb, m) / iso : NAN;
+		if (!isfinite(r))
+			continue;
+		min = n == 0 || r < min ? r : min;
+		sum += r;
+		n++;
+	}
+	free(cap);
+	e->eq_jobs = n;
+	e->eq_min = min;
+	e->eq_mean = n ? sum / n : 0;
+}
+
 /* The round's policy solve: jobs whose data the solver cannot handle are
  * left out for the round (logged once each) rather than failing the
  * solve, which would freeze the allocation for the whole cluster. */
@@ -351,11 +383,15 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 			 * again next round. */
 			hs_alloc_free(&alloc);
 			plan->solve_failed = 1;
+			e->tot_solve_failed++;
 			hs_engine_logf(e, HS_LOG_ERROR, "policy %s failed on %d jobs: %s",
 				       e->conf.policy, pb->njobs, se.msg);
 		} else {
 			have_alloc = 1;
 			e->force_solve = 0;
+			e->objective = alloc.objective;
+			e->have_objective = 1;
+			thr_vs_equal(e, pb, &alloc);
 		}
 	}
 	hs_round_out_t out;

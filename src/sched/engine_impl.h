@@ -107,6 +107,15 @@ struct hs_engine {
 	/* counters since the state was created (survive restarts) */
 	long tot_started, tot_preempted, tot_migrated, tot_suspended, tot_resumed;
 	long tot_requeued, tot_checkpoints, tot_ckpt_acked, tot_start_failed;
+	long tot_solve_failed;     /* failed policy solves */
+
+	int have_objective;        /* objective: the policy's objective value
+	                            * in its last successful solve (status) */
+	double objective;
+	int eq_jobs;               /* jobs in eq_min / eq_mean: effective
+	                            * throughput over the equal-share one,
+	                            * last successful solve (status) */
+	double eq_min, eq_mean;
 
 	int packing;               /* the select plugin packs jobs */
 	int force_solve;           /* re-solve at the next round (policy

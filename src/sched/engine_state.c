@@ -122,6 +122,7 @@ json_object *hs_engine_save(const hs_engine_t *e, hs_err_t *err)
 	json_object_object_add(tot, "checkpoints", json_object_new_int64(e->tot_checkpoints));
 	json_object_object_add(tot, "checkpoints_acked", json_object_new_int64(e->tot_ckpt_acked));
 	json_object_object_add(tot, "start_failed", json_object_new_int64(e->tot_start_failed));
+	json_object_object_add(tot, "solve_failed", json_object_new_int64(e->tot_solve_failed));
 	json_object_object_add(o, "totals", tot);
 	return o;
 }
@@ -410,6 +411,13 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 			restored_free(&r);
 			return -1;
 		}
+	/* added later: optional, states saved before have none */
+	int64_t solve_failed = 0;
+	if (json_object_object_get_ex(tot, "solve_failed", NULL) &&
+	    get_i64(tot, "solve_failed", 0, INT64_MAX / 2, &solve_failed, err) < 0) {
+		restored_free(&r);
+		return -1;
+	}
 	if (!(r.mech = hs_mech_restore(mech, &e->mopts, err))) {
 		restored_free(&r);
 		return -1;
@@ -445,6 +453,7 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 	e->tot_checkpoints = tv[6];
 	e->tot_ckpt_acked = tv[7];
 	e->tot_start_failed = tv[8];
+	e->tot_solve_failed = solve_failed;
 	if (strcmp(json_object_get_string(json_object_object_get(st, "policy")) ?: "",
 		   e->conf.policy))
 		e->force_solve = 1;

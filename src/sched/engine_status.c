@@ -5,7 +5,11 @@
  *   {"format": "hetsched-status", "version": 1, "time": <unix s>,
  *    "round": <n>, "rounds": <n>, "policy": "...", "round_length": <s>,
  *    "preempt_mode": "...", "last_reset": <unix s>,
- *    "types": [{"name": "v100", "gpus": 8, "available": 8, "busy": 6}],
+ *    "types": [{"name": "v100", "gpus": 8, "available": 8, "busy": 6,
+ *               "idle": 2, "shared": 1}],
+ *    "gpu_jobs": {"pending": n, "running": n, "suspended": n, "other": n},
+ *    "objective": <the policy's objective in its last successful solve>,
+ *    "vs_equal_share": {"min": r, "mean": r, "jobs": n},
  *    "round_stats": {"solve_ms": .., "engine_ms": .., "snapshot_lock_ms": ..,
  *                    "apply_lock_ms": .., "round_ms": .., "solved": 0|1,
  *                    "reset": 0|1, "active": n, "pinned": n, "leaving": n,
@@ -16,7 +20,8 @@
  *                             "checkpointing": n, "requeued": n,
  *                             "requeue_failed": n, "suspended": n,
  *                             "resumed": n, "vanished": n, "cpu_started": n}},
- *    "totals": {"started": n, "preempted": n, "migrated": n, ...},
+ *    "totals": {"started": n, "preempted": n, "migrated": n, ...,
+ *               "solve_failed": n},
  *    "private_jobs": true|false,   (added by hs_status_write)
  *    "jobs": [{"id": n, "user_id": n, "state": "running", "type": "v100",
  *              "nodes": ["v100-1"], "gpus": 1, "op": "keep",
@@ -29,9 +34,17 @@
  *
  * "received" is the fraction of the time since the last allocation reset
  * the job ran on each type; "target" is the allocation's share X.
+ * "idle" counts GPUs on available nodes that no job holds, "shared" GPUs
+ * two or more jobs hold (packing); "gpu_jobs" counts the snapshot's jobs
+ * that want GPUs by state; "vs_equal_share" the jobs' effective
+ * throughput over their equal-share throughput in the last successful
+ * solve (engine.c). Those and "objective" came after version 1 was
+ * published: readers treat them as optional (metrics.c).
  */
 #include "sched/engine_impl.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *state_name(hs_sjob_state_t s)
@@ -71,9 +84,36 @@ static json_object *per_type(const hs_engine_t *e, const double *v, double div, 
 	return o;
 }
 
+static void add_to(json_object *t, const char *k, int64_t v)
+{
+	add_int(t, k, json_object_get_int64(json_object_object_get(t, k)) + v);
+}
+
+/* holders[base[n] + g]: how many jobs hold GPU g of node n (NULL when out
+ * of memory: "shared" then counts nothing). */
+static int *gpu_holders(const hs_snap_t *s, int *base)
+{
+	int total = 0;
+	for (int n = 0; n < s->nnodes; n++) {
+		base[n] = total;
+		total += s->nodes[n].ngpus > 0 ? s->nodes[n].ngpus : 0;
+	}
+	int *holders = calloc(total > 0 ? (size_t)total : 1, sizeof(int));
+	for (int j = 0; holders && j < s->njobs; j++)
+		for (int g = 0; g < s->jobs[j].nheld; g++) {
+			const hs_sgpu_t *h = &s->jobs[j].held[g];
+			if (h->node >= 0 && h->node < s->nnodes && h->gpu >= 0 &&
+			    h->gpu < s->nodes[h->node].ngpus)
+				holders[base[h->node] + h->gpu]++;
+		}
+	return holders;
+}
+
 static json_object *types_doc(const hs_snap_t *s)
 {
 	json_object *arr = json_object_new_array();
+	int *base = calloc(s->nnodes > 0 ? (size_t)s->nnodes : 1, sizeof(int));
+	int *holders = base ? gpu_holders(s, base) : NULL;
 	for (int n = 0; n < s->nnodes; n++) {
 		const hs_snode_t *nd = &s->nodes[n];
 		if (nd->ngpus <= 0 || !nd->gpu_type)
@@ -91,18 +131,37 @@ static json_object *types_doc(const hs_snap_t *s)
 			add_int(t, "gpus", 0);
 			add_int(t, "available", 0);
 			add_int(t, "busy", 0);
+			add_int(t, "idle", 0);
+			add_int(t, "shared", 0);
 			json_object_array_add(arr, t);
 		}
-		int busy = 0;
-		for (int g = 0; g < nd->ngpus; g++)
+		int busy = 0, shared = 0;
+		for (int g = 0; g < nd->ngpus; g++) {
 			busy += nd->gpu_held[g] != 0;
-		add_int(t, "gpus", json_object_get_int64(json_object_object_get(t, "gpus")) + nd->ngpus);
-		add_int(t, "available",
-			json_object_get_int64(json_object_object_get(t, "available")) +
-				(nd->avail ? nd->ngpus : 0));
-		add_int(t, "busy", json_object_get_int64(json_object_object_get(t, "busy")) + busy);
+			shared += holders && holders[base[n] + g] > 1;
+		}
+		add_to(t, "gpus", nd->ngpus);
+		add_to(t, "available", nd->avail ? nd->ngpus : 0);
+		add_to(t, "busy", busy);
+		add_to(t, "idle", nd->avail ? nd->ngpus - busy : 0);
+		add_to(t, "shared", shared);
 	}
+	free(holders);
+	free(base);
 	return arr;
+}
+
+/* The snapshot's GPU jobs by state. */
+static json_object *gpu_jobs_doc(const hs_snap_t *s)
+{
+	int64_t n[HS_SJ_OTHER + 1] = { 0 };
+	for (int j = 0; j < s->njobs; j++)
+		if (s->jobs[j].gpus > 0 && s->jobs[j].state <= HS_SJ_OTHER)
+			n[s->jobs[j].state]++;
+	json_object *o = json_object_new_object();
+	for (int k = HS_SJ_PENDING; k <= HS_SJ_OTHER; k++)
+		add_int(o, state_name((hs_sjob_state_t)k), n[k]);
+	return o;
 }
 
 json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
@@ -124,6 +183,16 @@ json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs
 			       json_object_new_string(hs_preempt_mode_name(e->conf.preempt)));
 	add_int(o, "last_reset", e->last_reset_t);
 	json_object_object_add(o, "types", types_doc(s));
+	json_object_object_add(o, "gpu_jobs", gpu_jobs_doc(s));
+	if (e->have_objective && isfinite(e->objective))
+		add_dbl(o, "objective", e->objective);
+	if (e->eq_jobs > 0) {
+		json_object *eq = json_object_new_object();
+		add_dbl(eq, "min", e->eq_min);
+		add_dbl(eq, "mean", e->eq_mean);
+		add_int(eq, "jobs", e->eq_jobs);
+		json_object_object_add(o, "vs_equal_share", eq);
+	}
 
 	json_object *rs = json_object_new_object();
 	if (plan) {
@@ -177,6 +246,8 @@ json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs
 	add_int(tot, "requeued", e->tot_requeued);
 	add_int(tot, "checkpoints", e->tot_checkpoints);
 	add_int(tot, "checkpoints_acked", e->tot_ckpt_acked);
+	add_int(tot, "start_failed", e->tot_start_failed);
+	add_int(tot, "solve_failed", e->tot_solve_failed);
 	hs_mech_stats_t ms;
 	hs_mech_get_stats(e->mech, &ms);
 	add_int(tot, "mech_rounds", ms.rounds);

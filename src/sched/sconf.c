@@ -21,7 +21,7 @@ const char *const hs_sconf_keys[] = {
 	"WeightByPriority", "QosWeights", "AccountWeights", "EntityMode",
 	"SolverTimeLimit", "MaxJobs", "CpuJobs", "CpuFillMax", "Seed",
 	"PackThreshold", "Debug", "StatusFile", "UnknownJobSeconds",
-	"RequeueWithoutCheckpoint", "ApplyDelay", "GpuPrices", NULL,
+	"RequeueWithoutCheckpoint", "ApplyDelay", "GpuPrices", "MetricsFile", NULL,
 };
 
 /* Longest accepted value (paths, lists): far above any sane entry. */
@@ -65,6 +65,7 @@ void hs_sconf_free(hs_sconf_t *c)
 	wlist_free(&c->account_weights);
 	wlist_free(&c->gpu_prices);
 	free(c->status_file);
+	free(c->metrics_file);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -126,6 +127,7 @@ int hs_sconf_copy(hs_sconf_t *dst, const hs_sconf_t *src, hs_err_t *err)
 	memset(&dst->account_weights, 0, sizeof(dst->account_weights));
 	memset(&dst->gpu_prices, 0, sizeof(dst->gpu_prices));
 	dst->status_file = NULL;
+	dst->metrics_file = NULL;
 	if (!(dst->policy = dup_str(src->policy)))
 		goto oom;
 	for (int i = 0; i < src->ntables; i++) {
@@ -148,6 +150,8 @@ int hs_sconf_copy(hs_sconf_t *dst, const hs_sconf_t *src, hs_err_t *err)
 	    wlist_copy(&dst->gpu_prices, &src->gpu_prices) < 0)
 		goto oom;
 	if (src->status_file && !(dst->status_file = dup_str(src->status_file)))
+		goto oom;
+	if (src->metrics_file && !(dst->metrics_file = dup_str(src->metrics_file)))
 		goto oom;
 	return 0;
 oom:
@@ -492,14 +496,17 @@ int hs_sconf_set(hs_sconf_t *c, const char *key, const char *v, hs_err_t *err)
 		if (parse_long(key, v, 0, 60000, &l, err) < 0)
 			return -1;
 		c->apply_delay_ms = (int)l;
-	} else if (!strcasecmp(key, "StatusFile")) {
+	} else if (!strcasecmp(key, "StatusFile") || !strcasecmp(key, "MetricsFile")) {
 		if (!path_ok(v))
-			return hs_err_set(err, "StatusFile=%s: expected an absolute path", v);
+			return hs_err_set(err, "%s=%s: expected an absolute path",
+					  !strcasecmp(key, "StatusFile") ? "StatusFile" : "MetricsFile",
+					  v);
 		char *s = dup_str(v);
 		if (!s)
 			return hs_err_set(err, "out of memory");
-		free(c->status_file);
-		c->status_file = s;
+		char **dst = !strcasecmp(key, "StatusFile") ? &c->status_file : &c->metrics_file;
+		free(*dst);
+		*dst = s;
 	} else if (!strcasecmp(key, "UnknownJobSeconds")) {
 		if (parse_double(key, v, 1, 1e8, &d, err) < 0)
 			return -1;

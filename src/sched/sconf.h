@@ -70,6 +70,8 @@ typedef struct hs_sconf {
 	                              * held, so tests can change jobs under
 	                              * a round's plan; 0 = none */
 	char *status_file;           /* StatusFile; NULL = StateSaveLocation */
+	char *metrics_file;          /* MetricsFile: OpenMetrics exposition
+	                              * after every round; NULL = none */
 	double unknown_steps_s;      /* for jobs without HS_STEPS: remaining
 	                              * work = this many seconds at their
 	                              * estimated speed unless the time limit

@@ -133,6 +133,17 @@ TESTS += tests/unit/test_sched_parts
 endif
 TESTS += tests/unit/test_status_cli.sh
 EXTRA_DIST += tests/unit/test_status_cli.sh
+# OpenMetrics exposition of the status document (issue 15)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_metrics
+tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c
+tests_unit_test_metrics_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_metrics_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_metrics
+endif
+# ... parsed strictly by python3-prometheus-client's OpenMetrics parser
+TESTS += tests/unit/test_metrics_parse.sh
+EXTRA_DIST += tests/unit/test_metrics_parse.sh
 
 # policy problems captured from simulations that once failed
 if HAVE_CMOCKA

@@ -101,6 +101,17 @@ static void test_min_cost_prices(void **state)
 	assert_int_equal(fx_round(&g, e, &p, &c), 0);
 	assert_true(p.solve_failed);
 	assert_non_null(strstr(last_log, "'k80' has none"));
+	/* counted for the metrics (hetsched_solve_failures_total) */
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(&g, &s);
+	json_object *st = hs_engine_status(e, &s, &p, NULL, g.now, &err), *tot, *v;
+	assert_non_null(st);
+	assert_true(json_object_object_get_ex(st, "totals", &tot));
+	assert_true(json_object_object_get_ex(tot, "solve_failed", &v));
+	assert_int_equal(json_object_get_int(v), 1);
+	json_object_put(st);
+	hs_snap_free(&s);
 	hs_plan_free(&p);
 	hs_engine_free(e);
 }
@@ -132,6 +143,83 @@ static void test_status_user_ids(void **state)
 		assert_true(json_object_object_get_ex(j, "user_id", &v));
 		assert_int_equal(json_object_get_int(v), id == 101 ? 1000 : 1001);
 	}
+	json_object_put(st);
+	hs_snap_free(&s);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
+static long doc_int(json_object *o, const char *path0, const char *k)
+{
+	json_object *a = o, *v;
+	if (path0)
+		assert_true(json_object_object_get_ex(o, path0, &a));
+	assert_true(json_object_object_get_ex(a, k, &v));
+	return (long)json_object_get_int64(v);
+}
+
+/* The aggregates the metrics need (metrics.c): per type idle GPUs (on
+ * available nodes) and GPUs two jobs share, GPU jobs by state, failed
+ * solves, and the objective once the policy solved. */
+static void test_status_aggregates(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2,k80:1:2");
+	f.avail[1] = 0;
+	fx_job_t *a = fx_add(&f, 101, 1), *b = fx_add(&f, 102, 1);
+	fx_add(&f, 103, 1);
+	fx_add(&f, 104, 0);
+	a->state = b->state = HS_SJ_RUNNING;
+	a->nheld = b->nheld = 1;
+	a->held[0] = b->held[0] = (hs_sgpu_t){ .node = 0, .gpu = 0 }; /* packed */
+	a->start = b->start = f.now;
+	hs_engine_t *e = engine_with(NULL);
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(&f, &s);
+	json_object *st = hs_engine_status(e, &s, NULL, NULL, f.now, &err), *types, *v;
+	assert_non_null(st);
+	assert_true(json_object_object_get_ex(st, "types", &types));
+	assert_int_equal(json_object_array_length(types), 2);
+	for (size_t i = 0; i < 2; i++) {
+		json_object *t = json_object_array_get_idx(types, i);
+		assert_true(json_object_object_get_ex(t, "name", &v));
+		int v100 = !strcmp(json_object_get_string(v), "v100");
+		assert_int_equal(doc_int(t, NULL, "gpus"), 2);
+		assert_int_equal(doc_int(t, NULL, "available"), v100 ? 2 : 0);
+		assert_int_equal(doc_int(t, NULL, "busy"), v100 ? 1 : 0);
+		assert_int_equal(doc_int(t, NULL, "idle"), v100 ? 1 : 0);
+		assert_int_equal(doc_int(t, NULL, "shared"), v100 ? 1 : 0);
+	}
+	assert_int_equal(doc_int(st, "gpu_jobs", "running"), 2);
+	assert_int_equal(doc_int(st, "gpu_jobs", "pending"), 1);
+	assert_int_equal(doc_int(st, "gpu_jobs", "suspended"), 0);
+	assert_int_equal(doc_int(st, "totals", "solve_failed"), 0);
+	assert_false(json_object_object_get_ex(st, "objective", NULL));
+	json_object_put(st);
+	hs_snap_free(&s);
+
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_true(p.solved);
+	fx_snapshot(&f, &s);
+	st = hs_engine_status(e, &s, &p, NULL, f.now, &err);
+	assert_non_null(st);
+	assert_true(json_object_object_get_ex(st, "objective", &v));
+	assert_true(json_object_is_type(v, json_type_double));
+	/* effective throughput over the equal share, over the problem's
+	 * jobs (here one job is in the problem: its equal share is all it
+	 * can use, ratio 1) */
+	json_object *eq;
+	assert_true(json_object_object_get_ex(st, "vs_equal_share", &eq));
+	assert_int_equal(doc_int(eq, NULL, "jobs"), p.nactive);
+	assert_true(json_object_object_get_ex(eq, "min", &v));
+	double mn = json_object_get_double(v);
+	assert_true(json_object_object_get_ex(eq, "mean", &v));
+	assert_true(mn > 0 && mn <= json_object_get_double(v) + 1e-12);
+	assert_true(fabs(mn - 1) < 1e-9);
 	json_object_put(st);
 	hs_snap_free(&s);
 	hs_plan_free(&p);
@@ -1657,6 +1745,7 @@ int main(void)
 		cmocka_unit_test(test_leaving_job),
 		cmocka_unit_test(test_stale_holds),
 		cmocka_unit_test(test_packed_pair),
+		cmocka_unit_test(test_status_aggregates),
 		cmocka_unit_test(test_packed_two_pairs_measured),
 		cmocka_unit_test(test_state_roundtrip),
 		cmocka_unit_test(test_reconfigure),

@@ -36,6 +36,7 @@ static void test_conf_defaults(void **state)
 	assert_int_equal(c.preempt, HS_PREEMPT_REQUEUE);
 	assert_int_equal(c.ckpt_grace_s, 60);
 	assert_int_equal(c.npartitions, 0);
+	assert_null(c.metrics_file);
 	assert_true(hs_sconf_manages(&c, "anything"));
 	assert_int_equal(hs_sconf_check(&c, &err), 0);
 	hs_sconf_free(&c);
@@ -59,6 +60,7 @@ static void test_conf_values(void **state)
 		"EntityMode=fifo\n"
 		"Backfill=no\n"
 		"ApplyDelay=2500\n"
+		"MetricsFile=/var/lib/node_exporter/textfile/hetsched.prom\n"
 		"\n";
 	if (hs_sconf_parse_text(&c, text, &err) < 0)
 		fail_msg("%s", err.msg);
@@ -79,6 +81,8 @@ static void test_conf_values(void **state)
 	assert_int_equal(hs_sconf_copy(&d, &c, &err), 0);
 	assert_string_equal(d.partitions[1], "big");
 	assert_string_equal(d.qos_weights.names[1], "high");
+	assert_string_equal(d.metrics_file, "/var/lib/node_exporter/textfile/hetsched.prom");
+	assert_ptr_not_equal(d.metrics_file, c.metrics_file);
 	hs_sconf_free(&c);
 	hs_sconf_free(&d);
 }
@@ -102,6 +106,8 @@ static void test_conf_errors(void **state)
 		{ "ThroughputTable", "relative.json", "absolute" },
 		{ "EarlyRounds", "maybe", "yes or no" },
 		{ "StatusFile", "x", "absolute" },
+		{ "MetricsFile", "hetsched.prom", "MetricsFile=hetsched.prom: expected an absolute" },
+		{ "MetricsFile", "/a\nb.prom", "absolute" },
 		{ "SolverTimeLimit", "nan", "SolverTimeLimit" },
 		{ "NoSuchKey", "1", "unknown key" },
 		{ "Seed", "", "empty" },

@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -28,6 +29,7 @@
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/state_save.h"
 
+#include "sched/metrics.h"
 #include "sched/statefile.h"
 #include "sched/status_private.h"
 
@@ -261,6 +263,24 @@ static int gpu_jobs_changed(agent_t *a)
 	return fp != a->fingerprint;
 }
 
+/* MetricsFile=: the status document's aggregates as an OpenMetrics
+ * exposition for node_exporter's textfile collector, written atomically
+ * like the status (statefile.h; the temporary name does not end in .prom,
+ * so the collector never reads a torn file). No per-job data (metrics.h):
+ * world-readable also under PrivateData=jobs. */
+static void write_metrics(agent_t *a, json_object *doc)
+{
+	const char *path = a->conf.metrics_file;
+	if (!path || !doc)
+		return;
+	hs_err_t err;
+	size_t len = 0;
+	char *text = hs_metrics_text(doc, &len, &err);
+	if (!text || hs_file_write_atomic(path, text, len, HS_STATUS_MODE_PUBLIC, &err) < 0)
+		error(HS_LOG_PREFIX "cannot write metrics %s: %s", path, err.msg);
+	free(text);
+}
+
 static void write_status(agent_t *a, const hs_snap_t *s, const hs_plan_t *p,
 			 const hs_round_stats_t *st)
 {
@@ -268,6 +288,7 @@ static void write_status(agent_t *a, const hs_snap_t *s, const hs_plan_t *p,
 	json_object *doc = hs_engine_status(a->engine, s, p, st, time(NULL), &err);
 	if (!doc || hs_status_write(a->status_path, doc, a->private_jobs, &err) < 0)
 		error(HS_LOG_PREFIX "cannot write status %s: %s", a->status_path, err.msg);
+	write_metrics(a, doc);
 	json_object_put(doc);
 }
 
