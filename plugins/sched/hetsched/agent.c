@@ -45,6 +45,10 @@ static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t agent_cond = PTHREAD_COND_INITIALIZER;
 static int stop_flag;
 static int reconfig_flag = 1; /* read the configuration at start */
+/* scontrol reconfigure was asked since init(): the configuration init()
+ * checked may be older than the file (a reconfigure before the thread's
+ * first tick was lost that way: the thread installed init's copy) */
+static int reconfig_asked;
 
 /* Agent-thread-only state. */
 /* When we last looked at the job table. slurmctld's last_job_update has
@@ -130,6 +134,7 @@ void hs_agent_reconfig(void)
 {
 	pthread_mutex_lock(&agent_lock);
 	reconfig_flag = 1;
+	reconfig_asked = 1;
 	pthread_mutex_unlock(&agent_lock);
 }
 
@@ -410,6 +415,9 @@ void *hs_agent(void *arg)
 		pthread_mutex_lock(&agent_lock);
 		int rc = reconfig_flag;
 		reconfig_flag = 0;
+		if (reconfig_asked)
+			a.startup_conf = 0; /* re-read the file, not init's copy */
+		reconfig_asked = 0;
 		pthread_mutex_unlock(&agent_lock);
 		if (rc)
 			reload(&a);
