@@ -30,11 +30,7 @@ typedef struct cand {
 static int cmp_cand(const void *a, const void *b)
 {
 	const cand_t *x = a, *y = b;
-	if (x->prio != y->prio)
-		return x->prio > y->prio ? -1 : 1;
-	if (x->submit != y->submit)
-		return x->submit < y->submit ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	return hs_prio_order(x->prio, x->submit, x->id, y->prio, y->submit, y->id);
 }
 
 /* Tries each managed partition of the job in turn. */

@@ -25,6 +25,20 @@
 
 #define HS_LOG_PREFIX "sched/hetsched: "
 
+/* The order in which pending jobs get GPUs, as backfill orders them:
+ * higher priority first, then earlier submission, then lower job id
+ * (qsort-style result for job a against job b). Used by refill.c and
+ * cpujobs.c. */
+static inline int hs_prio_order(uint32_t pa, int64_t sa, uint32_t ia, uint32_t pb, int64_t sb,
+				uint32_t ib)
+{
+	if (pa != pb)
+		return pa > pb ? -1 : 1;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
 /* conf.c: reads `path` with s_p_*; 0 and *out filled, or -1 with why. A
  * missing file gives the defaults (returns 1). */
 int hs_conf_load(const char *path, hs_sconf_t *out, char *why, size_t len);

@@ -31,11 +31,7 @@ typedef struct cand {
 static int cmp_cand(const void *pa, const void *pb)
 {
 	const cand_t *a = pa, *b = pb;
-	if (a->prio != b->prio)
-		return a->prio > b->prio ? -1 : 1;
-	if (a->submit != b->submit)
-		return a->submit < b->submit ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id;
+	return hs_prio_order(a->prio, a->submit, a->id, b->prio, b->submit, b->id);
 }
 
 /* Can snapshot job sj take exactly the refused target of rj? */
