@@ -3,7 +3,7 @@
 dist_doc_DATA += doc/protocol.md
 EXTRA_DIST += doc/policies.md doc/slurm-internals.md doc/slurm-versions.md doc/architecture.md
 dist_man_MANS += doc/man/hetsched.1 doc/man/hetsched-solve.1
-dist_man_MANS += doc/man/hetsched-simulate.1
+dist_man_MANS += doc/man/hetsched-simulate.1 doc/man/hetsched-timeline.1
 dist_man_MANS += doc/man/hs-cluster.1 doc/man/hetsched-plugins.7
 EXTRA_DIST += doc/hacking.md
 # sched/hetsched (issue 5)

@@ -345,13 +345,22 @@ def _bars(lay, segs, y, colors, thin, out):
             out.append('<text x="%.1f" y="%d" class="jid" style="fill:%s">%s</text>'
                        % (lay.x(pieces[0][0]) + 3, y + 3 + h / 2 + 4,
                           _ink(colors[s.job]), escape(s.job)))
+    prev_set = None
     for a, b, on in packed:
         hh = h / len(on)
+        # Job ids in the halves where a pair begins (not every round).
+        label = [s.job for s in on] != prev_set and hh >= 8
+        prev_set = [s.job for s in on]
         for i, s in enumerate(on):
             out.append('<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" '
                        'fill="%s"/>' % (lay.x(a), y + 3 + i * hh,
                                         max(lay.x(b) - lay.x(a), .6), hh,
                                         colors[s.job]))
+            if label and lay.x(b) - lay.x(a) > 6 * len(s.job) + 4:
+                out.append('<text x="%.1f" y="%.1f" class="jid small" '
+                           'style="fill:%s">%s</text>'
+                           % (lay.x(a) + 3, y + 3 + (i + 1) * hh - 2,
+                              _ink(colors[s.job]), escape(s.job)))
         out.append('<rect x="%.2f" y="%d" width="%.2f" height="%d" '
                    'class="packed"><title>packed: jobs %s</title></rect>'
                    % (lay.x(a), y + 2, max(lay.x(b) - lay.x(a), .6), h + 2,
@@ -377,6 +386,7 @@ text { font-family: DejaVu Sans, Arial, sans-serif; font-size: 11px; fill: #222;
 .rowl { font-size: 10px; text-anchor: end; fill: #444; }
 .leg { font-size: 11px; }
 .jid { font-size: 10px; font-weight: bold; }
+.small { font-size: 8px; }
 .grid { stroke: #ddd; stroke-width: 1; }
 .band { fill: #f4f4f4; }
 .sep { stroke: #fff; stroke-width: 0.6; }
