@@ -22,3 +22,5 @@ dist_doc_DATA += doc/policy-engine.md
 EXTRA_DIST += doc/robustness.md
 # OpenMetrics for Prometheus (issue 15)
 dist_doc_DATA += doc/metrics.md
+# sacct/sreport recipes and the timeline picture (issue 15)
+dist_doc_DATA += doc/accounting.md
