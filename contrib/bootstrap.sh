@@ -55,6 +55,7 @@ SUDO=
 # for doc/examples/pytorch_train.py (tests/integration/pytorch_job.sh;
 # 172 packages, 48 MB fetched here + 99 MB already in apt's cache, 635 MB
 # installed, 130 s of CPU: 9 min 23 s wall on the shared 2-core dev machine).
+# librsvg2-bin: rsvg-convert renders `hetsched timeline` SVGs in the tests.
 # python3-prometheus-client: its OpenMetrics parser checks `hetsched status
 # --format=openmetrics` strictly (tests/unit/test_metrics_parse.sh).
 PKGS="slurm-wlm slurmctld slurmd slurmdbd slurm-client slurm-wlm-mysql-plugin
@@ -63,7 +64,7 @@ PKGS="slurm-wlm slurmctld slurmd slurmdbd slurm-client slurm-wlm-mysql-plugin
  make gcc libc6-dev libcmocka-dev gnuplot-nox valgrind dpkg-dev python3
  python3-setuptools python3-wheel python3-pip python3-venv python3-torch
  procps iproute2 bc curl ca-certificates debhelper dh-python
- python3-prometheus-client"
+ python3-prometheus-client librsvg2-bin"
 # A Slurm built from source (--install) gets slurmdbd's MySQL plugin.
 [ "$do_install" = 0 ] || PKGS="$PKGS default-libmysqlclient-dev"
 

@@ -10,7 +10,8 @@
 # wanted than there are, models whose speed differs by GPU type as Gavel
 # measured it), shows progress, and prints where each job ran, for how
 # long, the throughput spank_hetsched measured, what the scheduler decided
-# (hetsched status) and the JCTs from sacct. With --compare it first runs
+# (hetsched status) and the JCTs from sacct, and draws the run as an SVG
+# timeline (hetsched timeline, from sacct). With --compare it first runs
 # the same workload under stock sched/backfill and prints the ratios.
 # Exit status 0 when every job completed.
 #
@@ -180,6 +181,11 @@ run_once() {
 	done
 	sacct -D -X -P -n -o JobIDRaw,State,Submit,Start,End,AllocTRES,AdminComment -j "$ids" >"$out/sacct.txt"
 	sacct -D -X -j "$ids" -o JobID,JobName%12,State,NodeList%8,AllocTRES%50,Elapsed >"$out/sacct-table.txt"
+	# The timeline picture's input (hetsched-timeline(1)): every run of
+	# every job, and the GPUs per node (to see packing).
+	sacct -a -D -X -P -n -o JobIDRaw,JobName,Account,State,Start,End,NodeList,AllocTRES,AdminComment%1000 \
+		-j "$ids" >"$out/timeline-sacct.txt"
+	sinfo -N -h -o '%N|%G' >"$out/sinfo.txt"
 	if [ $keep = 0 ] || [ "$sched" != hetsched ]; then
 		"$hs_cluster" down -q --dir "$dir"
 		cluster_up=0
@@ -213,6 +219,21 @@ rc=$?
 echo
 echo "sacct -D -X (slurmdbd + MariaDB) for the sched/hetsched run:"
 cat "$results/hetsched/sacct-table.txt"
+# Which job ran on which GPU, drawn from the sacct history (the build's
+# hetsched runs the source tree's drawer: nothing is installed for real).
+echo
+for r in "${runs[@]}"; do
+	if HS_TIMELINE_SCRIPT=$top/python/hetsched_timeline.py "$hetsched" timeline \
+		--sacct "$r/timeline-sacct.txt" --sinfo "$r/sinfo.txt" -o "$r/timeline.svg" \
+		--types "$(echo "$gpus" | tr ',' '\n' | cut -d: -f1 | paste -sd, -)" \
+		--title "sched/$(cat "$r/sched.txt"): which job ran on which GPU" 2>"$r/timeline.err"; then
+		echo "Timeline of the sched/$(cat "$r/sched.txt") run (rows = GPUs, red = restart): $r/timeline.svg"
+	else
+		echo "No timeline for $r: $(cat "$r/timeline.err")"
+	fi
+done
+command -v rsvg-convert >/dev/null &&
+	echo "  (open it in a web browser, or make a PNG: rsvg-convert $results/hetsched/timeline.svg -o timeline.png)"
 echo "Results kept in $results"
 if [ $keep = 1 ]; then
 	echo

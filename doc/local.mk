@@ -3,7 +3,7 @@
 dist_doc_DATA += doc/protocol.md
 EXTRA_DIST += doc/policies.md doc/slurm-internals.md doc/slurm-versions.md doc/architecture.md
 dist_man_MANS += doc/man/hetsched.1 doc/man/hetsched-solve.1
-dist_man_MANS += doc/man/hetsched-simulate.1
+dist_man_MANS += doc/man/hetsched-simulate.1 doc/man/hetsched-timeline.1
 dist_man_MANS += doc/man/hs-cluster.1 doc/man/hetsched-plugins.7
 EXTRA_DIST += doc/hacking.md
 # sched/hetsched (issue 5)
@@ -22,3 +22,5 @@ dist_doc_DATA += doc/policy-engine.md
 EXTRA_DIST += doc/robustness.md
 # OpenMetrics for Prometheus (issue 15)
 dist_doc_DATA += doc/metrics.md
+# sacct/sreport recipes and the timeline picture (issue 15)
+dist_doc_DATA += doc/accounting.md

@@ -61,6 +61,8 @@ static void usage(FILE *f)
 		"  --window FIRST:LAST   measure only jobs FIRST..LAST (0-based ids)\n"
 		"  --max-time SECONDS    stop after this much simulated time (exit 3)\n"
 		"  --csv FILE            per-job CSV\n"
+		"  --timeline FILE       one CSV line per job per GPU per round (where\n"
+		"                        it ran; `hetsched report` draws it as SVG)\n"
 		"  --save-failed FILE    write the first problem the policy fails to\n"
 		"                        solve there (hetsched solve input)\n"
 		"  --quiet               no progress on stderr\n");
@@ -173,12 +175,32 @@ static int write_trace(const char *path, const hs_thrtable_t *t, const hs_gen_op
 	return 0;
 }
 
+/* --timeline FILE: opened before the run (a bad path fails early), written
+ * by the simulator round by round. */
+static int open_timeline(hs_sim_opts_t *o, const char *path, hs_err_t *err)
+{
+	if (o->ideal)
+		return hs_err_set(err, "--timeline needs rounds (not --ideal)");
+	o->timeline = fopen(path, "w");
+	if (!o->timeline)
+		return hs_err_set(err, "%s: %s", path, strerror(errno));
+	fputs(hs_sim_timeline_header, o->timeline);
+	return 0;
+}
+
+static int close_timeline(hs_sim_opts_t *o, const char *path, hs_err_t *err)
+{
+	int bad = ferror(o->timeline) | fclose(o->timeline);
+	o->timeline = NULL;
+	return bad ? hs_err_set(err, "%s: write error", path) : 0;
+}
+
 enum {
 	OPT_TRACE = 1000, OPT_GENERATE, OPT_RATE, OPT_JOBS, OPT_MULTI_GPU, OPT_MULTI_PRIO,
 	OPT_REFTYPE, OPT_SEED, OPT_WRITE_TRACE, OPT_CLUSTER, OPT_GPS, OPT_CONS,
 	OPT_THROUGHPUTS, OPT_POLICY, OPT_ROUND, OPT_RESET, OPT_PREEMPT, OPT_IDEAL,
 	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP, OPT_IGNORE_RESTART, OPT_SAVE_FAILED,
-	OPT_PRICES,
+	OPT_PRICES, OPT_TIMELINE,
 };
 
 int hs_cmd_simulate(int argc, char **argv)
@@ -207,13 +229,14 @@ int hs_cmd_simulate(int argc, char **argv)
 		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "max-time", required_argument, NULL, OPT_MAXTIME },
 		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "timeline", required_argument, NULL, OPT_TIMELINE },
 		{ "save-failed", required_argument, NULL, OPT_SAVE_FAILED },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *trace_path = NULL, *table_path = NULL, *cluster_spec = NULL;
-	const char *csv_path = NULL, *trace_out = NULL, *cons = "placement", *prices = NULL;
+	const char *csv_path = NULL, *timeline_path = NULL, *trace_out = NULL, *cons = "placement", *prices = NULL;
 	int generate = 0, restart_aware = 1;
 	long seed = 0, gps = 1;
 	hs_gen_opts_t g = { .jobs_per_hour = -1, .njobs = -1 };
@@ -249,6 +272,7 @@ int hs_cmd_simulate(int argc, char **argv)
 		case OPT_WINDOW: bad = parse_window(optarg, &o.window_first, &o.window_last); break;
 		case OPT_MAXTIME: bad = parse_num(optarg, 0.0, &o.max_time_s); break;
 		case OPT_CSV: csv_path = optarg; break;
+		case OPT_TIMELINE: timeline_path = optarg; break;
 		case OPT_SAVE_FAILED: o.save_failed = optarg; break;
 		case OPT_QUIET: o.progress = 0; break;
 		case 'h':
@@ -345,7 +369,11 @@ int hs_cmd_simulate(int argc, char **argv)
 			goto out;
 		hs_workload_from_trace(&w, &trace);
 	}
+	if (timeline_path && open_timeline(&o, timeline_path, &err) < 0)
+		goto out;
 	if (hs_sim_run(&o, &cluster, &table, &w, &res, &err) < 0)
+		goto out;
+	if (o.timeline && close_timeline(&o, timeline_path, &err) < 0)
 		goto out;
 	json_object *sum = hs_sim_summary(&res, &o, &err);
 	if (!sum)
@@ -406,6 +434,8 @@ int hs_cmd_simulate(int argc, char **argv)
 out:
 	if (rc == 1)
 		fprintf(stderr, "hetsched simulate: %s\n", err.msg);
+	if (o.timeline)
+		fclose(o.timeline);
 	hs_sim_result_free(&res);
 	hs_workload_free(&w);
 	hs_trace_free(&trace);

@@ -10,5 +10,6 @@ typedef int (*hs_cmd_fn)(int argc, char **argv);
 int hs_cmd_solve(int argc, char **argv);   /* cmd_solve.c */
 int hs_cmd_simulate(int argc, char **argv); /* cmd_simulate.c */
 int hs_cmd_status(int argc, char **argv);   /* cmd_status.c */
+int hs_cmd_timeline(int argc, char **argv); /* cmd_timeline.c */
 
 #endif

@@ -11,3 +11,7 @@ hetsched_LDADD = libhetsched_sim.la libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIB
 # `hetsched status` reads the sched plugin's status document (src/sched).
 hetsched_SOURCES += src/cli/cmd_status.c
 hetsched_LDADD += libhetsched_sched.la libhetsched_core.la
+# `hetsched timeline` runs the SVG drawer installed beside the Gavel data.
+hetsched_SOURCES += src/cli/cmd_timeline.c
+hstimelinedir = $(pkgdatadir)
+dist_hstimeline_DATA = python/hetsched_timeline.py

@@ -466,6 +466,24 @@ static double exec_thr(const sim_t *s, const hs_sim_job_t *j, const hs_decision_
 	return pair;
 }
 
+const char hs_sim_timeline_header[] =
+	"job,model,type,node,gpu,start_s,end_s,event,partner\n";
+
+/* The timeline line(s) of job j this round: one per GPU it holds. The
+ * event is the mechanism's action, with "resume" for a START from a
+ * checkpoint (a restart, like "migrate"). */
+static void log_timeline(const sim_t *s, const hs_sim_job_t *j, const hs_decision_t *d,
+			 double end)
+{
+	const char *ev = d->action == HS_ACT_START && d->resume ? "resume"
+							       : hs_action_name(d->action);
+	const char *partner = d->partner >= 0 ? s->res->jobs[s->active[d->partner]].id : "";
+	for (int g = 0; g < d->ngpus; g++)
+		fprintf(s->o->timeline, "%s,\"%s\",%s,%s,%d,%.3f,%.3f,%s,%s\n", j->id, j->model,
+			s->c->names[d->type], s->server_names[d->gpus[g].server], d->gpus[g].gpu,
+			s->now, end, ev, partner);
+}
+
 /* Applies one round's decisions from `now`: progress, finish times,
  * counters. Returns the round's end time, or -1 if nothing ran. */
 static double apply_round(sim_t *s, const hs_round_out_t *out, double *busy)
@@ -520,6 +538,8 @@ static double apply_round(sim_t *s, const hs_round_out_t *out, double *busy)
 			full = 1;
 		}
 		ends[k] = end;
+		if (s->o->timeline)
+			log_timeline(s, j, d, end);
 		j->gpu_s += d->ngpus * (end - s->now);
 		j->type_s[d->type] += end - s->now;
 		end_max = fmax(end_max, end);

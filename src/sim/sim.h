@@ -35,6 +35,8 @@
 #ifndef HS_SIM_SIM_H
 #define HS_SIM_SIM_H
 
+#include <stdio.h>
+
 #include "core/mechanism.h"
 #include "core/policy.h"
 #include "core/thrtable.h"
@@ -61,7 +63,14 @@ typedef struct hs_sim_opts {
 	const char *save_failed;     /* if set, the first problem the policy
 	                              * fails to solve is written there as
 	                              * `hetsched solve` input (for replay) */
+	FILE *timeline;              /* if set, one CSV line per job per GPU
+	                              * per round (hs_sim_timeline_header;
+	                              * `hetsched report` draws it); rounds
+	                              * mode only */
 } hs_sim_opts_t;
+
+/* The header line of the timeline CSV (doc/accounting.md "timeline"). */
+extern const char hs_sim_timeline_header[];
 
 /* Defaults (policy left NULL): round 360 s, Gavel's 1920 s between
  * resets, no preemption cost, 1 GPU per server, placement-aware

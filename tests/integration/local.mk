@@ -80,3 +80,8 @@ EXTRA_DIST += tests/integration/pytorch_job.sh
 # SIGKILL within 5 s, doc/robustness.md) and so fails some runs; it joins
 # CI when they are fixed. Run it by hand: tests/integration/soak_short.sh.
 EXTRA_DIST += tests/integration/soak_short.sh
+# timeline SVG from sacct, sreport GPU time per type (issue 15)
+if BUILD_PLUGINS
+TESTS += tests/integration/timeline.sh
+endif
+EXTRA_DIST += tests/integration/timeline.sh
