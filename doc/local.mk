@@ -22,3 +22,5 @@ dist_doc_DATA += doc/policy-engine.md
 EXTRA_DIST += doc/robustness.md
 # OpenMetrics for Prometheus (issue 15)
 dist_doc_DATA += doc/metrics.md
+# issue 12: the live large cluster (bench/scale.sh)
+EXTRA_DIST += doc/scale.md doc/results/scale-live.png
