@@ -11,18 +11,20 @@
 #     -q  pending jobs before the measurement (default 5000); half of them
 #         (whole thousands) in job arrays of 1,000 tasks, the rest single
 #         jobs, each with its own model (own throughput row)
-#     -r  running jobs (default 2000, sleep jobs, not preemptible)
+#     -r  running 1-GPU jobs (default 2000, sleep jobs, not preemptible)
+#     -w  running whole-node jobs besides (default 0): with -r below the
+#         GPU count they keep the queue from simply starting
 #     -t  measurement window in seconds (default 180), with 10 sbatch/s
 #     -g  hs-cluster --gpus (default a100:32:16,v100:32:16,p100:32:16,k80:32:16)
 #     -o  output directory (default /tmp/hs-scale.XXXX); summary in
 #         OUTDIR/summary.txt, one line per scheduler in OUTDIR/results.tsv
 # Report ratios hetsched / backfill only: the machine is shared.
 set -u
-queue=5000 running=2000 window=180 outdir=
+queue=5000 running=2000 whole=0 window=180 outdir=
 gpus=a100:32:16,v100:32:16,p100:32:16,k80:32:16
-while getopts q:r:t:g:o: opt; do
+while getopts q:r:w:t:g:o: opt; do
 	case $opt in
-	q) queue=$OPTARG ;; r) running=$OPTARG ;; t) window=$OPTARG ;;
+	q) queue=$OPTARG ;; r) running=$OPTARG ;; w) whole=$OPTARG ;; t) window=$OPTARG ;;
 	g) gpus=$OPTARG ;; o) outdir=$OPTARG ;;
 	*) sed -n '2,20p' "$0"; exit 2 ;;
 	esac
@@ -35,6 +37,7 @@ cluster=$top/contrib/cluster/hs-cluster
 [ -n "$outdir" ] || outdir=$(mktemp -d /tmp/hs-scale.XXXXXX)
 mkdir -p "$outdir"
 nodes=$(echo "$gpus" | tr ',' '\n' | awk -F: '{ s += $2 } END { print s }')
+per_node=$(echo "$gpus" | cut -d, -f1 | cut -d: -f3)
 say() { echo "scale: $(date +%T) $*" >&2; }
 now() { date +%s.%N; }
 
@@ -141,15 +144,17 @@ run() {
 		sleep 12 # the plugin's start-up delay
 	fi
 	# The running jobs: arrays of 1,000 sleep tasks (one model per array).
-	say "$sched: $running running jobs"
+	say "$sched: $running running jobs and $whole whole-node jobs"
+	[ "$whole" -gt 0 ] && sbatch --parsable -o /dev/null -J whole --array=1-"$whole" --hs-model=m0 \
+		--hs-steps=1000000 --gres=gpu:"$per_node" --wrap 'sleep 7200' >/dev/null
 	for a in $(seq 0 1000 $((running - 1))); do
 		left=$((running - a)); [ $left -gt 1000 ] && left=1000
 		sbatch --parsable -o /dev/null -J run --array=1-$left --hs-model=m$((queue + a)) --hs-steps=1000000 \
 			--gres=gpu:1 --wrap 'sleep $((900 + RANDOM % 900))' >/dev/null
 	done
 	t0=$(now)
-	while [ "$(squeue -h -t R -o %i 2>/dev/null | wc -l)" -lt "$running" ]; do
-		[ "$(echo "$(now) - $t0 > 900" | bc)" = 1 ] && { say "$sched: not all $running running after 900 s"; break; }
+	while [ "$(squeue -h -t R -o %i 2>/dev/null | wc -l)" -lt $((running + whole)) ]; do
+		[ "$(echo "$(now) - $t0 > 300" | bc)" = 1 ] && { say "$sched: not all running after 300 s"; break; }
 		sleep 5
 	done
 	echo "$(now) - $t0" | bc >"$d/fill_s"

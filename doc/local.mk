@@ -23,4 +23,4 @@ EXTRA_DIST += doc/robustness.md
 # OpenMetrics for Prometheus (issue 15)
 dist_doc_DATA += doc/metrics.md
 # issue 12: the live large cluster (bench/scale.sh)
-EXTRA_DIST += doc/scale.md doc/results/scale-live.png
+EXTRA_DIST += doc/scale.md
