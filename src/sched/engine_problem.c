@@ -125,6 +125,50 @@ static int cmp_cand(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* MaxJobs with more candidates than slots. Running and suspended jobs come
+ * first (moving them out of the problem would stop them), then pending
+ * jobs by priority and age. A strict priority cut would leave the jobs
+ * beyond it out of every round — never started even on GPUs no job in
+ * the problem can use, without a fair share however long they wait — so
+ * a quarter of the slots left to pending jobs (at least one) rotates,
+ * round by round, through the jobs beyond the priority part: each
+ * eligible job is in the problem at least once every
+ * ceil(beyond / rotating) rounds, while the head of the queue keeps
+ * three quarters of the slots. `round` is the round being built. */
+static void cut_max_jobs(const hs_sconf_t *c, const hs_snap_t *s, hs_round_build_t *b,
+			 cand_t *cands, int ncand, long round)
+{
+	qsort(cands, (size_t)ncand, sizeof(*cands), cmp_cand);
+	int nrun = 0;
+	while (nrun < ncand && cands[nrun].running)
+		nrun++;
+	int slots = c->max_jobs - nrun; /* for pending jobs */
+	int keep = slots, rot = 0, beyond = 0, first = 0;
+	if (slots > 1) {
+		rot = slots / 4 > 0 ? slots / 4 : 1;
+		keep = slots - rot;
+		beyond = ncand - nrun - keep; /* > rot since ncand > max_jobs */
+		first = (int)(((round > 0 ? round - 1 : 0) * (long)rot) % beyond);
+	}
+	for (int k = 0; k < ncand; k++) {
+		int in;
+		if (k < nrun)
+			in = k < c->max_jobs;
+		else if (slots <= 0 || k - nrun < keep)
+			in = slots > 0;
+		else if (rot == 0)
+			in = 0;
+		else /* position among the jobs beyond, from the rotation's start */
+			in = ((k - nrun - keep) - first + beyond) % beyond < rot;
+		int i = cands[k].snap;
+		if (in || b->role[i] != HS_ROLE_ACTIVE)
+			continue;
+		/* A job we suspended would sit out the cut suspended,
+		 * holding its GPUs: it runs on them instead. */
+		b->role[i] = s->jobs[i].state == HS_SJ_SUSPENDED ? HS_ROLE_RESUME : HS_ROLE_CUT;
+	}
+}
+
 /* Sort keys: job id in the high half, snapshot index in the low. */
 static int cmp_u64(const void *a, const void *b)
 {
@@ -391,19 +435,8 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 						   .id = sj->id };
 	}
 
-	/* MaxJobs: running and suspended jobs first, then by priority. */
-	if (ncand > c->max_jobs) {
-		qsort(cands, (size_t)ncand, sizeof(*cands), cmp_cand);
-		for (int k = c->max_jobs; k < ncand; k++) {
-			int i = cands[k].snap;
-			if (b->role[i] != HS_ROLE_ACTIVE)
-				continue;
-			/* A job we suspended would sit out the cut suspended,
-			 * holding its GPUs: it runs on them instead. */
-			b->role[i] = s->jobs[i].state == HS_SJ_SUSPENDED ? HS_ROLE_RESUME
-									  : HS_ROLE_CUT;
-		}
-	}
+	if (ncand > c->max_jobs)
+		cut_max_jobs(c, s, b, cands, ncand, e->rounds + 1);
 
 	/* Usable GPUs: on available managed nodes, free or held by an
 	 * active job; on unavailable nodes only those an active job holds

@@ -83,4 +83,18 @@ check "down: b is still healthy" quiet "$HS_CLUSTER" status --dir "$B_DIR"
 "$HS_CLUSTER" down -q --dir "$A_DIR" >/dev/null 2>&1
 check "down twice: exits 0" test $? -eq 0
 check "down: no lock file left beside the directory" test ! -e "$(dirname "$A_DIR")/.$(basename "$A_DIR").hs-cluster.lock"
+
+# Past 90 nodes (issue 12): free-ports sizes the block, up refuses a
+# cluster whose node ports would reach the ephemeral range. Neither
+# starts a daemon (a 128-node cluster takes minutes: bench/scale.sh).
+big=$("$HS_CLUSTER" free-ports --nodes 128 --port-base 32000)
+check "free-ports --nodes 128: a base with 200 ports below 32768" \
+	sh -c "[ -n '$big' ] && [ '$big' -ge 32000 ] && [ \$(('$big' + 199)) -le 32767 ]"
+check "free-ports --nodes 1000 finds no block from 32000" sh -c "! '$HS_CLUSTER' free-ports --nodes 1000 --port-base 32000 2>/dev/null"
+toobig=$(mktemp -u /tmp/hs-it-toobig.XXXXXX)
+"$HS_CLUSTER" up -q --dir "$toobig" --port-base 32600 --gpus v100:100:1,k80:100:1 >"$toobig.out" 2>&1
+check "200 nodes from port 32600 are refused" test $? -ne 0
+check "the refusal says why" grep -q "past 32767" "$toobig.out"
+check "the refused big cluster left no directory" test ! -e "$toobig"
+rm -f "$toobig.out"
 it_done

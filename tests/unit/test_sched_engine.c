@@ -1158,6 +1158,47 @@ static void test_max_jobs(void **state)
 	hs_engine_free(e);
 }
 
+/* Beyond MaxJobs (issue 12): the same snapshot of 8 pending jobs, round
+ * after round (nothing applied, so the queue stays); of MaxJobs=4 slots,
+ * three go to the highest priorities every round and one rotates through
+ * the other five, so each of those is in the problem once in five rounds
+ * — none is left out of every round, however low its priority. */
+static void test_max_jobs_rotation(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	for (uint32_t id = 1; id <= 8; id++)
+		fx_add(&f, id, 1)->prio = 1000 - id; /* job 1 first */
+	hs_engine_t *e = engine_with("MaxJobs=4\n");
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(&f, &s);
+	int in_problem[9] = { 0 };
+	for (int r = 0; r < 5; r++) {
+		hs_plan_t p;
+		assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+		assert_int_equal(p.nactive, 4);
+		int rotating = 0;
+		for (uint32_t id = 1; id <= 8; id++) {
+			const hs_plan_job_t *pj = plan_job(&p, id);
+			int cut = pj && strstr(pj->reason, "MaxJobs") != NULL;
+			if (id <= 3)
+				assert_false(cut); /* the priority part, every round */
+			else if (!cut) {
+				in_problem[id]++;
+				rotating++;
+			}
+		}
+		assert_int_equal(rotating, 1);
+		hs_plan_free(&p);
+	}
+	for (uint32_t id = 4; id <= 8; id++)
+		assert_int_equal(in_problem[id], 1);
+	hs_snap_free(&s);
+	hs_engine_free(e);
+}
+
 /* Jobs that vanish or change between the snapshot and the apply are the
  * plugin's business; here: a job finishing between rounds is dropped from
  * the accounting and its GPU reused. */
@@ -1738,6 +1779,7 @@ int main(void)
 		cmocka_unit_test(test_node_mask_contention),
 		cmocka_unit_test(test_array_slots),
 		cmocka_unit_test(test_max_jobs),
+		cmocka_unit_test(test_max_jobs_rotation),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_accounts_entities),
 		cmocka_unit_test(test_departure),

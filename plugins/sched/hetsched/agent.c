@@ -358,12 +358,12 @@ static void do_round(agent_t *a)
 	info(HS_LOG_PREFIX "round %ld: %d active (%d pinned, %d leaving), %s%.1f ms solve, "
 	     "locks %.2f ms snapshot + %.2f ms apply; started %d, kept %d, checkpointing %d, "
 	     "requeued %d, suspended %d, resumed %d, deferred %d, start failures %d, "
-	     "changed meanwhile %d, cpu jobs started %d",
+	     "changed meanwhile %d, cpu jobs started %d; round %.1f ms",
 	     plan.round, plan.nactive, plan.npinned, plan.nleaving,
 	     plan.solved ? (plan.solve_failed ? "FAILED " : "") : "no ", plan.solve_ms,
 	     st.snapshot_lock_ms, st.apply_lock_ms, st.started, st.kept, st.checkpointing,
 	     st.requeued, st.suspended, st.resumed, st.deferred, st.start_failed, st.vanished,
-	     st.cpu_started);
+	     st.cpu_started, st.round_ms);
 	hs_plan_free(&plan);
 	hs_snap_free(&snap);
 }

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Summary of one bench/scale.sh run: OUTDIR/{backfill,hetsched}/ -> text.
+
+Per scheduler: time under slurmctld locks per scheduling pass (hetsched:
+snapshot + apply of each round, from slurmctld.log; backfill: its backfill
+and main-scheduler cycles sampled from sdiag every 3 s, which hold the
+locks for the whole cycle unless it yields), round wall time, solve time,
+slurmctld peak RSS (VmHWM), sbatch/squeue latency, time until a new job
+has a scheduler reason, and where in the queue the jobs that started
+during the window came from (MaxJobs). Also one TSV line per scheduler
+(results.tsv) for the plot in doc/scale.md.
+
+Usage: scale_report.py OUTDIR QUEUE
+"""
+import datetime
+import os
+import re
+import sys
+
+ROUND = re.compile(r"^\[([0-9T:.-]+)\] sched/hetsched: round \d+: .*?, (no |FAILED )?([0-9.]+) ms solve, "
+                   r"locks ([0-9.]+) ms snapshot \+ ([0-9.]+) ms apply.*?; round ([0-9.]+) ms")
+
+
+def pct(v, p):
+    if not v:
+        return float("nan")
+    v = sorted(v)
+    i = max(1, int(len(v) * p / 100.0 + 0.999))
+    return v[min(i, len(v)) - 1]
+
+
+def mean(v):
+    return sum(v) / len(v) if v else float("nan")
+
+
+def nums(path):
+    try:
+        return [float(x.split()[0]) for x in open(path) if x.strip()]
+    except OSError:
+        return []
+
+
+def one(path, default=float("nan")):
+    v = nums(path)
+    return v[0] if v else default
+
+
+def ts(s):
+    return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+
+
+def hetsched_rounds(d, t0, t1):
+    lock, wall, solve = [], [], []
+    try:
+        lines = open(os.path.join(d, "slurmctld.log"), errors="replace")
+    except OSError:
+        return lock, wall, solve
+    for line in lines:
+        m = ROUND.search(line)
+        if not m or not t0 <= ts(m.group(1)) <= t1:
+            continue
+        lock.append(float(m.group(4)) + float(m.group(5)))
+        wall.append(float(m.group(6)))
+        if m.group(2) is None:
+            solve.append(float(m.group(3)))
+    return lock, wall, solve
+
+
+def sdiag_cycles(d):
+    """Distinct (by cycle counter) last-cycle times, ms: main, backfill."""
+    main, bf = {}, {}
+    try:
+        text = open(os.path.join(d, "sdiag.txt")).read()
+    except OSError:
+        return [], []
+    for block in text.split("@@"):
+        parts = block.split("Backfilling stats")
+        if len(parts) != 2:
+            continue
+        for part, out, key in ((parts[0], main, "Total cycles"), (parts[1], bf, "Total cycles")):
+            c = re.search(key + r":\s+(\d+)", part)
+            last = re.search(r"Last cycle:\s+(\d+)", part)
+            if c and last and int(c.group(1)) > 0:
+                out[int(c.group(1))] = int(last.group(1)) / 1000.0
+    return list(main.values()), list(bf.values())
+
+
+def queue_positions(d, t0):
+    """Ranks (1-based, priority order at the window's start) of the jobs
+    that started during the window; jobs submitted later are not ranked."""
+    rank = {}
+    try:
+        for i, line in enumerate(open(os.path.join(d, "queue_order.txt"))):
+            rank[line.split()[0]] = i + 1
+        started = []
+        for line in open(os.path.join(d, "running_end.txt")):
+            jid, start = line.split()[:2]
+            try:
+                st = datetime.datetime.strptime(start, "%Y-%m-%dT%H:%M:%S").timestamp()
+            except ValueError:
+                continue
+            if st >= t0 - 1:
+                started.append(rank.get(jid))
+    except OSError:
+        return [], 0
+    return started, len(rank)
+
+
+def summarize(out, sched):
+    d = os.path.join(out, sched)
+    t0, t1 = one(os.path.join(d, "window_start")), one(os.path.join(d, "window_end"))
+    r = {"sched": sched}
+    if sched == "hetsched":
+        lock, wall, solve = hetsched_rounds(d, t0, t1)
+        r["passes"] = len(lock)
+    else:
+        main, bf = sdiag_cycles(d)
+        lock = main + bf
+        wall = bf
+        solve = []
+        r["passes"] = len(lock)
+        r["main_mean"], r["main_max"] = mean(main), max(main) if main else float("nan")
+        r["bf_mean"], r["bf_max"] = mean(bf), max(bf) if bf else float("nan")
+    r["lock_mean"], r["lock_p99"], r["lock_max"] = mean(lock), pct(lock, 99), max(lock) if lock else float("nan")
+    r["wall_mean"], r["wall_p99"], r["wall_max"] = mean(wall), pct(wall, 99), max(wall) if wall else float("nan")
+    r["solve_mean"], r["solve_max"] = mean(solve), max(solve) if solve else float("nan")
+    sb, sq = nums(os.path.join(d, "sbatch_lat.txt")), nums(os.path.join(d, "squeue_lat.txt"))
+    r["sbatch_n"], r["sbatch_p50"], r["sbatch_p99"] = len(sb), pct(sb, 50) * 1000, pct(sb, 99) * 1000
+    r["squeue_p50"], r["squeue_p99"] = pct(sq, 50) * 1000, pct(sq, 99) * 1000
+    r["rss_mb"] = one(os.path.join(d, "vmhwm_kb")) / 1024.0
+    pr = nums(os.path.join(d, "probe.txt"))
+    r["probe_n"], r["probe_p50"], r["probe_max"] = len(pr), pct(pr, 50), max(pr) if pr else float("nan")
+    for k in ("startup_s", "fill_s", "queue_submit_s", "teardown_s"):
+        r[k] = one(os.path.join(d, k))
+    try:
+        pend = [x.split("|", 1)[1] for x in open(os.path.join(d, "pending_end.txt")) if "|" in x]
+    except OSError:
+        pend = []
+    r["pending_end"] = len(pend)
+    r["cut_end"] = sum("MaxJobs" in x for x in pend)
+    ranks, qlen = queue_positions(d, t0)
+    known = [x for x in ranks if x is not None]
+    r["started"], r["started_queued"] = len(ranks), len(known)
+    r["rank_max"] = max(known) if known else 0
+    r["beyond_2000"] = sum(x > 2000 for x in known)
+    r["qlen"] = qlen
+    try:
+        r["slurmd_mem"] = open(os.path.join(d, "slurmd_mem")).read().strip()
+    except OSError:
+        r["slurmd_mem"] = "?"
+    return r
+
+
+def main():
+    out, queue = sys.argv[1], int(sys.argv[2])
+    b, h = summarize(out, "backfill"), summarize(out, "hetsched")
+    rows = [
+        ("scheduling passes in the window", "passes", "%d"),
+        ("time under locks per pass, mean (ms)", "lock_mean", "%.1f"),
+        ("time under locks per pass, p99 (ms)", "lock_p99", "%.1f"),
+        ("time under locks per pass, max (ms)", "lock_max", "%.1f"),
+        ("round wall time (hetsched) / backfill cycle, mean (ms)", "wall_mean", "%.1f"),
+        ("round wall / backfill cycle, p99 (ms)", "wall_p99", "%.1f"),
+        ("round wall / backfill cycle, max (ms)", "wall_max", "%.1f"),
+        ("solve, mean (ms)", "solve_mean", "%.1f"),
+        ("solve, max (ms)", "solve_max", "%.1f"),
+        ("slurmctld peak RSS, VmHWM (MB)", "rss_mb", "%.0f"),
+        ("sbatch latency p50 (ms)", "sbatch_p50", "%.0f"),
+        ("sbatch latency p99 (ms)", "sbatch_p99", "%.0f"),
+        ("sbatches in the window", "sbatch_n", "%d"),
+        ("squeue (full listing) latency p50 (ms)", "squeue_p50", "%.0f"),
+        ("squeue latency p99 (ms)", "squeue_p99", "%.0f"),
+        ("new job until it has a reason, p50 (s)", "probe_p50", "%.1f"),
+        ("new job until it has a reason, max (s)", "probe_max", "%.1f"),
+        ("cluster start-up (s)", "startup_s", "%.0f"),
+        ("running jobs started in (s)", "fill_s", "%.0f"),
+        ("queue submitted in (s)", "queue_submit_s", "%.0f"),
+        ("tear-down (s)", "teardown_s", "%.0f"),
+        ("pending at the end", "pending_end", "%d"),
+        ("of which 'more than MaxJobs'", "cut_end", "%d"),
+        ("jobs started in the window", "started", "%d"),
+        ("  of them queued at its start", "started_queued", "%d"),
+        ("  deepest queue rank among those", "rank_max", "%d"),
+        ("  ranked beyond 2000", "beyond_2000", "%d"),
+    ]
+    print("queue %d (queued at window start: backfill %d, hetsched %d)" % (queue, b["qlen"], h["qlen"]))
+    print("%-58s %12s %12s %8s" % ("", "backfill", "hetsched", "ratio"))
+    for label, k, f in rows:
+        ratio = h[k] / b[k] if isinstance(b[k], float) and b[k] not in (0.0,) and b[k] == b[k] else float("nan")
+        print("%-58s %12s %12s %8.2f" % (label, f % b[k] if b[k] == b[k] else "n/a",
+                                         f % h[k] if h[k] == h[k] else "n/a", ratio))
+    print("backfill: main cycle mean %.1f max %.1f ms; backfill cycle mean %.1f max %.1f ms"
+          % (b["main_mean"], b["main_max"], b["bf_mean"], b["bf_max"]))
+    print("slurmd memory: backfill run %s; hetsched run %s" % (b["slurmd_mem"], h["slurmd_mem"]))
+    with open(os.path.join(out, "results.tsv"), "a") as f:
+        for r in (b, h):
+            f.write("%d\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.1f\n" % (
+                r["qlen"], r["sched"], r["lock_mean"], r["lock_p99"], r["lock_max"],
+                r["wall_mean"], r["wall_max"], r["rss_mb"], r["sbatch_p99"], r["squeue_p99"]))
+
+
+if __name__ == "__main__":
+    main()
