@@ -121,7 +121,10 @@ run_one_sched() {
 	mkdir -p "$d/logs"
 	tsv=$out/results-$s.tsv
 	: >"$tsv"
-	base=$("$cluster" free-ports --port-base 26000) || die "no free ports"
+	# different starts per scheduler: two runs side by side must not
+	# pick the same free block before either listens on it
+	base=$("$cluster" free-ports --port-base $([ "$s" = backfill ] && echo 26000 || echo 28000)) ||
+		die "no free ports"
 	# shellcheck disable=SC2046
 	"$cluster" up -q --dir "$d/cluster" --port-base "$base" $(cluster_opts "$s") \
 		>"$d/cluster-up.log" 2>&1 || { cat "$d/cluster-up.log" >&2; die "$s cluster did not come up"; }
