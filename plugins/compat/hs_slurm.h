@@ -53,6 +53,7 @@ typedef struct listIterator list_itr_t;
 #include "src/slurmctld/slurmctld.h"
 #if HS_SLURM_GE(24, 5) /* srun_allocate() moved to proc_req.h */
 #include "src/slurmctld/proc_req.h"
+#include "src/stepmgr/srun_comm.h" /* srun_allocate_abort() */
 #else
 #include "src/slurmctld/srun_comm.h"
 #endif
@@ -65,6 +66,17 @@ typedef struct listIterator list_itr_t;
 #if !HS_SLURM_GE(23, 2)
 typedef struct job_details job_details_t; /* a typedef since 23.02 */
 #endif
+
+/* Sets a job's base state (job_state_set() since 23.02 keeps Slurm's
+ * per-state job counters in step; before, a plain assignment). */
+static inline void hs_job_state_set(job_record_t *job_ptr, uint32_t state)
+{
+#if HS_SLURM_GE(23, 2)
+	job_state_set(job_ptr, state);
+#else
+	job_ptr->job_state = state;
+#endif
+}
 
 /* Starts a thread of ours (name: up to 15 characters, as ps shows it). */
 #if HS_SLURM_GE(26, 5)

@@ -29,10 +29,10 @@ EXTRA_DIST += tests/integration/sched_lib.sh tests/integration/sched_rounds.sh \
 # only starts Slurm accepts
 if BUILD_PLUGINS
 TESTS += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.sh \
-	tests/integration/sched_refused.sh
+	tests/integration/sched_refused.sh tests/integration/sched_hetjob.sh
 endif
 EXTRA_DIST += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.sh \
-	tests/integration/sched_refused.sh
+	tests/integration/sched_refused.sh tests/integration/sched_hetjob.sh
 EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \

@@ -338,6 +338,7 @@ static void do_round(agent_t *a)
 	lock_slurmctld(write_locks);
 	double l1 = now_ms();
 	hs_apply_plan(a->engine, &snap, &plan, &st, a->packing > 0);
+	(void)hs_refuse_het_jobs();
 	st.cpu_started = hs_cpu_jobs_fill(&a->conf);
 	a->fingerprint = hs_gpu_jobs_fingerprint(&a->conf);
 	mark_seen(&a->gpu_seen);
@@ -373,8 +374,9 @@ static void do_round(agent_t *a)
 static void do_tick(agent_t *a)
 {
 	int nops = hs_engine_nops(a->engine);
-	int cpu = a->conf.cpu_fill && maybe_changed(&a->cpu_seen);
-	if (!nops && !cpu)
+	int changed = maybe_changed(&a->cpu_seen);
+	int cpu = a->conf.cpu_fill && changed;
+	if (!nops && !changed)
 		return;
 	slurmctld_lock_t write_locks = HS_LOCKS_WRITE;
 	hs_round_stats_t st;
@@ -382,8 +384,11 @@ static void do_tick(agent_t *a)
 	lock_slurmctld(write_locks);
 	int acted = nops ? hs_ops_tick(a->engine, &st, a->packing > 0) : 0;
 	int started = 0;
-	if (cpu) {
-		started = hs_cpu_jobs_fill(&a->conf);
+	if (changed) {
+		/* a new het job is refused within a tick, not a round */
+		started = hs_refuse_het_jobs();
+		if (cpu)
+			started += hs_cpu_jobs_fill(&a->conf);
 		mark_seen(&a->cpu_seen);
 	}
 	unlock_slurmctld(write_locks);

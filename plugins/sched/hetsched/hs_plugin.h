@@ -9,6 +9,7 @@
  *   refill.c          GPUs of refused starts -> the next job, same pass
  *   ops.c             in-flight checkpoint/requeue/deferred-start steps
  *   cpujobs.c         jobs without GPUs: priority order with fill
+ *   hetjobs.c         heterogeneous jobs: cancelled with a reason
  * Everything that can live without Slurm is in src/sched (engine.h).
  */
 #ifndef HS_PLUGIN_H
@@ -102,6 +103,12 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing);
 /* cpujobs.c: starts pending jobs without GPUs in priority order, filling
  * free CPUs (at most conf->cpu_fill_max attempts). Write locks held. */
 int hs_cpu_jobs_fill(const hs_sconf_t *conf);
+
+/* hetjobs.c: cancels every pending heterogeneous job (all components)
+ * with hs_hetjob_reason as its reason; returns how many components.
+ * Write locks held. */
+extern const char hs_hetjob_reason[];
+int hs_refuse_het_jobs(void);
 
 /* agent.c: arg is the checked startup configuration (xmalloc'd
  * hs_sconf_t), which the thread owns. */

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* hetjobs.c — heterogeneous jobs (sbatch/salloc with `:` or #SBATCH
+ * hetjob) are refused with a reason. In Slurm only backfill starts het
+ * jobs: the main scheduler's loop skips every component (job_scheduler.c,
+ * "if (job_ptr->het_job_id) goto fail_this_part"), and sched/hetsched
+ * replaces backfill and turns that loop off. Starting all components
+ * together needs backfill's joint plan over time, which the rounds do not
+ * make; so a het job would stay pending forever with no reason. Instead
+ * every component is cancelled the first time the thread sees it, with a
+ * reason that scontrol, squeue -t all and sacct show, and a waiting
+ * salloc/srun is told at once (as Slurm does for a dependency that can
+ * never be satisfied). */
+#include "config.h"
+
+#include <time.h>
+
+#include "compat/hs_slurm.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "hs_plugin.h"
+
+const char hs_hetjob_reason[] =
+	"sched/hetsched does not run heterogeneous jobs (hetjob components); "
+	"submit each component as its own job";
+
+static void refuse_one(job_record_t *job_ptr, time_t now)
+{
+	info(HS_LOG_PREFIX "cancelling %pJ: heterogeneous jobs are not supported", job_ptr);
+	hs_job_state_set(job_ptr, JOB_CANCELLED);
+	job_ptr->state_reason = FAIL_BAD_CONSTRAINTS;
+	xfree(job_ptr->state_desc);
+	job_ptr->state_desc = xstrdup(hs_hetjob_reason);
+	job_ptr->start_time = now;
+	job_ptr->end_time = now;
+	job_completion_logger(job_ptr, false);
+	srun_allocate_abort(job_ptr);
+}
+
+/* Cancels every pending component of the het job whose leader is
+ * leader_ptr; returns how many. Only pending components: one that runs
+ * (started by backfill before a switch to hetsched) is left to finish. */
+static int refuse_het_job(job_record_t *leader_ptr, time_t now)
+{
+	int n = 0;
+	if (!leader_ptr->het_job_list) {
+		/* a leader without its list is broken state: refuse it alone */
+		refuse_one(leader_ptr, now);
+		return 1;
+	}
+	list_itr_t *it = list_iterator_create(leader_ptr->het_job_list);
+	job_record_t *comp;
+	while ((comp = list_next(it))) {
+		if (comp->het_job_id != leader_ptr->het_job_id || !IS_JOB_PENDING(comp))
+			continue;
+		refuse_one(comp, now);
+		n++;
+	}
+	list_iterator_destroy(it);
+	return n;
+}
+
+int hs_refuse_het_jobs(void)
+{
+	time_t now = time(NULL);
+	int n = 0;
+	list_itr_t *it = list_iterator_create(job_list);
+	job_record_t *job_ptr;
+	while ((job_ptr = list_next(it))) {
+		/* leaders only: a leader's job id is its het_job_id */
+		if (!job_ptr->het_job_id || job_ptr->het_job_id != job_ptr->job_id ||
+		    !IS_JOB_PENDING(job_ptr))
+			continue;
+		n += refuse_het_job(job_ptr, now);
+	}
+	list_iterator_destroy(it);
+	/* components whose leader is gone (purged): nobody starts them */
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		if (job_ptr->het_job_id && IS_JOB_PENDING(job_ptr) &&
+		    !find_job_record(job_ptr->het_job_id)) {
+			refuse_one(job_ptr, now);
+			n++;
+		}
+	}
+	list_iterator_destroy(it);
+	if (n)
+		last_job_update = now;
+	return n;
+}

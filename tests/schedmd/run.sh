@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tests/schedmd/run.sh — SchedMD's own regression suites (Slurm 22.05's
+# testsuite/expect and testsuite/python, local-config mode) on a local
+# hs-cluster, once under sched/backfill + select/cons_tres and once under
+# our three plugins (sched/hetsched + select/hetsched_cons_tres + the SPANK
+# plugin). Too long for CI: its own command (doc/schedmd-tests.md).
+#
+# Usage (root, from a configured and built build dir):
+#   tests/schedmd/run.sh [--sched backfill|hetsched|both] [--out DIR]
+#        [--timeout SECS] [--tests FILE] [--no-python] [--no-expect]
+#        [--until EPOCH]
+# Writes DIR/results-SCHED.tsv (suite, test, result) per scheduler and,
+# when both exist, DIR/schedmd.tsv: suite, test, backfill, hetsched.
+# Results: pass, fail, skip, timeout. Each test's log: DIR/SCHED/logs/.
+#
+# SchedMD's code is never copied into this repository: the suites are
+# copied from the Slurm source tree into DIR at run time, where two
+# lines are patched so that the harness treats select/hetsched_cons_tres
+# as cons_tres (it compares SelectType by name, so every GRES test
+# skipped under our wrapper), and pkill is disarmed (the expect library's
+# kill_salloc/kill_srun pkill every salloc/srun of the uid, which would
+# hit other clusters on a shared machine).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+srcdir=$(cd "$here/../.." && pwd)
+builddir=${HS_BUILDDIR:-$(pwd)}
+slurm_src=${HS_SLURM_SOURCE:-/var/cache/hetsched/slurm-wlm-22.05.8-4+deb12u3}
+cluster=$srcdir/contrib/cluster/hs-cluster
+stage=$builddir/stage/plugins
+which=both out=$builddir/schedmd timeout=300 list=$here/tests.list
+do_python=1 do_expect=1 until=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--sched) which=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--tests) list=$2; shift 2 ;;
+	--no-python) do_python=0; shift ;;
+	--no-expect) do_expect=0; shift ;;
+	--until) until=$2; shift 2 ;;
+	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+die() { echo "run.sh: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root (it runs Slurm daemons)"
+[ -d "$slurm_src/testsuite/expect" ] || die "no Slurm source tree at $slurm_src (HS_SLURM_SOURCE)"
+command -v expect >/dev/null || die "expect is missing: apt-get install expect (contrib/bootstrap.sh)"
+/usr/bin/python3 -c 'import pytest' 2>/dev/null ||
+	die "pytest is missing: apt-get install python3-pytest (contrib/bootstrap.sh)"
+case "$which" in backfill|hetsched) scheds=$which ;; both) scheds="backfill hetsched" ;;
+*) die "--sched takes backfill, hetsched or both" ;; esac
+[ "$which" = backfill ] || [ -f "$stage/sched_hetsched.so" ] || die "no staged plugins in $stage (run make)"
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+
+# cluster_opts SCHED: hs-cluster options. Both clusters enforce
+# accounting limits (the QOS/limit tests skip without it) and use the
+# same nodes; hetsched gets short rounds (tests wait tens of seconds for
+# starts) and Slurm's FIFO loop off, as sched_hetsched(8) requires.
+cluster_opts() {
+	echo --gpus v100:2:4,p100:2:4 --conf-extra AccountingStorageEnforce=associations,limits,qos
+	[ "$1" = hetsched ] && echo --plugin-dir "$stage" --sched hetsched --select hetsched_cons_tres \
+		--conf-extra SchedulerParameters=defer,sched_interval=-1
+}
+
+# prepare_suite DIR CONF: copy and configure the suites for the cluster.
+prepare_suite() {
+	local d=$1 conf=$2
+	rm -rf "$d/testsuite"
+	mkdir -p "$d/testsuite"
+	cp -a "$slurm_src/testsuite/expect" "$slurm_src/testsuite/python" "$d/testsuite/"
+	cat >"$d/testsuite/testsuite.conf" <<EOF
+SlurmSourceDir=$slurm_src
+SlurmBuildDir=$slurm_src
+SlurmInstallDir=/usr
+SlurmConfigDir=$(dirname "$conf")
+EOF
+	cat >"$d/testsuite/expect/globals.local" <<EOF
+set slurm_dir "/usr"
+set build_dir "$slurm_src"
+set src_dir "$slurm_src"
+set partition "gpu"
+set testsuite_shared_dir "$d/testsuite/expect"
+set testsuite_cleanup_on_failure false
+set testsuite_colorize false
+# never pkill by name on a shared machine (see the header of run.sh)
+set bin_pkill "/bin/true"
+EOF
+	# our select wrapper is cons_tres underneath (see the header)
+	sed -i 's|^\(\tset select_type \[get_config_param "SelectType"\]\)$|\1\n\tif {$select_type eq "select/hetsched_cons_tres"} { set select_type "select/cons_tres" }|' \
+		"$d/testsuite/expect/globals"
+	sed -i 's|^\(    if name.lower() in lower_dict:\)$|    if lower_dict.get("selecttype") == "select/hetsched_cons_tres":\n        lower_dict["selecttype"] = "select/cons_tres"\n\1|' \
+		"$d/testsuite/python/lib/atf.py"
+}
+
+# result_expect RC LOG: pass/fail/skip/timeout of one expect test.
+result_expect() {
+	[ "$1" = 124 ] || [ "$1" = 137 ] && { echo timeout; return; }
+	[ "$1" = 0 ] && { echo pass; return; }
+	grep -q 'SKIPPED' "$2" && { echo skip; return; }
+	echo fail
+}
+# result_pytest RC LOG: per file; fail if anything failed.
+result_pytest() {
+	[ "$1" = 124 ] || [ "$1" = 137 ] && { echo timeout; return; }
+	local last
+	last=$(grep -E '^=+ .*(passed|failed|skipped|error|no tests ran).* =+$' "$2" | tail -n 1)
+	case "$last" in
+	*failed*|*error*) echo fail ;;
+	*passed*) echo pass ;;
+	*skipped*|*"no tests ran"*) echo skip ;;
+	*) echo fail ;;
+	esac
+}
+time_left() { [ "$until" = 0 ] || [ "$(date +%s)" -lt "$until" ]; }
+
+run_one_sched() {
+	local s=$1 d=$out/$1 base conf t rc r tsv f
+	mkdir -p "$d/logs"
+	tsv=$out/results-$s.tsv
+	: >"$tsv"
+	# different starts per scheduler: two runs side by side must not
+	# pick the same free block before either listens on it
+	base=$("$cluster" free-ports --port-base $([ "$s" = backfill ] && echo 26000 || echo 28000)) ||
+		die "no free ports"
+	# shellcheck disable=SC2046
+	"$cluster" up -q --dir "$d/cluster" --port-base "$base" $(cluster_opts "$s") \
+		>"$d/cluster-up.log" 2>&1 || { cat "$d/cluster-up.log" >&2; die "$s cluster did not come up"; }
+	conf=$d/cluster/etc/slurm.conf
+	if [ "$s" = hetsched ]; then
+		printf '%s\n' RoundLength=15 MinRoundInterval=1 >"$d/cluster/etc/hetsched.conf"
+		SLURM_CONF=$conf scontrol reconfigure
+	fi
+	prepare_suite "$d" "$conf"
+	export SLURM_CONF=$conf SLURM_TESTSUITE_CONF=$d/testsuite/testsuite.conf
+	export SLURM_LOCAL_GLOBALS_FILE=$d/testsuite/expect/globals.local
+	if [ $do_expect = 1 ]; then
+		for t in $(sed 's/#.*//' "$list"); do
+			time_left || { printf 'expect\t%s\tnot-run\n' "$t" >>"$tsv"; continue; }
+			(cd "$d/testsuite/expect" && timeout -k 10 "$timeout" expect -f "$t" \
+				>"$d/logs/$t.log" 2>&1 </dev/null)
+			rc=$?
+			r=$(result_expect $rc "$d/logs/$t.log")
+			printf 'expect\t%s\t%s\n' "$t" "$r" >>"$tsv"
+			echo "run.sh: $s expect $t: $r"
+			squeue -h -o %i | xargs -r scancel 2>/dev/null
+		done
+	fi
+	if [ $do_python = 1 ]; then
+		for f in $(cd "$d/testsuite/python" && find tests -name 'test_*.py' | sort); do
+			t=${f#tests/}
+			time_left || { printf 'python\t%s\tnot-run\n' "$t" >>"$tsv"; continue; }
+			(cd "$d/testsuite/python" && timeout -k 10 "$timeout" /usr/bin/python3 -m pytest \
+				-p no:cacheprovider -q -rA "$f" >"$d/logs/${t//\//_}.log" 2>&1 </dev/null)
+			rc=$?
+			r=$(result_pytest $rc "$d/logs/${t//\//_}.log")
+			printf 'python\t%s\t%s\n' "$t" "$r" >>"$tsv"
+			echo "run.sh: $s python $t: $r"
+			squeue -h -o %i | xargs -r scancel 2>/dev/null
+		done
+	fi
+	cp "$d/cluster/log/slurmctld.log" "$d/slurmctld.log" 2>/dev/null
+	"$cluster" down -q --dir "$d/cluster" >/dev/null 2>&1
+}
+
+for s in $scheds; do run_one_sched "$s"; done
+# the side-by-side table, when both runs are there
+if [ -f "$out/results-backfill.tsv" ] && [ -f "$out/results-hetsched.tsv" ]; then
+	{
+		printf 'suite\ttest\tbackfill\thetsched\n'
+		awk -F'\t' 'NR == FNR { b[$1 FS $2] = $3; next }
+			{ k = $1 FS $2; print k "\t" (k in b ? b[k] : "not-run") "\t" $3; delete b[k] }
+			END { for (k in b) print k "\t" b[k] "\tnot-run" }' \
+			"$out/results-backfill.tsv" "$out/results-hetsched.tsv"
+	} >"$out/schedmd.tsv"
+	for col in 3 4; do
+		awk -F'\t' -v c=$col 'NR > 1 { n[$c]++ } END { printf "%s:", (c == 3 ? "backfill" : "hetsched"); for (r in n) printf " %s %d", r, n[r]; print "" }' "$out/schedmd.tsv"
+	done
+	echo "run.sh: table in $out/schedmd.tsv"
+fi
