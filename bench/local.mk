@@ -21,3 +21,4 @@ EXTRA_DIST += bench/cluster_bench.sh bench/cluster_report.py bench/cluster_jct.g
 # job arrays: time to fill every GPU, sched/backfill vs sched/hetsched (issue 17):
 #   bench/arrays_fill.sh [GPUS_SPEC] [TASKS]   (root, from the build dir)
 EXTRA_DIST += bench/arrays_fill.sh
+EXTRA_DIST += bench/pinned/run.sh
