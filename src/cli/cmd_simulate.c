@@ -38,6 +38,12 @@ static void usage(FILE *f)
 		"                        fastest type of the cluster in the table)\n"
 		"  --seed N              workload, policy and mechanism seed (default 0)\n"
 		"  --write-trace FILE    also write the workload as a Gavel trace\n"
+		"  --pinned-fraction F   mark this fraction of the jobs (evenly spread\n"
+		"                        by arrival) as not preemptible (default 0)\n"
+		"  --pinned-admission M  share (default): a pending pinned job enters the\n"
+		"                        policy within its group's fair share; always:\n"
+		"                        at once (the old behaviour); ignore: pinned\n"
+		"                        jobs are preempted like any other\n"
 		"cluster and policy:\n"
 		"  --cluster SPEC        e.g. v100:36,p100:36,k80:36\n"
 		"  --gpus-per-server N   GPUs per simulated server (default 1)\n"
@@ -156,11 +162,12 @@ static const char *fastest_type(const hs_thrtable_t *t, const hs_cluster_t *c)
 }
 
 static int write_trace(const char *path, const hs_thrtable_t *t, const hs_gen_opts_t *g,
-		       long until, hs_err_t *err)
+		       double pinned_fraction, long until, hs_err_t *err)
 {
 	hs_workload_t w;
 	if (hs_workload_generator(&w, t, g, err) < 0)
 		return -1;
+	w.pinned_fraction = pinned_fraction;
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		hs_workload_free(&w);
@@ -200,7 +207,7 @@ enum {
 	OPT_REFTYPE, OPT_SEED, OPT_WRITE_TRACE, OPT_CLUSTER, OPT_GPS, OPT_CONS,
 	OPT_THROUGHPUTS, OPT_POLICY, OPT_ROUND, OPT_RESET, OPT_PREEMPT, OPT_IDEAL,
 	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP, OPT_IGNORE_RESTART, OPT_SAVE_FAILED,
-	OPT_PRICES, OPT_TIMELINE,
+	OPT_PRICES, OPT_TIMELINE, OPT_PIN_FRACTION, OPT_PIN_ADMISSION,
 };
 
 int hs_cmd_simulate(int argc, char **argv)
@@ -220,6 +227,8 @@ int hs_cmd_simulate(int argc, char **argv)
 		{ "consolidation", required_argument, NULL, OPT_CONS },
 		{ "throughputs", required_argument, NULL, OPT_THROUGHPUTS },
 		{ "prices", required_argument, NULL, OPT_PRICES },
+		{ "pinned-fraction", required_argument, NULL, OPT_PIN_FRACTION },
+		{ "pinned-admission", required_argument, NULL, OPT_PIN_ADMISSION },
 		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "round", required_argument, NULL, OPT_ROUND },
 		{ "reset-interval", required_argument, NULL, OPT_RESET },
@@ -237,6 +246,8 @@ int hs_cmd_simulate(int argc, char **argv)
 	};
 	const char *trace_path = NULL, *table_path = NULL, *cluster_spec = NULL;
 	const char *csv_path = NULL, *timeline_path = NULL, *trace_out = NULL, *cons = "placement", *prices = NULL;
+	const char *pin_adm = "share";
+	double pin_frac = 0.0;
 	int generate = 0, restart_aware = 1;
 	long seed = 0, gps = 1;
 	hs_gen_opts_t g = { .jobs_per_hour = -1, .njobs = -1 };
@@ -263,6 +274,8 @@ int hs_cmd_simulate(int argc, char **argv)
 		case OPT_CONS: cons = optarg; break;
 		case OPT_THROUGHPUTS: table_path = optarg; break;
 		case OPT_PRICES: prices = optarg; break;
+		case OPT_PIN_FRACTION: bad = parse_num(optarg, 0.0, &pin_frac) || pin_frac > 1; break;
+		case OPT_PIN_ADMISSION: pin_adm = optarg; break;
 		case OPT_POLICY: o.policy = optarg; break;
 		case OPT_ROUND: bad = parse_num(optarg, 0.0, &o.round_s) || o.round_s <= 0; break;
 		case OPT_RESET: bad = parse_num(optarg, 0.0, &reset); break;
@@ -325,6 +338,17 @@ int hs_cmd_simulate(int argc, char **argv)
 		fputc('\n', stderr);
 		return 2;
 	}
+	if (!strcmp(pin_adm, "share"))
+		o.pinned_admission = HS_SIM_PIN_SHARE;
+	else if (!strcmp(pin_adm, "always"))
+		o.pinned_admission = HS_SIM_PIN_ALWAYS;
+	else if (!strcmp(pin_adm, "ignore"))
+		o.pinned_admission = HS_SIM_PIN_IGNORE;
+	else {
+		fprintf(stderr, "hetsched simulate: --pinned-admission is 'share', 'always' or "
+			"'ignore'\n");
+		return 2;
+	}
 	o.consolidation = strcmp(cons, "always") ? HS_CONS_PLACEMENT : HS_CONS_ALWAYS;
 	o.gpus_per_server = (int)gps;
 	/* Gavel's per-policy mechanism conventions, then the options. */
@@ -361,13 +385,15 @@ int hs_cmd_simulate(int argc, char **argv)
 		}
 		if (hs_workload_generator(&w, &table, &g, &err) < 0)
 			goto out;
-		if (trace_out && write_trace(trace_out, &table, &g,
+		w.pinned_fraction = pin_frac;
+		if (trace_out && write_trace(trace_out, &table, &g, pin_frac,
 					     g.njobs >= 0 ? g.njobs - 1 : o.window_last, &err) < 0)
 			goto out;
 	} else {
 		if (hs_trace_load(&trace, trace_path, &err) < 0)
 			goto out;
 		hs_workload_from_trace(&w, &trace);
+		w.pinned_fraction = pin_frac;
 	}
 	if (timeline_path && open_timeline(&o, timeline_path, &err) < 0)
 		goto out;
@@ -401,6 +427,8 @@ int hs_cmd_simulate(int argc, char **argv)
 	json_object_object_add(cfg, "gpus_per_server", json_object_new_int((int)gps));
 	json_object_object_add(cfg, "consolidation", json_object_new_string(cons));
 	json_object_object_add(cfg, "ideal", json_object_new_boolean(o.ideal));
+	json_object_object_add(cfg, "pinned_fraction", json_object_new_double(pin_frac));
+	json_object_object_add(cfg, "pinned_admission", json_object_new_string(pin_adm));
 	if (o.window_first >= 0) {
 		json_object *win = json_object_new_array();
 		json_object_array_add(win, json_object_new_int64(o.window_first));

@@ -28,4 +28,5 @@ libhetsched_core_la_LIBADD = $(GLPK_LIBS) $(JSONC_LIBS) -lm
 libhetsched_core_la_SOURCES += \
 	src/core/mechanism.c src/core/mechanism.h src/core/mechanism_impl.h \
 	src/core/mech_state.c \
-	src/core/placement.c src/core/placement.h
+	src/core/placement.c src/core/placement.h \
+	src/core/pinned.c src/core/pinned.h

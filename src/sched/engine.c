@@ -338,7 +338,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 	plan->nactive = b.nactive;
 	plan->npinned = b.npinned + b.nresume; /* resumed outside the policy */
 	plan->nleaving = b.nleaving;
-	plan->nskipped = b.ncut + b.nnofit + b.nunmodelled;
+	plan->nskipped = b.ncut + b.nnofit + b.nunmodelled + b.npinwait;
 
 	if (pb->cluster.ntypes == 0) {
 		/* No GPU node in the managed partitions: nothing to decide. */

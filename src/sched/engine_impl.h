@@ -176,6 +176,8 @@ typedef enum hs_role {
 	                            * now (not preemptible any more, beyond
 	                            * MaxJobs, GPUs not modelled): resumed
 	                            * where it is, never left suspended */
+	HS_ROLE_PIN_WAIT,          /* pending, cannot be preempted once started,
+	                            * beyond its group's share (engine_pinned.c) */
 } hs_role_t;
 
 typedef struct hs_round_build {
@@ -204,10 +206,18 @@ typedef struct hs_round_build {
 	                            * or [nservers] (engine_nodes.c) */
 	int njob_servers;
 	int nactive, npinned, nleaving, ncut, nnofit, nresume, nunmodelled;
+	int npinwait;
 } hs_round_build_t;
 
 int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_err_t *err);
 void hs_build_free(hs_round_build_t *b);
+
+/* engine_pinned.c: jobs hetsched cannot preempt (core/pinned.h). */
+int hs_job_preemptible(const hs_sconf_t *c, const hs_hints_t *h, const hs_sjob_t *j);
+/* Pending jobs that cannot be preempted and are beyond their group's
+ * share become HS_ROLE_PIN_WAIT (needs roles, owners and usable GPUs);
+ * -1 = out of memory. */
+int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b);
 
 /* engine_nodes.c: a pending job's node mask (hs_sjob_t.node_ok). */
 /* Does the job's mask leave a node of type j (node_type: per snapshot

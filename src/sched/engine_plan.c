@@ -386,7 +386,8 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 	int nextra = 0;
 	for (int i = 0; i < M; i++)
 		nextra += b->role[i] == HS_ROLE_CUT || b->role[i] == HS_ROLE_NOFIT ||
-			  b->role[i] == HS_ROLE_RESUME || b->role[i] == HS_ROLE_UNMODELLED;
+			  b->role[i] == HS_ROLE_RESUME || b->role[i] == HS_ROLE_UNMODELLED ||
+			  b->role[i] == HS_ROLE_PIN_WAIT;
 	int *server_node = calloc((size_t)b->nservers + 1, sizeof(int));
 	int *pj_of = malloc(((size_t)pb->njobs + 1) * sizeof(int));
 	int *snap_pj = malloc(((size_t)M + 1) * sizeof(int));
@@ -534,7 +535,7 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 				continue;
 			}
 			if (b->role[i] != HS_ROLE_CUT && b->role[i] != HS_ROLE_NOFIT &&
-			    b->role[i] != HS_ROLE_UNMODELLED)
+			    b->role[i] != HS_ROLE_UNMODELLED && b->role[i] != HS_ROLE_PIN_WAIT)
 				continue;
 			const hs_sjob_t *sj = &s->jobs[i];
 			hs_plan_job_t *pj = &plan->jobs[plan->njobs++];
@@ -543,6 +544,10 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 				snprintf(pj->reason, sizeof(pj->reason),
 					 "hetsched: left alone, it holds GPUs hetsched does not model "
 					 "(slurmctld.log says which)");
+			else if (b->role[i] == HS_ROLE_PIN_WAIT)
+				snprintf(pj->reason, sizeof(pj->reason),
+					 "hetsched round %ld: waiting, it cannot be preempted and jobs "
+					 "like it hold their share of the GPUs (PinnedAdmission)", round);
 			else if (b->role[i] == HS_ROLE_CUT)
 				snprintf(pj->reason, sizeof(pj->reason),
 					 "hetsched: waiting, more than MaxJobs=%d jobs are active",

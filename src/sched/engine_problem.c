@@ -93,17 +93,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Can hetsched preempt this running job at all? It must be a batch job
- * Slurm may requeue, not opted out, and either checkpoint on request or
- * be allowed to lose its progress (RequeueWithoutCheckpoint=yes) — or,
- * in suspend mode, keep its progress while suspended. */
-static int preemptible(const hs_sconf_t *c, const hs_hints_t *h, const hs_sjob_t *j)
-{
-	if (c->preempt == HS_PREEMPT_OFF || h->no_preempt || !j->batch || !j->requeue_ok)
-		return 0;
-	return h->ckpt || c->requeue_no_ckpt || c->preempt == HS_PREEMPT_SUSPEND;
-}
-
 /* Priority order for MaxJobs: running first, then priority, age, id. */
 typedef struct cand {
 	int snap;
@@ -369,7 +358,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		case HS_SJ_RUNNING:
 			if (op && op->kind == HS_OP_CKPT && op->restart_cnt == sj->restart_cnt)
 				role = HS_ROLE_LEAVING;
-			else if (holds_ok && preemptible(c, &b->hints[i], sj))
+			else if (holds_ok && hs_job_preemptible(c, &b->hints[i], sj))
 				role = HS_ROLE_ACTIVE;
 			else
 				role = HS_ROLE_PINNED;
@@ -377,7 +366,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		case HS_SJ_SUSPENDED:
 			/* Only jobs hetsched suspended itself are resumed by it;
 			 * an administrator's suspend is left alone. */
-			if (ours_suspended && holds_ok && preemptible(c, &b->hints[i], sj))
+			if (ours_suspended && holds_ok && hs_job_preemptible(c, &b->hints[i], sj))
 				role = HS_ROLE_ACTIVE;
 			else if (ours_suspended)
 				role = HS_ROLE_RESUME; /* requeue=0, PreemptMode changed... */
@@ -480,6 +469,10 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		b->node_server[n] = sv;
 		b->nservers++;
 	}
+
+	/* Pending jobs that cannot be preempted: only within their share. */
+	if (hs_pin_filter(e, s, b) < 0)
+		goto oom;
 
 	/* Jobs that cannot fit this round (asked for more GPUs than are
 	 * usable on every type they may use) stay out of the problem: the
@@ -738,6 +731,9 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 			break;
 		case HS_ROLE_UNMODELLED:
 			b->nunmodelled++;
+			break;
+		case HS_ROLE_PIN_WAIT:
+			b->npinwait++;
 			break;
 		case HS_ROLE_SKIP:
 			break;

@@ -14,6 +14,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/engine.c src/sched/engine.h src/sched/engine_impl.h \
 	src/sched/engine_problem.c \
 	src/sched/engine_nodes.c \
+	src/sched/engine_pinned.c \
 	src/sched/engine_plan.c \
 	src/sched/engine_acct.c \
 	src/sched/engine_warn.c \

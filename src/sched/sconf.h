@@ -46,6 +46,10 @@ typedef struct hs_sconf {
 	int requeue_no_ckpt;         /* RequeueWithoutCheckpoint: also requeue
 	                              * running jobs that cannot checkpoint
 	                              * (they lose their progress) */
+	int pinned_always;           /* PinnedAdmission=always: pending jobs
+	                              * that cannot be preempted enter the
+	                              * policy at once (else share: within
+	                              * their group's share, core/pinned.h) */
 	int ckpt_grace_s;            /* CheckpointGrace */
 	int restart_delay_s;         /* RestartDelay: seconds after a requeue
 	                              * before the job may start again */

@@ -65,6 +65,30 @@ static double utilization(const hs_sim_result_t *r, double a, double b)
 	return busy / ((b - a) * r->total_gpus);
 }
 
+/* Completed measured jobs, pinned (1) or preemptible (0): count, mean JCT,
+ * mean FTF rho, and preemptions + migrations (0 for pinned jobs unless
+ * pinning was ignored). */
+static json_object *by_pinning(const hs_sim_result_t *r, int pinned)
+{
+	long n = 0, moved = 0;
+	double jct = 0, rho = 0;
+	for (long i = 0; i < r->njobs; i++) {
+		const hs_sim_job_t *j = &r->jobs[i];
+		if (!j->measured || j->finish_s < 0 || !j->pinned != !pinned)
+			continue;
+		n++;
+		jct += j->finish_s - j->arrival_s;
+		rho += j->iso_steps / j->total_steps;
+		moved += j->preemptions + j->migrations;
+	}
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "jobs", json_object_new_int64(n));
+	json_object_object_add(o, "avg_jct_s", num(n ? jct / n : NAN));
+	json_object_object_add(o, "ftf_rho_mean", num(n ? rho / n : NAN));
+	json_object_object_add(o, "preemptions_migrations", json_object_new_int64(moved));
+	return o;
+}
+
 json_object *hs_sim_summary(const hs_sim_result_t *r, const hs_sim_opts_t *o, hs_err_t *err)
 {
 	(void)o;
@@ -139,6 +163,8 @@ json_object *hs_sim_summary(const hs_sim_result_t *r, const hs_sim_opts_t *o, hs
 	json_object_object_add(s, "makespan_s", num(makespan));
 	json_object_object_add(s, "utilization", num(utilization(r, first_arrival, last_finish)));
 	json_object_object_add(s, "ftf_rho", fst);
+	json_object_object_add(s, "pinned", by_pinning(r, 1));
+	json_object_object_add(s, "preemptible", by_pinning(r, 0));
 	json_object_object_add(s, "starts", json_object_new_int64(starts));
 	json_object_object_add(s, "preemptions", json_object_new_int64(pre));
 	json_object_object_add(s, "migrations", json_object_new_int64(mig));

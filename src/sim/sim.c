@@ -5,6 +5,7 @@
  * acting on Slurm. Also the fluid "ideal" mode used as the reference. */
 #include "sim/sim.h"
 
+#include "core/pinned.h"
 #include "core/problem_json.h"
 
 #include <math.h>
@@ -52,6 +53,16 @@ typedef struct sim {
 	long cap_jobs;
 	long measured_total, measured_done, measured_rejected;
 	double *ends;             /* [cap_active] scratch for apply_round */
+	/* jobs that cannot be preempted (pinned.h); the arrays are
+	 * [cap_active] like ends */
+	hs_sim_pin_t pin_mode;    /* ideal mode: HS_SIM_PIN_IGNORE */
+	unsigned char **usable;   /* [nservers][ngpus] usable this round */
+	long *pidx;               /* problem job -> active index */
+	long *aidx;               /* active index -> problem job, -1 = out */
+	double *thr_round;        /* [cap_active * J] throughputs this round */
+	hs_pin_job_t *pin;
+	unsigned char *admit;
+	hs_decision_t *dec;       /* per active job, this round */
 	double wall0, last_progress;
 } sim_t;
 
@@ -98,9 +109,10 @@ static int build_servers(sim_t *s, hs_err_t *err)
 	for (int j = 0; j < s->J; j++)
 		n += (s->c->count[j] + gps - 1) / gps;
 	s->servers = calloc((size_t)n + 1, sizeof(*s->servers));
+	s->usable = calloc((size_t)n + 1, sizeof(*s->usable));
 	s->server_names = calloc((size_t)n + 1, sizeof(*s->server_names));
 	s->max_server = calloc((size_t)s->J + 1, sizeof(*s->max_server));
-	if (!s->servers || !s->server_names || !s->max_server)
+	if (!s->servers || !s->server_names || !s->max_server || !s->usable)
 		return hs_err_set(err, "out of memory");
 	for (int j = 0; j < s->J; j++) {
 		for (int left = s->c->count[j], k = 0; left > 0; left -= gps, k++) {
@@ -110,8 +122,11 @@ static int build_servers(sim_t *s, hs_err_t *err)
 			if (!s->server_names[s->nservers])
 				return hs_err_set(err, "out of memory");
 			int g = left < gps ? left : gps, i = s->nservers++;
+			if (!(s->usable[i] = malloc((size_t)g)))
+				return hs_err_set(err, "out of memory");
+			memset(s->usable[i], 1, (size_t)g);
 			s->servers[i] = (hs_server_t){ .name = s->server_names[i], .type = j,
-						       .ngpus = g };
+						       .ngpus = g, .usable = s->usable[i] };
 			if (g > s->max_server[j])
 				s->max_server[j] = g;
 		}
@@ -145,6 +160,7 @@ static int setup(sim_t *s, hs_err_t *err)
 		s->p.cluster.price[j] = s->c->price[j];
 	}
 	s->p.reference_type = -1;
+	s->pin_mode = s->o->ideal ? HS_SIM_PIN_IGNORE : s->o->pinned_admission;
 	s->packed = hs_policy_is_packed(s->o->policy);
 	if (s->packed && hs_thrtable_to_jobtypes(s->t, &s->p.cluster, &s->p.jobtypes, err) < 0)
 		return -1;
@@ -166,9 +182,18 @@ static void teardown(sim_t *s)
 	s->p.jobs = NULL;
 	s->p.njobs = 0;
 	hs_problem_free(&s->p);
-	for (int i = 0; i < s->nservers; i++)
+	for (int i = 0; i < s->nservers; i++) {
 		free(s->server_names[i]);
+		free(s->usable ? s->usable[i] : NULL);
+	}
 	free(s->server_names);
+	free(s->usable);
+	free(s->pidx);
+	free(s->aidx);
+	free(s->thr_round);
+	free(s->pin);
+	free(s->admit);
+	free(s->dec);
 	free(s->servers);
 	free(s->max_server);
 	free(s->ttype);
@@ -186,6 +211,30 @@ static int in_window(const hs_sim_opts_t *o, long index)
 	if (o->window_first < 0)
 		return 1;
 	return index >= o->window_first && index <= o->window_last;
+}
+
+/* The per-active-job scratch of pinned.h's bookkeeping, for cap jobs. */
+static int grow_pin_scratch(sim_t *s, long cap)
+{
+	long *p = realloc(s->pidx, (size_t)cap * sizeof(*p));
+	if (p)
+		s->pidx = p;
+	long *a = realloc(s->aidx, (size_t)cap * sizeof(*a));
+	if (a)
+		s->aidx = a;
+	double *t = realloc(s->thr_round, (size_t)cap * ((size_t)s->J + 1) * sizeof(*t));
+	if (t)
+		s->thr_round = t;
+	hs_pin_job_t *pj = realloc(s->pin, (size_t)cap * sizeof(*pj));
+	if (pj)
+		s->pin = pj;
+	unsigned char *ad = realloc(s->admit, (size_t)cap);
+	if (ad)
+		s->admit = ad;
+	hs_decision_t *d = realloc(s->dec, (size_t)cap * sizeof(*d));
+	if (d)
+		s->dec = d;
+	return p && a && t && pj && ad && d ? 0 : -1;
 }
 
 /* Admits the next workload job: table lookups, throughputs per type. */
@@ -220,6 +269,7 @@ static int admit(sim_t *s, const hs_trace_job_t *tj, hs_err_t *err)
 	j->total_steps = tj->total_steps;
 	j->arrival_s = tj->arrival_s;
 	j->line = tj->line;
+	j->pinned = tj->pinned;
 	j->first_start_s = j->finish_s = -1.0;
 	j->type = -1;
 	j->partner = -1;
@@ -264,7 +314,7 @@ static int admit(sim_t *s, const hs_trace_job_t *tj, hs_err_t *err)
 		double *ne = realloc(s->ends, (size_t)cap * sizeof(*ne));
 		if (ne)
 			s->ends = ne;
-		if (!na || !nr || !ne)
+		if (!na || !nr || !ne || grow_pin_scratch(s, cap) < 0)
 			return hs_err_set(err, "out of memory");
 		s->cap_active = cap;
 	}
@@ -290,8 +340,52 @@ static int admit_arrivals(sim_t *s, hs_err_t *err)
 	}
 }
 
-/* Fills the problem's jobs from the active list (borrowing ids and
- * throughput arrays). */
+/* A pinned job that runs keeps its GPUs until it ends (pinned.h). */
+static int running_pinned(const sim_t *s, const hs_sim_job_t *j)
+{
+	return j->pinned && j->ngpus > 0 && s->pin_mode != HS_SIM_PIN_IGNORE;
+}
+
+/* The GPUs of running pinned jobs leave the problem: not usable, and the
+ * problem's counts drop by them. */
+static void pin_take_gpus(sim_t *s)
+{
+	for (int i = 0; i < s->nservers; i++)
+		memset(s->usable[i], 1, (size_t)s->servers[i].ngpus);
+	for (int t = 0; t < s->J; t++)
+		s->p.cluster.count[t] = s->c->count[t];
+	for (long k = 0; k < s->nactive; k++) {
+		const hs_sim_job_t *j = &s->res->jobs[s->active[k]];
+		if (!running_pinned(s, j))
+			continue;
+		for (int g = 0; g < j->ngpus; g++)
+			s->usable[j->gpus[g].server][j->gpus[g].gpu] = 0;
+		s->p.cluster.count[j->type] -= j->ngpus;
+	}
+}
+
+/* Is active job k in this round's problem? Not when it is a running
+ * pinned job, a pending pinned job hs_pin_admit did not admit, or a job
+ * no type has room for after the pinned GPUs left (thr_round filled). */
+static int in_problem(sim_t *s, long k)
+{
+	const hs_sim_job_t *j = &s->res->jobs[s->active[k]];
+	if (running_pinned(s, j))
+		return 0;
+	if (j->pinned && s->pin_mode == HS_SIM_PIN_SHARE && !s->admit[k])
+		return 0;
+	double *thr = &s->thr_round[(size_t)k * (size_t)s->J];
+	int any = 0;
+	for (int t = 0; t < s->J; t++) {
+		thr[t] = s->p.cluster.count[t] >= j->sf ? j->thr_policy[t] : 0.0;
+		any |= thr[t] > 0;
+	}
+	return any;
+}
+
+/* Fills the problem's jobs from the active list (borrowing ids; the
+ * throughputs are this round's copy): every active job but the pinned
+ * ones pinned.h keeps out. */
 static int build_problem(sim_t *s, hs_err_t *err)
 {
 	if (s->nactive > s->p.njobs || !s->p.jobs) {
@@ -300,10 +394,24 @@ static int build_problem(sim_t *s, hs_err_t *err)
 			return hs_err_set(err, "out of memory");
 		s->p.jobs = nj;
 	}
-	s->p.njobs = (int)s->nactive;
+	pin_take_gpus(s);
 	for (long k = 0; k < s->nactive; k++) {
+		const hs_sim_job_t *j = &s->res->jobs[s->active[k]];
+		s->pin[k] = (hs_pin_job_t){ .sf = j->sf, .weight = j->weight,
+					    .pinned = j->pinned, .running = j->ngpus > 0 };
+		s->admit[k] = 0;
+	}
+	/* Arrival order is the priority order of the simulator. */
+	if (s->pin_mode == HS_SIM_PIN_SHARE &&
+	    hs_pin_admit(s->pin, (int)s->nactive, hs_cluster_total(s->c), s->admit, NULL) < 0)
+		return hs_err_set(err, "pinned job admission failed");
+	int n = 0;
+	for (long k = 0; k < s->nactive; k++) {
+		s->aidx[k] = -1;
+		if (!in_problem(s, k))
+			continue;
 		hs_sim_job_t *j = &s->res->jobs[s->active[k]];
-		hs_job_t *pj = &s->p.jobs[k];
+		hs_job_t *pj = &s->p.jobs[n];
 		memset(pj, 0, sizeof(*pj));
 		pj->id = j->id;
 		pj->scale_factor = j->sf;
@@ -312,12 +420,38 @@ static int build_problem(sim_t *s, hs_err_t *err)
 					   j->total_steps * HS_DONE_EPS);
 		pj->age_s = fmax(0.0, s->now - j->arrival_s);
 		pj->slo_s = j->slo > 0 ? j->arrival_s + j->slo - s->now : -1.0;
-		pj->thr = j->thr_policy;
+		pj->thr = &s->thr_round[(size_t)k * (size_t)s->J];
 		pj->job_type = s->packed ? j->jt : -1;
 		pj->entity = -1;
-		s->run[k] = (hs_job_run_t){ .ngpus = j->ngpus, .gpus = j->gpus };
+		s->run[n] = (hs_job_run_t){ .ngpus = j->ngpus, .gpus = j->gpus };
+		s->pidx[n] = k;
+		s->aidx[k] = n++;
 	}
+	s->p.njobs = n;
 	return 0;
+}
+
+/* Per active job, the round's decision: the mechanism's for problem jobs
+ * (partner as an active index), keep for running pinned jobs, none for
+ * the rest. */
+static void round_decisions(sim_t *s, const hs_round_out_t *out)
+{
+	for (long k = 0; k < s->nactive; k++) {
+		hs_sim_job_t *j = &s->res->jobs[s->active[k]];
+		hs_decision_t *d = &s->dec[k];
+		long pk = s->aidx[k];
+		if (pk >= 0) {
+			*d = out->d[pk];
+			if (d->partner >= 0)
+				d->partner = (int)s->pidx[d->partner];
+		} else if (running_pinned(s, j)) {
+			*d = (hs_decision_t){ .action = HS_ACT_KEEP, .type = j->type,
+					      .ngpus = j->ngpus, .gpus = j->gpus,
+					      .nservers = j->nservers, .partner = -1 };
+		} else {
+			*d = (hs_decision_t){ .action = HS_ACT_NONE, .type = -1, .partner = -1 };
+		}
+	}
 }
 
 /* Writes this round's problem to o->save_failed (hetsched solve's input
@@ -342,7 +476,10 @@ static void save_problem(const sim_t *s, char *msg, size_t len)
 static int solve(sim_t *s, hs_alloc_t *a, hs_err_t *err)
 {
 	double t0 = wall_now();
-	int rc = hs_policy_solve(s->pol, &s->p, a, err);
+	/* Every job may be pinned or waiting: an empty allocation, as the
+	 * plugin does. */
+	int rc = s->p.njobs == 0 ? hs_alloc_init(a, 0, s->J, err)
+				 : hs_policy_solve(s->pol, &s->p, a, err);
 	s->res->solve_s += wall_now() - t0;
 	s->res->solves++;
 	if (rc < 0) {
@@ -489,12 +626,13 @@ static void log_timeline(const sim_t *s, const hs_sim_job_t *j, const hs_decisio
 static double apply_round(sim_t *s, const hs_round_out_t *out, double *busy)
 {
 	const double R = s->o->round_s;
+	round_decisions(s, out);
 	double end_max = -1.0;
 	int full = 0;
 	double *ends = s->ends;
 	for (long k = 0; k < s->nactive; k++) {
 		hs_sim_job_t *j = &s->res->jobs[s->active[k]];
-		const hs_decision_t *d = &out->d[k];
+		const hs_decision_t *d = &s->dec[k];
 		ends[k] = s->now;
 		switch (d->action) {
 		case HS_ACT_START:
@@ -517,7 +655,7 @@ static double apply_round(sim_t *s, const hs_round_out_t *out, double *busy)
 		j->ngpus = d->ngpus;
 		j->type = d->type;
 		j->nservers = d->nservers;
-		if (d->ngpus > 0)
+		if (d->ngpus > 0 && d->gpus != j->gpus)
 			memcpy(j->gpus, d->gpus, (size_t)d->ngpus * sizeof(*j->gpus));
 		if (d->ngpus == 0)
 			continue;
@@ -547,7 +685,7 @@ static double apply_round(sim_t *s, const hs_round_out_t *out, double *busy)
 	/* GPU busy time: a pair's GPUs are busy until its later member ends. */
 	*busy = 0.0;
 	for (long k = 0; k < s->nactive; k++) {
-		const hs_decision_t *d = &out->d[k];
+		const hs_decision_t *d = &s->dec[k];
 		if (d->ngpus == 0 || (d->partner >= 0 && d->partner < k))
 			continue;
 		double e = ends[k];

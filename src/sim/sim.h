@@ -23,6 +23,15 @@
  *  - A packed pair runs each job at its pair throughput from the table.
  *  - A restart (migration, or start after a preemption) loses
  *    preempt_cost_s of the round (checkpoint + restart).
+ *  - Pinned jobs (trace column 11 = 0, or --pinned-fraction; pinned.h)
+ *    cannot be preempted: once started, a pinned job runs until it ends,
+ *    outside the policy's problem, and its GPUs are not usable by anyone
+ *    else (the problem's counts drop by them). pinned_admission says when a
+ *    pending one may enter the problem: HS_SIM_PIN_SHARE (the plugin's
+ *    default) by hs_pin_admit in arrival order, HS_SIM_PIN_ALWAYS at once
+ *    (the old behaviour: it gets a time share like any job, then keeps its
+ *    GPUs once started), HS_SIM_PIN_IGNORE treats every job as preemptible.
+ *    Ideal mode ignores pinning.
  *  - ideal = 1 replaces rounds by the allocation itself, run as a fluid
  *    (each job progresses at its effective throughput under X, recomputed
  *    at every arrival and completion): the reference the mechanism's
@@ -47,6 +56,12 @@ typedef enum hs_consolidation {
 	HS_CONS_ALWAYS = 1,     /* always the consolidated throughput */
 } hs_consolidation_t;
 
+typedef enum hs_sim_pin {
+	HS_SIM_PIN_SHARE = 0,   /* pending pinned jobs admitted by group share */
+	HS_SIM_PIN_ALWAYS,      /* every pending pinned job in the problem */
+	HS_SIM_PIN_IGNORE,      /* pinned jobs treated as preemptible */
+} hs_sim_pin_t;
+
 typedef struct hs_sim_opts {
 	const char *policy;
 	hs_policy_opts_t popts;
@@ -60,6 +75,7 @@ typedef struct hs_sim_opts {
 	double max_time_s;           /* stop (unfinished) after this much
 	                              * simulated time; 0 = no limit */
 	int progress;                /* progress lines on stderr */
+	hs_sim_pin_t pinned_admission;
 	const char *save_failed;     /* if set, the first problem the policy
 	                              * fails to solve is written there as
 	                              * `hetsched solve` input (for replay) */
@@ -84,6 +100,7 @@ typedef struct hs_sim_job {
 	int jt;                      /* table job type */
 	int sf;
 	double weight, slo, total_steps, arrival_s;
+	int pinned;                  /* cannot be preempted once started */
 	int line;                    /* trace line, 0 when generated */
 	double *thr_cons, *thr_uncons, *thr_policy;  /* [ntypes] steps/s */
 	/* progress */

@@ -10,11 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NFIELDS 10
+/* Gavel's 10 columns, and an optional 11th of ours: preemptible (1, the
+ * default) or 0 = the job cannot be preempted once started (pinned.h). */
+#define NFIELDS 11
+#define NFIELDS_GAVEL 10
 
 static const char *field_names[NFIELDS] = {
 	"job type", "command", "working directory", "steps argument", "needs data dir",
 	"total steps", "scale factor", "priority weight", "SLO", "arrival time",
+	"preemptible",
 };
 
 void hs_trace_free(hs_trace_t *t)
@@ -76,11 +80,11 @@ static int parse_line(char *line, int lineno, const char *name, hs_trace_job_t *
 		*tab = '\0';
 		s = tab + 1;
 	}
-	if (n != NFIELDS)
+	if (n != NFIELDS && n != NFIELDS_GAVEL)
 		return hs_err_set(err, "%s:%d: %d tab-separated fields, expected %d "
 				  "(job type, command, working dir, steps argument, needs data dir, "
-				  "total steps, scale factor, priority weight, SLO, arrival)",
-				  name, lineno, n, NFIELDS);
+				  "total steps, scale factor, priority weight, SLO, arrival) or %d "
+				  "(and preemptible)", name, lineno, n, NFIELDS_GAVEL, NFIELDS);
 	for (int i = 0; i < 4; i++)
 		if (!*f[i])
 			return hs_err_set(err, "%s:%d: %s is empty", name, lineno, field_names[i]);
@@ -110,6 +114,13 @@ static int parse_line(char *line, int lineno, const char *name, hs_trace_job_t *
 		return hs_err_set(err, "%s:%d: %s must be a number >= 0, not '%.40s'", name, lineno,
 				  field_names[9], f[9]);
 	j->arrival_s = d;
+	j->pinned = 0;
+	if (n == NFIELDS) {
+		if (parse_int(f[10], 0, 1, &v) < 0)
+			return hs_err_set(err, "%s:%d: %s must be 0 or 1, not '%.40s'", name,
+					  lineno, field_names[10], f[10]);
+		j->pinned = !v;
+	}
 	j->line = lineno;
 	j->model = strdup(f[0]);
 	j->command = strdup(f[1]);
@@ -189,7 +200,9 @@ int hs_trace_load(hs_trace_t *t, const char *path, hs_err_t *err)
 
 int hs_trace_write_job(FILE *f, const hs_trace_job_t *j)
 {
-	return fprintf(f, "%s\t%s\t%s\t%s\t%d\t%.17g\t%d\t%g\t%f\t%.17g\n", j->model, j->command,
-		       j->workdir, j->steps_arg, j->needs_data_dir, j->total_steps,
-		       j->scale_factor, j->weight, j->slo, j->arrival_s) < 0 ? -1 : 0;
+	/* The 11th column only for pinned jobs: Gavel's tools read the rest. */
+	return fprintf(f, "%s\t%s\t%s\t%s\t%d\t%.17g\t%d\t%g\t%f\t%.17g%s\n", j->model,
+		       j->command, j->workdir, j->steps_arg, j->needs_data_dir, j->total_steps,
+		       j->scale_factor, j->weight, j->slo, j->arrival_s,
+		       j->pinned ? "\t0" : "") < 0 ? -1 : 0;
 }

@@ -94,13 +94,26 @@ static double draw_duration_s(hs_rng_t *r)
 	return 60.0 * pow(10.0, hs_rng_range(r, 1.5, 3.0));
 }
 
+/* Job `index` is pinned by a fraction f when floor((index + 1) f) moves
+ * past floor(index f): evenly spread (f = 0.5: every second job) and
+ * independent of the random stream, so the same seed gives the same jobs
+ * with any fraction. */
+static int pinned_pick(long index, double f)
+{
+	if (!(f > 0))
+		return 0;
+	return floor((double)(index + 1) * f + 1e-9) > floor((double)index * f + 1e-9);
+}
+
 int hs_workload_next(hs_workload_t *w, hs_trace_job_t *job)
 {
 	memset(job, 0, sizeof(*job));
 	if (w->trace) {
 		if (w->next >= w->trace->njobs)
 			return 0;
-		*job = w->trace->jobs[w->next++];
+		*job = w->trace->jobs[w->next];
+		job->pinned |= pinned_pick(w->next, w->pinned_fraction);
+		w->next++;
 		return 1;
 	}
 	if (hs_workload_peek(w) < 0)
@@ -129,6 +142,7 @@ int hs_workload_next(hs_workload_t *w, hs_trace_job_t *job)
 	job->slo = -1.0;
 	job->arrival_s = w->next_arrival;
 	job->line = 0;
+	job->pinned = pinned_pick(w->generated, w->pinned_fraction);
 	w->generated++;
 	if (w->g.jobs_per_hour > 0) {
 		double u = hs_rng_uniform01(&w->rng);

@@ -39,6 +39,11 @@ typedef struct hs_gen_opts {
 
 typedef struct hs_workload {
 	const hs_trace_t *trace;     /* trace mode, or NULL */
+	double pinned_fraction;      /* [0, 1]: this fraction of the jobs, evenly
+	                              * spread by arrival order (not drawn), is
+	                              * marked pinned (cannot be preempted) on
+	                              * top of the trace's own column; set after
+	                              * construction, 0 by default */
 	int next;
 	/* generator mode */
 	const hs_thrtable_t *table;

@@ -74,7 +74,8 @@ static void malformed(void **state)
 	(void)state;
 	static const struct { const char *line, *expect; } cases[] = {
 		{ "a\tb\tc", "3 tab-separated fields" },
-		{ GOOD "\textra", "more than 10" },
+		{ GOOD "\textra", "preemptible must be 0 or 1" },
+		{ GOOD "\t1\textra", "more than 11" },
 		{ "\tcmd\tdir\t-s\t1\t10\t1\t1\t-1\t0", "job type is empty" },
 		{ "M\t\tdir\t-s\t1\t10\t1\t1\t-1\t0", "command is empty" },
 		{ "M\tcmd\tdir\t-s\t2\t10\t1\t1\t-1\t0", "needs data dir" },

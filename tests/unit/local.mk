@@ -157,3 +157,19 @@ EXTRA_DIST += tests/unit/data/ftf_efail.json tests/unit/data/wf_infeasible.json
 # the soak test's checkers (tests/soak/soak_procs.py) can fail (issue 11)
 TESTS += tests/unit/test_soak_checks.sh
 EXTRA_DIST += tests/unit/test_soak_checks.sh
+
+# jobs that cannot be preempted (issue 11)
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_pinned
+tests_unit_test_pinned_SOURCES = tests/unit/test_pinned.c
+tests_unit_test_pinned_LDADD = $(UNIT_LDADD)
+tests_unit_test_pinned_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_pinned
+endif
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_sched_pinned
+tests_unit_test_sched_pinned_SOURCES = tests/unit/test_sched_pinned.c tests/unit/sched_fixtures.h
+tests_unit_test_sched_pinned_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_sched_pinned_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_sched_pinned
+endif

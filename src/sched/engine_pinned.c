@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* engine_pinned.c — jobs hetsched cannot preempt (issue #11): which jobs
+ * those are, and which pending ones may enter this round's problem
+ * (core/pinned.h; doc/policies.md "Jobs that cannot be preempted"). A
+ * running one is already out of the problem (HS_ROLE_PINNED, its GPUs not
+ * usable); a pending one left out here waits as HS_ROLE_PIN_WAIT instead
+ * of getting a time share it could not give back once started. */
+#include "sched/engine_impl.h"
+
+#include <stdlib.h>
+
+#include "core/pinned.h"
+
+int hs_job_preemptible(const hs_sconf_t *c, const hs_hints_t *h, const hs_sjob_t *j)
+{
+	if (c->preempt == HS_PREEMPT_OFF || h->no_preempt || !j->batch || !j->requeue_ok)
+		return 0;
+	return h->ckpt || c->requeue_no_ckpt || c->preempt == HS_PREEMPT_SUSPEND;
+}
+
+/* A job in the admission, with its sort keys copied (no global state for
+ * qsort). */
+typedef struct pin_cand {
+	int snap;
+	int pending_pinned;   /* sorted by priority among themselves */
+	uint32_t prio;
+	int64_t submit;
+	uint32_t id;
+} pin_cand_t;
+
+/* Priority order: Slurm priority, then age, then id (the MaxJobs order);
+ * the other jobs (only their claims matter) first. */
+static int cmp_cand(const void *a, const void *b)
+{
+	const pin_cand_t *x = a, *y = b;
+	if (x->pending_pinned != y->pending_pinned)
+		return x->pending_pinned - y->pending_pinned;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* GPUs of the managed nodes the jobs may use: usable now, or held by a
+ * pinned job (taken for its remaining time, but part of the cluster the
+ * group share is a part of). */
+static int total_gpus(const hs_round_build_t *b)
+{
+	int n = 0;
+	for (int sv = 0; sv < b->nservers; sv++)
+		for (int g = 0; g < b->servers[sv].ngpus; g++) {
+			int o = b->owner[b->owner_base[sv] + g];
+			n += b->usable[sv][g] || (o >= 0 && b->role[o] == HS_ROLE_PINNED);
+		}
+	return n;
+}
+
+int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
+{
+	const hs_sconf_t *c = &e->conf;
+	if (c->pinned_always)
+		return 0; /* the old behaviour: every pending job in the problem */
+	const int M = s->njobs;
+	pin_cand_t *cand = malloc(((size_t)M + 1) * sizeof(*cand));
+	hs_pin_job_t *pj = malloc(((size_t)M + 1) * sizeof(*pj));
+	unsigned char *admit = malloc((size_t)M + 1);
+	if (!cand || !pj || !admit) {
+		free(cand);
+		free(pj);
+		free(admit);
+		return -1;
+	}
+	int n = 0, npending = 0;
+	for (int i = 0; i < M; i++) {
+		const hs_sjob_t *sj = &s->jobs[i];
+		hs_role_t r = b->role[i];
+		int running_pinned = r == HS_ROLE_PINNED && sj->nheld > 0;
+		if (r != HS_ROLE_ACTIVE && r != HS_ROLE_LEAVING && !running_pinned)
+			continue;
+		int pp = r == HS_ROLE_ACTIVE && sj->state == HS_SJ_PENDING &&
+			 !hs_job_preemptible(c, &b->hints[i], sj);
+		npending += pp;
+		cand[n++] = (pin_cand_t){ .snap = i, .pending_pinned = pp, .prio = sj->priority,
+					  .submit = sj->submit_time, .id = sj->id };
+	}
+	if (npending > 0) {
+		qsort(cand, (size_t)n, sizeof(*cand), cmp_cand);
+		/* Every job claims its GPU count (weight 1): Slurm priorities
+		 * order the queue, they do not size shares here. */
+		for (int k = 0; k < n; k++) {
+			const hs_sjob_t *sj = &s->jobs[cand[k].snap];
+			int running_pinned = b->role[cand[k].snap] == HS_ROLE_PINNED;
+			pj[k] = (hs_pin_job_t){ .sf = sj->gpus > 0 ? sj->gpus : 1, .weight = 1.0,
+						.pinned = cand[k].pending_pinned || running_pinned,
+						.running = running_pinned };
+		}
+		hs_pin_result_t res;
+		hs_pin_admit(pj, n, total_gpus(b), admit, &res);
+		for (int k = 0; k < n; k++)
+			if (cand[k].pending_pinned && !admit[k])
+				b->role[cand[k].snap] = HS_ROLE_PIN_WAIT;
+		if (res.waiting > 0)
+			hs_engine_logf(e, HS_LOG_DEBUG,
+				       "jobs that cannot be preempted: %d GPUs held, group share "
+				       "%.2f, cap %.2f, %d admitted, %d waiting", res.held, res.share,
+				       res.cap, res.admitted, res.waiting);
+	}
+	free(cand);
+	free(pj);
+	free(admit);
+	return 0;
+}

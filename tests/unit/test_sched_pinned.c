@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_sched_pinned.c — the round engine with jobs that cannot be
+ * preempted (no checkpoints, the default; issue #11, core/pinned.h): a
+ * mixed queue where half the jobs are pinned. Pinned jobs are never
+ * suspended, checkpointed or requeued; they hold at most their group's
+ * share of the GPUs (plus what the preemptible jobs leave), the
+ * preemptible jobs time-share the rest; a pinned job that ends makes
+ * room for the next one. PinnedAdmission=always (the old behaviour)
+ * lets the pinned jobs take every GPU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "sched/engine.h"
+#include "sched_fixtures.h"
+
+static void logger(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	(void)msg;
+}
+
+static hs_engine_t *engine_with(const char *conf_text)
+{
+	hs_sconf_t c;
+	hs_err_t err;
+	assert_int_equal(hs_sconf_defaults(&c, &err), 0);
+	if (conf_text && hs_sconf_parse_text(&c, conf_text, &err) < 0)
+		fail_msg("conf: %s", err.msg);
+	hs_engine_t *e = hs_engine_new(&c, logger, NULL, &err);
+	if (!e)
+		fail_msg("engine: %s", err.msg);
+	hs_sconf_free(&c);
+	return e;
+}
+
+/* 4 GPUs, 8 one-GPU jobs: odd ids pinned (no checkpoints), even ids
+ * checkpoint. */
+static void mixed_queue(fx_t *f)
+{
+	fx_init(f, "v100:2:2");
+	for (uint32_t id = 1; id <= 8; id++) {
+		fx_job_t *j = fx_add(f, id, 1);
+		j->ckpt = !(id % 2);
+		j->submit = f->now - 100 + id; /* arrival order = id */
+	}
+}
+
+static int held_by(const fx_t *f, int pinned)
+{
+	int n = 0;
+	for (int i = 0; i < f->njobs; i++) {
+		const fx_job_t *j = &f->jobs[i];
+		if (!j->gone && j->state == HS_SJ_RUNNING && (!j->ckpt) == pinned)
+			n += j->nheld;
+	}
+	return n;
+}
+
+/* Runs `rounds` rounds; fails if a pinned job is ever preempted; returns
+ * the most GPUs pinned jobs held after a round, and in *min_pre the
+ * fewest preemptible jobs held after round 2 (time to settle). */
+static int run(fx_t *f, hs_engine_t *e, int rounds, int *min_pre)
+{
+	int max_pinned = 0;
+	*min_pre = 1 << 20;
+	for (int r = 0; r < rounds; r++) {
+		hs_plan_t p;
+		fx_counts_t c;
+		f->now += 400;
+		assert_int_equal(fx_round(f, e, &p, &c), 0);
+		for (int k = 0; k < p.njobs; k++) {
+			const fx_job_t *j = fx_find(f, p.jobs[k].id);
+			if (j && !j->ckpt && (p.jobs[k].op == HS_PLAN_CHECKPOINT ||
+					      p.jobs[k].op == HS_PLAN_REQUEUE ||
+					      p.jobs[k].op == HS_PLAN_SUSPEND))
+				fail_msg("round %d: pinned job %u got %s", r, j->id,
+					 hs_plan_op_name(p.jobs[k].op));
+		}
+		hs_plan_free(&p);
+		int pin = held_by(f, 1), pre = held_by(f, 0);
+		if (pin > max_pinned)
+			max_pinned = pin;
+		if (r >= 2 && pre < *min_pre)
+			*min_pre = pre;
+	}
+	return max_pinned;
+}
+
+static void test_half_pinned_share(void **state)
+{
+	(void)state;
+	fx_t f;
+	mixed_queue(&f);
+	hs_engine_t *e = engine_with("RoundLength=360\nMinResetInterval=0\n"
+				     "PinnedAdmission=share\n");
+	int min_pre;
+	int max_pin = run(&f, e, 12, &min_pre);
+	/* share = 4 GPUs x 4/8 jobs = 2 */
+	if (max_pin > 2 || min_pre < 2)
+		fail_msg("pinned jobs held up to %d GPUs (share 2), preemptible jobs down to %d",
+			 max_pin, min_pre);
+	assert_int_equal(max_pin, 2);
+	/* The two running pinned jobs end: 6 jobs left, share 4 x 2/6 =
+	 * 1.33, so the oldest waiting pinned job starts (none holds GPUs)
+	 * and the other waits. */
+	uint32_t oldest = 0;
+	for (uint32_t id = 1; id <= 7; id += 2) {
+		fx_job_t *j = fx_find(&f, id);
+		if (j->state == HS_SJ_RUNNING)
+			j->gone = 1;
+		else if (!oldest)
+			oldest = id;
+	}
+	max_pin = run(&f, e, 3, &min_pre);
+	int waiting = 0;
+	for (uint32_t id = 1; id <= 7; id += 2)
+		waiting += !fx_find(&f, id)->gone && fx_find(&f, id)->state == HS_SJ_PENDING;
+	if (waiting != 1 || max_pin != 1 || fx_find(&f, oldest)->state != HS_SJ_RUNNING)
+		fail_msg("after the pinned jobs ended: %d waiting, %d GPUs pinned, job %u %s",
+			 waiting, max_pin, oldest,
+			 fx_find(&f, oldest)->state == HS_SJ_RUNNING ? "runs" : "waits");
+	hs_engine_free(e);
+}
+
+/* The waiting pinned jobs say why in squeue. */
+static void test_pin_wait_reason(void **state)
+{
+	(void)state;
+	fx_t f;
+	mixed_queue(&f);
+	hs_engine_t *e = engine_with("RoundLength=360\nPinnedAdmission=share\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	int waiting = 0;
+	for (int k = 0; k < p.njobs; k++)
+		if (strstr(p.jobs[k].reason, "cannot be preempted")) {
+			assert_int_equal(p.jobs[k].id % 2, 1);
+			assert_int_equal(p.jobs[k].op, HS_PLAN_NONE);
+			waiting++;
+		}
+	assert_int_equal(waiting, 2);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
+/* The old behaviour, kept as PinnedAdmission=always: every pending
+ * pinned job got a time share, and each one started kept its GPU, until
+ * pinned jobs held more than their share. */
+static void test_half_pinned_always(void **state)
+{
+	(void)state;
+	fx_t f;
+	mixed_queue(&f);
+	hs_engine_t *e = engine_with("RoundLength=360\nMinResetInterval=0\n"
+				     "PinnedAdmission=always\n");
+	int min_pre;
+	int max_pin = run(&f, e, 12, &min_pre);
+	if (max_pin <= 2)
+		fail_msg("expected the old behaviour to let pinned jobs exceed their share, "
+			 "they held at most %d GPUs", max_pin);
+	hs_engine_free(e);
+}
+
+/* Only preemptible jobs (all checkpoint): nothing changes, nothing waits. */
+static void test_no_pinned(void **state)
+{
+	(void)state;
+	fx_t f;
+	mixed_queue(&f);
+	for (int i = 0; i < f.njobs; i++)
+		f.jobs[i].ckpt = 1;
+	hs_engine_t *e = engine_with("RoundLength=360\nPinnedAdmission=share\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(c.start, 4);
+	for (int k = 0; k < p.njobs; k++)
+		assert_null(strstr(p.jobs[k].reason, "cannot be preempted"));
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_half_pinned_share),
+		cmocka_unit_test(test_pin_wait_reason),
+		cmocka_unit_test(test_half_pinned_always),
+		cmocka_unit_test(test_no_pinned),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
