@@ -46,9 +46,45 @@ tree="$cache/slurm-$version"
 prefix="/opt/slurm-$version"
 marker="$tree/.hetsched-configured"
 
+configure_tree() {
+	# Only config.h and the generated headers are needed: optional
+	# dependencies off keep configure short (measured: contrib/compile-matrix.sh).
+	# An --install build uses the same tree, so its MySQL check stays on.
+	log "configuring Slurm $version in $tree (prefix $prefix)"
+	start=$(date +%s)
+	# No autoconf cache shared between versions: measured unsafe (24.11.5
+	# with 25.05.8's cache lost HAVE_JSON_C_INC: its json check sets the
+	# macro from a loop variable that a cached answer never sets).
+	# With rpath (configure's default) the installed commands and daemons
+	# find $prefix/lib/slurm/libslurmfull.so without LD_LIBRARY_PATH.
+	(cd "$tree" && ./configure --prefix="$prefix" --sysconfdir="$prefix/etc" \
+		--with-munge --disable-debug --enable-multiple-slurmd \
+		--disable-dependency-tracking --disable-sview --disable-glibtest --disable-gtktest \
+		--disable-pam --disable-slurmrestd --disable-x11 --without-readline \
+		--without-hdf5 --without-pmix --without-ucx --without-nvml --without-rsmi \
+		--without-oneapi --without-freeipmi --without-rdkafka --without-lua --without-ofed \
+		--without-bpf --without-hpe-slingshot --without-s2n --without-jwt \
+		--without-libcurl --without-hwloc >"$tree/hetsched-configure.log" 2>&1) \
+		|| die "Slurm $version configure failed, see $tree/hetsched-configure.log"
+	log "configured in $(( $(date +%s) - start )) s"
+	echo "$version" >"$marker"
+}
+
 # Fast path: configured before (the marker is written last).
 if [ -f "$marker" ] && [ -f "$tree/config.h" ] && [ -f "$tree/slurm/slurm_version.h" ]; then
 	log "reusing configured Slurm source $tree"
+	# A tree configured for headers only (no MySQL client library then,
+	# or by an older bootstrap with --without-rpath) would install a
+	# slurmdbd without its MySQL plugin, or binaries that cannot find
+	# libslurmfull: --install configures it again (bootstrap.sh installs
+	# the library). The marker stays, so parallel plugin builds keep
+	# using the tree (only config.h's HAVE_MYSQL changes for them).
+	if [ "$do_install" = 1 ] && [ ! -f "$tree/.hetsched-installed" ] && {
+		{ grep -q '#undef HAVE_MYSQL' "$tree/config.h" && command -v mysql_config >/dev/null; } ||
+			grep -q -- '--without-rpath' "$tree/config.status"; }; then
+		log "$tree was configured for headers only: configuring it again for --install"
+		configure_tree
+	fi
 else
 	tarballs=${HETSCHED_SLURM_TARBALLS:-$(dirname "$here")/../shared/vendor/slurm}
 	# Any file in the cache whose checksum we list for this version will do.
@@ -83,25 +119,7 @@ else
 	mv "$work" "$tree"
 	trap - EXIT
 
-	# Only config.h and the generated headers are needed: optional
-	# dependencies off keep configure short (measured: contrib/compile-matrix.sh).
-	# An --install build uses the same tree, so its MySQL check stays on.
-	log "configuring Slurm $version in $tree (prefix $prefix)"
-	start=$(date +%s)
-	# No autoconf cache shared between versions: measured unsafe (24.11.5
-	# with 25.05.8's cache lost HAVE_JSON_C_INC: its json check sets the
-	# macro from a loop variable that a cached answer never sets).
-	(cd "$tree" && ./configure --prefix="$prefix" --sysconfdir="$prefix/etc" \
-		--with-munge --without-rpath --disable-debug --enable-multiple-slurmd \
-		--disable-dependency-tracking --disable-sview --disable-glibtest --disable-gtktest \
-		--disable-pam --disable-slurmrestd --disable-x11 --without-readline \
-		--without-hdf5 --without-pmix --without-ucx --without-nvml --without-rsmi \
-		--without-oneapi --without-freeipmi --without-rdkafka --without-lua --without-ofed \
-		--without-bpf --without-hpe-slingshot --without-s2n --without-jwt \
-		--without-libcurl --without-hwloc >"$tree/hetsched-configure.log" 2>&1) \
-		|| die "Slurm $version configure failed, see $tree/hetsched-configure.log"
-	log "configured in $(( $(date +%s) - start )) s"
-	echo "$version" >"$marker"
+	configure_tree
 fi
 
 if [ "$do_install" = 1 ]; then
