@@ -22,6 +22,14 @@ HS_SRCDIR=${HS_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 HS_BUILDDIR=${HS_BUILDDIR:-$(pwd)}
 HS_CLUSTER=$HS_SRCDIR/contrib/cluster/hs-cluster
 HS_STAGE=$HS_BUILDDIR/stage/plugins
+# The Slurm the clusters run: HS_SLURM_PREFIX (make check passes the
+# build's --with-slurm-prefix), empty for the packaged one. hs-cluster reads
+# it from the environment; the tests' own sbatch, squeue ... must be the
+# same version, so its commands come first on PATH.
+if [ -n "${HS_SLURM_PREFIX:-}" ]; then
+	export HS_SLURM_PREFIX
+	export PATH="$HS_SLURM_PREFIX/bin:$HS_SLURM_PREFIX/sbin:$PATH"
+fi
 it_n=0
 it_failed=0
 it_clusters=""
