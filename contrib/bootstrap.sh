@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
 	--no-apt) do_apt=0; shift ;;
 	--slurm) slurm=$2; shift 2 ;;
 	--install) do_install=1; shift ;;
-	-h|--help) sed -n '3,23p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,22p' "$0"; exit 0 ;;
 	*) echo "bootstrap.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
