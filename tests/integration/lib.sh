@@ -45,6 +45,12 @@ check() {
 }
 # quiet CMD...: CMD without its output (for check).
 quiet() { "$@" >/dev/null 2>&1; }
+# skip DESC WHY: a test point that does not apply here (TAP "# SKIP").
+skip() { it_n=$((it_n + 1)); echo "ok $it_n - $1 # SKIP $2"; }
+# it_slurm_series: the Slurm the clusters run, as YYMM (2205, 2605).
+it_slurm_series() {
+	slurmctld -V 2>/dev/null | awk '{ split($2, v, "."); printf "%d%02d\n", v[1], v[2] }'
+}
 # bail DESC: a failure that makes the rest meaningless (e.g. no cluster).
 bail() {
 	echo "Bail out! $1"
