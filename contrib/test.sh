@@ -152,7 +152,9 @@ on_slurm() {
 }
 
 if [ -n "$on_slurm" ]; then
-	stage "tests on Slurm $on_slurm${smoke:+ (smoke=$smoke)}"
+	what="every test"
+	[ "$smoke" = 0 ] || what="the smoke set"
+	stage "$what on Slurm $on_slurm"
 	on_slurm "$on_slurm" "$smoke" || failed=$((failed + 1))
 	stage ""
 	say "total $(( $(date +%s) - t0 )) s"
