@@ -16,7 +16,10 @@
 #                    from $HETSCHED_SLURM_TARBALLS (default ../shared/vendor/slurm
 #                    beside the checkout), checked against contrib/slurm-sha256sums,
 #                    configured once into DIR/slurm-X.Y.Z
-#   --install        also build and install that Slurm into /opt/slurm-X.Y.Z
+#   --install        also build and install that Slurm into /opt/slurm-X.Y.Z:
+#                    the daemons, the commands and the plugins a local
+#                    cluster (contrib/cluster/hs-cluster --slurm-prefix) needs,
+#                    slurmdbd with MySQL (HETSCHED_SLURM_FULL=1: everything)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +33,7 @@ while [ $# -gt 0 ]; do
 	--no-apt) do_apt=0; shift ;;
 	--slurm) slurm=$2; shift 2 ;;
 	--install) do_install=1; shift ;;
-	-h|--help) sed -n '3,21p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,22p' "$0"; exit 0 ;;
 	*) echo "bootstrap.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done

@@ -29,6 +29,11 @@
 #                       HS_GAVEL_DATA defaulting to data/gavel]
 #   --keep             leave the (last) cluster running (default: tear it down)
 #   --no-build         use the existing build in $HETSCHED_BUILD/demo
+#   --slurm VERSION    run on that Slurm: 22.05 (default) the packaged one;
+#                      23.11 ... 26.05 built from a source tarball and
+#                      installed in /opt/slurm-X.Y.Z (contrib/bootstrap.sh
+#                      --slurm VERSION --install, cached), the plugins built
+#                      for it in $HETSCHED_BUILD/demo-X.Y.Z
 # Environment: HETSCHED_BUILD (build root, default ./_build).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +48,7 @@ workload=$top/contrib/demo/workload.txt
 table=${HS_GAVEL_DATA:-$top/data/gavel}/simulation_throughputs.json
 keep=0
 build=1
+slurm=22.05
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--compare) compare=1; shift ;;
@@ -56,7 +62,8 @@ while [ $# -gt 0 ]; do
 	--table) table=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--no-build) build=0; shift ;;
-	-h|--help) sed -n '3,31p' "$0"; exit 0 ;;
+	--slurm) slurm=$2; shift 2 ;;
+	-h|--help) sed -n '3,36p' "$0"; exit 0 ;;
 	*) echo "demo.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -67,19 +74,42 @@ die() { echo "demo.sh: error: $*" >&2; exit 1; }
 [ -r "$table" ] || die "no throughput table at $table: the demo's jobs train at Gavel's measured speeds; set HS_GAVEL_DATA to the directory holding simulation_throughputs.json, or use --table"
 case "$workload" in /*) ;; *) workload=$(pwd)/$workload ;; esac
 case "$table" in /*) ;; *) table=$(pwd)/$table ;; esac
-bdir=${HETSCHED_BUILD:-$top/_build}/demo
+# Which Slurm: the packaged 22.05, or one installed from source into
+# /opt/slurm-X.Y.Z (bootstrap.sh prints the configured tree; its META says
+# the exact version, which names the prefix and the build dir).
+prefix=
+case "$slurm" in
+22.05|22.05.*) bdir=${HETSCHED_BUILD:-$top/_build}/demo ;;
+*)
+	if [ $build = 1 ]; then
+		say "bootstrap --slurm $slurm --install (cached after the first run)"
+		slurm_src=$("$top/contrib/bootstrap.sh" --slurm "$slurm" --install | tail -n 1) ||
+			die "bootstrap --slurm $slurm --install failed"
+	else
+		slurm_src=$("$top/contrib/bootstrap.sh" --no-apt --slurm "$slurm" | tail -n 1) ||
+			die "no configured Slurm $slurm tree"
+	fi
+	version=$(awk '$1 == "Version:" { print $2 }' "$slurm_src/META")
+	prefix=/opt/slurm-$version
+	[ -x "$prefix/sbin/slurmctld" ] || die "no Slurm installed in $prefix (run without --no-build)"
+	bdir=${HETSCHED_BUILD:-$top/_build}/demo-$version
+	;;
+esac
 root=$bdir/root
 hs_cluster=$top/contrib/cluster/hs-cluster
 
 # 1. Set-up: packages, Slurm source tree, build, install into a staging root.
 if [ $build = 1 ]; then
-	say "bootstrap (packages, Slurm source tree)"
-	slurm_src=$("$top/contrib/bootstrap.sh" | tail -n 1) || die "bootstrap failed"
+	if [ -z "$prefix" ]; then
+		say "bootstrap (packages, Slurm source tree)"
+		slurm_src=$("$top/contrib/bootstrap.sh" | tail -n 1) || die "bootstrap failed"
+	fi
 	say "build in $bdir"
 	(cd "$top" && autoreconf -fi >/dev/null 2>&1) || die "autoreconf failed"
 	mkdir -p "$bdir"
 	if [ ! -f "$bdir/Makefile" ]; then
-		(cd "$bdir" && "$top/configure" --with-slurm-source="$slurm_src" >configure.out 2>&1) ||
+		(cd "$bdir" && "$top/configure" --with-slurm-source="$slurm_src" \
+			${prefix:+--with-slurm-prefix="$prefix"} >configure.out 2>&1) ||
 			die "configure failed, see $bdir/configure.out"
 	fi
 	(cd "$bdir" && make -j2 >make.out 2>&1) || die "build failed, see $bdir/make.out"
@@ -108,6 +138,7 @@ run_once() {
 	mkdir -p "$out/work"
 	echo "$sched" >"$out/sched.txt"
 	args=(--dir "$dir" --port-base "$port_base" --gpus "$gpus" --plugin-dir "$root$plugindir"
+		--slurm-prefix "$prefix"
 		--sched "$sched" --select hetsched_cons_tres
 		--plugstack "required $root$plugindir/spank_hetsched.so publish_interval=5 window=2"
 		--conf-extra JobRequeue=1 --conf-extra "AuthInfo=cred_expire=5" --conf-extra MinJobAge=3600)

@@ -19,20 +19,37 @@
 #
 # Usage: contrib/test.sh [--no-integration] [--no-sanitizers] [--no-valgrind]
 #                        [--no-distcheck] [--no-deb] [--no-matrix]
+#        contrib/test.sh --slurm VERSION|PREFIX [--smoke]
+#   --slurm X        instead of all that: the unit and integration tests on
+#                    another Slurm. X is a version (22.05 = the packaged one;
+#                    23.11 ... 26.05: contrib/bootstrap.sh --slurm X --install
+#                    builds it into /opt/slurm-X.Y.Z once) or the prefix of
+#                    an installed Slurm (/opt/slurm-24.11.5); the plugins are
+#                    built for it in $HETSCHED_BUILD/slurm-X.Y.Z
+#   --smoke          with --slurm: only the smoke set ($HETSCHED_SMOKE or
+#                    plugins, sched_rounds, sched_policy, spank_report,
+#                    pack_pair: the plugins load, rounds run, a job migrates
+#                    by checkpoint and requeue, a SPANK report reaches sacct,
+#                    two jobs pack on one GPU)
 # Environment: HETSCHED_BUILD (build dir root, default ./_build),
 #              HETSCHED_CACHE (Slurm source cache, see bootstrap.sh).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 integration=1 sanitizers=1 valgrind=1 distcheck=1 deb=1 matrix=1
-for a in "$@"; do
+on_slurm= smoke=0
+while [ $# -gt 0 ]; do
+	a=$1; shift
 	case "$a" in
+	--slurm) [ $# -gt 0 ] || { echo "test.sh: --slurm needs a version or prefix" >&2; exit 2; }
+		on_slurm=$1; shift ;;
+	--smoke) smoke=1 ;;
 	--no-integration) integration=0 ;;
 	--no-distcheck) distcheck=0 ;;
 	--no-sanitizers) sanitizers=0 ;;
 	--no-valgrind) valgrind=0 ;;
 	--no-deb) deb=0 ;;
 	--no-matrix) matrix=0 ;;
-	-h|--help) sed -n '3,24p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,37p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done
@@ -102,6 +119,49 @@ configure_build() {
 	[ $rc -eq 0 ] || { say "build in $dir failed:"; tail -n 30 "$dir/make.out" "$dir/configure.out" >&2 2>/dev/null; }
 	return $rc
 }
+
+# The smoke set: one test per runtime feature (see --smoke above).
+smoke_tests=${HETSCHED_SMOKE:-"plugins sched_rounds sched_policy spank_report pack_pair"}
+
+# on_slurm SPEC SMOKE: the unit tests and the integration suite (SMOKE=1:
+# the smoke set) against the Slurm SPEC names (see --slurm), counted.
+on_slurm() {
+	spec=$1
+	prefix= tree=
+	case "$spec" in
+	/*)	prefix=${spec%/}
+		version=$("$prefix/sbin/slurmctld" -V 2>/dev/null | awk '{ print $2 }')
+		[ -n "$version" ] || { say "$prefix/sbin/slurmctld -V failed: not a Slurm prefix"; return 1; }
+		# Its configured source tree (the same version), for the headers.
+		tree=$("$top/contrib/bootstrap.sh" --no-apt --slurm "$version" | tail -n 1) || return 1 ;;
+	22.05|22.05.*) tree=$slurm_src version=packaged ;;
+	*)	tree=$("$top/contrib/bootstrap.sh" --slurm "$spec" --install | tail -n 1) || return 1
+		version=$(awk '$1 == "Version:" { print $2 }' "$tree/META")
+		prefix=/opt/slurm-$version ;;
+	esac
+	tests=
+	if [ "$2" = 1 ]; then
+		for t in $smoke_tests; do tests="$tests tests/integration/$t.sh"; done
+	fi
+	bdir=$broot/slurm-$version
+	say "Slurm ${prefix:-packaged} (tree $tree): build in $bdir, ${tests:+smoke set:}${tests:-every test}"
+	configure_build "$bdir" --with-slurm-source="$tree" ${prefix:+--with-slurm-prefix="$prefix"} || return 1
+	# shellcheck disable=SC2086
+	(cd "$bdir" && make -j2 check HETSCHED_INTEGRATION=1 ${tests:+TESTS="$tests"} >check.out 2>&1)
+	count "$bdir"
+}
+
+if [ -n "$on_slurm" ]; then
+	what="every test"
+	[ "$smoke" = 0 ] || what="the smoke set"
+	stage "$what on Slurm $on_slurm"
+	on_slurm "$on_slurm" "$smoke" || failed=$((failed + 1))
+	stage ""
+	say "total $(( $(date +%s) - t0 )) s"
+	echo "$passed passed, $failed failed"
+	[ $failed -eq 0 ]
+	exit
+fi
 
 # Stages 2, 3 and 6 (ASan/UBSan, valgrind, other Slurm series) only burn
 # CPU on their own build trees, while the integration tests of stage 1

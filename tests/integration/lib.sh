@@ -22,6 +22,14 @@ HS_SRCDIR=${HS_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 HS_BUILDDIR=${HS_BUILDDIR:-$(pwd)}
 HS_CLUSTER=$HS_SRCDIR/contrib/cluster/hs-cluster
 HS_STAGE=$HS_BUILDDIR/stage/plugins
+# The Slurm the clusters run: HS_SLURM_PREFIX (make check passes the
+# build's --with-slurm-prefix), empty for the packaged one. hs-cluster reads
+# it from the environment; the tests' own sbatch, squeue ... must be the
+# same version, so its commands come first on PATH.
+if [ -n "${HS_SLURM_PREFIX:-}" ]; then
+	export HS_SLURM_PREFIX
+	export PATH="$HS_SLURM_PREFIX/bin:$HS_SLURM_PREFIX/sbin:$PATH"
+fi
 it_n=0
 it_failed=0
 it_clusters=""
@@ -37,6 +45,12 @@ check() {
 }
 # quiet CMD...: CMD without its output (for check).
 quiet() { "$@" >/dev/null 2>&1; }
+# skip DESC WHY: a test point that does not apply here (TAP "# SKIP").
+skip() { it_n=$((it_n + 1)); echo "ok $it_n - $1 # SKIP $2"; }
+# it_slurm_series: the Slurm the clusters run, as YYMM (2205, 2605).
+it_slurm_series() {
+	slurmctld -V 2>/dev/null | awk '{ split($2, v, "."); printf "%d%02d\n", v[1], v[2] }'
+}
 # bail DESC: a failure that makes the rest meaningless (e.g. no cluster).
 bail() {
 	echo "Bail out! $1"
