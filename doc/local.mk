@@ -18,6 +18,7 @@ dist_doc_DATA += doc/reporting.md
 dist_man_MANS += doc/man/select_hetsched_cons_tres.8
 dist_doc_DATA += doc/packing.md
 dist_doc_DATA += doc/policy-engine.md
+dist_doc_DATA += doc/scale.md
 # the soak test's findings and runs (issue 11)
 EXTRA_DIST += doc/robustness.md
 # OpenMetrics for Prometheus (issue 15)
