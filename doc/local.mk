@@ -24,5 +24,5 @@ EXTRA_DIST += doc/robustness.md
 dist_doc_DATA += doc/metrics.md
 # sacct/sreport recipes and the timeline picture (issue 15)
 dist_doc_DATA += doc/accounting.md
-# issue 12: the live large cluster (bench/scale.sh)
+# scale: the live large cluster (bench/scale.sh), the solver, the simulator
 EXTRA_DIST += doc/scale.md

@@ -104,7 +104,8 @@ int hs_alp_init(hs_alp_t *alp, int n, int J, hs_alp_mode_t mode, hs_err_t *err)
 	alp->beta = calloc((size_t)n + 1, sizeof(double));
 	alp->c = calloc(nj, sizeof(double));
 	alp->x = calloc(nj, sizeof(double));
-	if (!alp->cap || !alp->mult || !alp->scale || !alp->a || !alp->alpha || !alp->beta ||
+	alp->dual = calloc((size_t)n + 1, sizeof(double));
+	if (!alp->dual || !alp->cap || !alp->mult || !alp->scale || !alp->a || !alp->alpha || !alp->beta ||
 	    !alp->c || !alp->x) {
 		hs_alp_free(alp);
 		return hs_err_set(err, "out of memory");
@@ -143,6 +144,7 @@ void hs_alp_free(hs_alp_t *alp)
 	free(alp->beta);
 	free(alp->c);
 	free(alp->x);
+	free(alp->dual);
 	work_free(alp->work);
 	memset(alp, 0, sizeof(*alp));
 }
@@ -663,6 +665,36 @@ static int unfold_all(hs_alp_t *alp, hs_alp_work_t *w, hs_err_t *err)
 	return 0;
 }
 
+/* MAXMIN: the dual of item i's demand row (unscaled units, >= 0). A free
+ * item's comes from the LP (its row is scaled by rs). A folded item's is
+ * the one that makes its chosen columns' reduced costs zero under the
+ * capacity prices, as verify() checks: one type or tie group at price p,
+ * y = p n s / a; a full-time mix of k and l, y = n s lambda with
+ * lambda = (pi_l - pi_k) / (a_l - a_k). With the small LP's duals these
+ * form the dual solution whose objective equals the LP's, so they are
+ * optimal for the full LP. */
+static double item_dual(const hs_alp_t *alp, const hs_alp_work_t *w, int i)
+{
+	int s = w->state[i];
+	if (s == FREE_ITEM)
+		return w->frow[i] >= 0 ? fabs(hs_lp_row_dual(w->lp, w->frow[i])) * w->rs[i] : 0.0;
+	if (s < 0)
+		return 0.0;
+	const group_t *g = &w->g[s];
+	const double *a = &alp->a[(size_t)i * alp->J];
+	double ns = alp->mult[i] * alp->scale[i];
+	if (g->type2 >= 0) {
+		double lambda = (w->pi[g->type2] - w->pi[g->type]) / (a[g->type2] - a[g->type]);
+		return lambda > 0.0 ? ns * lambda : 0.0;
+	}
+	double pg = INFINITY;
+	for (int j = 0; j < alp->J; j++)
+		if (in_group(g, j) && w->pi[j] < pg)
+			pg = w->pi[j];
+	double ag = group_coef(alp, g, i);
+	return ag > 0.0 && isfinite(pg) ? pg * ns / ag : 0.0;
+}
+
 static void extract(hs_alp_t *alp, hs_alp_work_t *w)
 {
 	const int J = alp->J;
@@ -672,6 +704,7 @@ static void extract(hs_alp_t *alp, hs_alp_work_t *w)
 	for (int i = 0; i < alp->n; i++) {
 		double *x = &alp->x[(size_t)i * J];
 		int s = w->state[i];
+		alp->dual[i] = alp->mode == HS_ALP_MAXMIN ? item_dual(alp, w, i) : 0.0;
 		for (int j = 0; j < J; j++)
 			x[j] = s == FREE_ITEM && w->col[(size_t)i * J + j] >= 0
 			       ? hs_lp_col_value(w->lp, w->col[(size_t)i * J + j]) : 0.0;
@@ -716,12 +749,15 @@ static void extract(hs_alp_t *alp, hs_alp_work_t *w)
  * fills pi and *z, or -1 (then everything stays free). */
 static int sample_prices(hs_alp_t *alp, const hs_lp_opts_t *o, double *pi, double *z)
 {
-	const int n = alp->n, J = alp->J, S = SAMPLE_ITEMS;
+	/* half the items when tests fold LPs smaller than the sample */
+	const int n = alp->n, J = alp->J, S = n > SAMPLE_ITEMS ? SAMPLE_ITEMS : n / 2;
 	int *idx = malloc((size_t)n * sizeof(int));
 	hs_alp_t sub;
 	hs_err_t err;
-	if (!idx)
+	if (!idx || S < 2) {
+		free(idx);
 		return -1;
+	}
 	if (hs_alp_init(&sub, S, J, alp->mode, &err) < 0) {
 		free(idx);
 		return -1;
@@ -1058,7 +1094,7 @@ static void initial_folds(hs_alp_t *alp, hs_alp_work_t *w, const hs_lp_opts_t *o
 	const int n = alp->n;
 	for (int i = 0; i < n; i++)
 		w->state[i] = FREE_ITEM;
-	if (!alp->active_set || n < ACTIVE_MIN_ITEMS)
+	if (!alp->active_set || n < (alp->active_min > 0 ? alp->active_min : ACTIVE_MIN_ITEMS))
 		return;
 	double *pi = calloc((size_t)alp->J, sizeof(double)), z = 0.0;
 	if (!pi)

@@ -50,9 +50,17 @@ typedef struct hs_alp {
 	/* options */
 	int active_set;   /* MAXMIN: exact active-set method for large n (default on) */
 	unsigned long long seed; /* sampling for the active set's first prices */
+	int active_min;   /* fold only from this many items (0: the default, 400;
+	                   * tests lower it to exercise folding on small LPs) */
 	/* results of the last HS_LP_OPTIMAL solve */
 	double z;         /* MAXMIN value; LINEAR objective */
 	double *x;        /* [n * J] */
+	double *dual;     /* [n] MAXMIN: dual value (>= 0) of each item's demand
+	                   * row sum_j a_ij x_ij >= alpha_i z + beta_i; for a
+	                   * folded item the one its fold implies under the
+	                   * capacity prices (together with the small LP's duals
+	                   * an optimal dual solution of the full LP, so a
+	                   * nonzero value proves the row tight at every optimum) */
 	/* statistics of the last solve */
 	int lp_solves;    /* LPs solved */
 	int lp_items;     /* items with rows of their own in the final LP */

@@ -25,6 +25,7 @@ int hs_class_lp_init(hs_class_lp_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t
 	memcpy(s->alp.cap, in->cap, (size_t)J * sizeof(double));
 	s->alp.active_set = !ctx->no_active_set;
 	s->alp.seed = ctx->opts.seed;
+	s->alp.active_min = ctx->active_min_items;
 	for (int c = 0; c < s->cl.n; c++) {
 		s->alp.mult[c] = s->cl.size[c];
 		s->alp.scale[c] = p->jobs[s->cl.rep[c]].scale_factor;

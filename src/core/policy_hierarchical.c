@@ -281,6 +281,102 @@ static int solve_lp(wf_t *s, hs_policy_ctx_t *ctx, hs_err_t *err)
 	return -1;
 }
 
+/* Marks frozen[c] = 2 for the unfrozen active classes whose demand row
+ * has a dual share w'_c y_c above the tolerance (the shares sum to 1 over
+ * the unfrozen classes: the z column's dual constraint); when solver noise
+ * leaves none above it, the largest share. Returns how many. */
+static int freeze_by_dual(wf_t *s, const double *y)
+{
+	int n = 0, best = -1;
+	double bestv = 0.0;
+	for (int c = 0; c < s->C; c++) {
+		if (s->frozen[c] || s->w[c] <= 0.0)
+			continue;
+		double share = s->w[c] * y[c];
+		if (share > 1e-9) {
+			s->frozen[c] = 2;
+			n++;
+		}
+		if (share > bestv) {
+			bestv = share;
+			best = c;
+		}
+	}
+	if (n == 0 && best >= 0) {
+		s->frozen[best] = 2;
+		n = 1;
+	}
+	return n;
+}
+
+/* Water filling on the allocation LP (alloc_lp.c, with its exact active
+ * set): LP1 only. Every LP1 has an optimal dual solution whose shares
+ * w'_c y_c over the unfrozen classes sum to 1, so at least one class has a
+ * nonzero dual and, by complementary slackness, cannot rise above z* w'_c
+ * while the others stay at or above theirs: it is frozen there. Classes
+ * stuck at z* with a zero dual (degenerate LPs) are found by the next LP1,
+ * whose z* is then the same. Frozen classes keep demand alpha 0, beta =
+ * their level; the LP is re-solved from its basis with the folds kept.
+ * The levels are the same as the full-LP method's (the water-filling
+ * levels are unique); the allocation is one of the optimal ones. */
+static int waterfill_alp(wf_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t *in, double *xbest,
+			 double *first_z, hs_err_t *err)
+{
+	const int C = s->C, J = s->J;
+	hs_alp_t alp;
+	if (hs_alp_init(&alp, C, J, HS_ALP_MAXMIN, err) < 0)
+		return -1;
+	memcpy(alp.cap, in->cap, (size_t)J * sizeof(double));
+	alp.seed = ctx->opts.seed;
+	alp.active_min = ctx->active_min_items;
+	for (int c = 0; c < C; c++) {
+		alp.mult[c] = s->cl.size[c];
+		alp.scale[c] = s->p->jobs[s->cl.rep[c]].scale_factor;
+		memcpy(&alp.a[(size_t)c * J], &s->a[(size_t)c * J], (size_t)J * sizeof(double));
+	}
+	int rc = -1, nfrozen = 0;
+	for (int round = 0; nfrozen < C && round <= C + 1; round++) {
+		int active = set_weights(s);
+		if (active < 0) {
+			hs_err_set(err, "out of memory");
+			goto out;
+		}
+		if (active == 0)
+			break;
+		for (int c = 0; c < C; c++) {
+			alp.alpha[c] = s->frozen[c] ? 0.0 : s->w[c];
+			alp.beta[c] = s->frozen[c] ? s->level[c] : 0.0;
+		}
+		hs_lp_status_t st = round == 0 ? hs_alp_solve(&alp, &ctx->lp_opts, err)
+					       : hs_alp_resolve(&alp, &ctx->lp_opts, err);
+		ctx->last_iterations += alp.iterations;
+		ctx->last_lp_solves += alp.lp_solves;
+		if (st != HS_LP_OPTIMAL) {
+			if (st != HS_LP_FAILED)
+				hs_err_set(err, "water-filling LP is %s (internal error)",
+					   st == HS_LP_INFEASIBLE ? "infeasible" : "unbounded");
+			goto out;
+		}
+		if (round == 0)
+			*first_z = alp.z;
+		memcpy(xbest, alp.x, (size_t)C * J * sizeof(double));
+		freeze_by_dual(s, alp.dual);
+		nfrozen = 0;
+		for (int c = 0; c < C; c++) {
+			if (s->frozen[c] == 2) {
+				s->frozen[c] = 1;
+				s->level[c] = alp.z * s->w[c];
+			}
+			nfrozen += s->frozen[c];
+		}
+	}
+	ctx->last_lp_items = alp.lp_items;
+	rc = 0;
+out:
+	hs_alp_free(&alp);
+	return rc;
+}
+
 int hs_policy_waterfill_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			      hs_alloc_t *out, hs_err_t *err)
 {
@@ -324,6 +420,18 @@ int hs_policy_waterfill_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		}
 		s.rs[c] = mx > 0.0 ? 1.0 / mx : 1.0;
 	}
+	/* the fast path only without entities for now: with them it failed
+	 * test_policy's hierarchical_hand (FIFO entities, w' = 0 jobs); not
+	 * yet understood, so entities keep the full-LP method */
+	if (!ctx->no_active_set && p->entities.n == 0) {
+		double z0 = 0.0;
+		if (waterfill_alp(&s, ctx, in, xbest, &z0, err) < 0)
+			goto out;
+		out->objective = z0;
+		goto done;
+	}
+	/* the full LP (benchmark baseline, and the reference the fast path
+	 * is tested against): LP1 plus the LP2/LP3 certificates */
 	if (build(&s, err) < 0)
 		goto out;
 	int first = 1, nfrozen = 0;
@@ -442,11 +550,12 @@ int hs_policy_waterfill_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		for (int c = 0; c < C; c++)
 			nfrozen += s.frozen[c];
 	}
+	ctx->last_lp_items = C;
+done:
 	for (int m = 0; m < M; m++)
 		memcpy(&out->x[(size_t)m * J], &xbest[(size_t)s.cl.class_of[m] * J],
 		       (size_t)J * sizeof(double));
 	ctx->last_items = C;
-	ctx->last_lp_items = C;
 	if (hs_alloc_clean(out, p, in->cap, err) < 0)
 		goto out;
 	rc = 0;

@@ -51,6 +51,7 @@ struct hs_policy_ctx {
 	unsigned long long rng;  /* splitmix64 state, from opts.seed */
 	int no_classes;          /* benchmark baseline: no class aggregation */
 	int no_active_set;       /* benchmark baseline: full LP, no folding */
+	int active_min_items;    /* tests: fold from this many items (0: default) */
 	/* statistics of the last solve (bench, diagnostics) */
 	long last_iterations;    /* simplex iterations */
 	int last_lp_solves;      /* LPs solved */

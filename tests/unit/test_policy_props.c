@@ -15,6 +15,8 @@
 #include "tests/unit/policy_fixtures.h"
 #include "tests/unit/testdata.h"
 
+#include <string.h>
+
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
@@ -189,6 +191,97 @@ static void water_filling_first_level(void **state)
 	}
 }
 
+/* Per-job water level of an allocation: r_m = sum_j a_mj x_mj with the
+ * max-min coefficients times the weight (policy_hierarchical.c's rows). */
+static void wf_levels(const char *pol, const hs_problem_t *p, const hs_alloc_t *a, double *r)
+{
+	hs_policy_desc_t d = { .name = pol, .aware = strstr(pol, "_perf") != NULL };
+	double *cap = malloc(sizeof(double) * (size_t)p->cluster.ntypes);
+	for (int j = 0; j < p->cluster.ntypes; j++)
+		cap[j] = p->cluster.count[j];
+	for (int m = 0; m < p->njobs; m++) {
+		r[m] = 0.0;
+		for (int j = 0; j < p->cluster.ntypes; j++)
+			r[m] += hs_maxmin_coef(&d, p, cap, m, j) * p->jobs[m].weight *
+				a->x[(size_t)m * p->cluster.ntypes + j];
+	}
+	free(cap);
+}
+
+/* Adds two entities (one fair-share, one FIFO) owning a third of the
+ * jobs each, so water filling has hierarchical weights too. */
+static void add_entities(hs_problem_t *p)
+{
+	p->entities.n = 2;
+	p->entities.names = calloc(2, sizeof(char *));
+	p->entities.weight = calloc(2, sizeof(double));
+	p->entities.mode = calloc(2, sizeof(hs_entity_mode_t));
+	p->entities.names[0] = strdup("fair");
+	p->entities.names[1] = strdup("queue");
+	p->entities.weight[0] = 2.0;
+	p->entities.weight[1] = 1.0;
+	p->entities.mode[0] = HS_ENTITY_FAIRNESS;
+	p->entities.mode[1] = HS_ENTITY_FIFO;
+	for (int m = 0; m < p->njobs; m++)
+		p->jobs[m].entity = m % 3 == 2 ? -1 : m % 3;
+}
+
+/* Water filling on the allocation LP (dual freezing, active set) must give
+ * every job the same level as the full LP with its LP2/LP3 certificates:
+ * the water-filling levels are unique. Small instances with classes and
+ * entities (many levels), and distinct-job instances above the size where
+ * the active set folds jobs. */
+static void water_filling_fast_matches_full(void **state)
+{
+	(void)state;
+	const char *pols[] = { "max_min_fairness_water_filling_perf", "max_min_fairness_water_filling" };
+	int nbig = RUNNING_ON_VALGRIND ? 2 : 4, folded = 0;
+	const int nsmall = nseeds() / 10;
+	for (int seed = 1; seed <= nsmall + nbig; seed++) {
+		int big = seed > nsmall;
+		hs_problem_t p;
+		if (big)
+			fx_random_n(&p, (unsigned long long)seed + 3000, 0, 60 + 10 * (seed % 4));
+		else
+			fx_random(&p, (unsigned long long)seed + 2000, 40);
+		/* entities: the fast path is off for them, both runs take the
+		 * full LP (kept so the comparison covers them once it is on) */
+		if (!big && seed % 2)
+			add_entities(&p);
+		double *r[2];
+		for (size_t i = 0; i < sizeof(pols) / sizeof(pols[0]); i++) {
+			for (int full = 0; full < 2; full++) {
+				hs_err_t err;
+				hs_policy_ctx_t *ctx = hs_policy_ctx_new(pols[i], NULL, &err);
+				ctx->no_classes = big;
+				ctx->no_active_set = full;
+				/* fold from 30 items: the active set on small LPs */
+				ctx->active_min_items = big ? 30 : 0;
+				hs_alloc_t a;
+				if (hs_policy_solve(ctx, &p, &a, &err) < 0)
+					fail_msg("seed %d, %s (full %d): %s", seed, pols[i], full, err.msg);
+				folded += !full && ctx->last_lp_items < ctx->last_items;
+				char why[160];
+				if (!fx_feasible(&a, &p, why, sizeof(why)))
+					fail_msg("seed %d, %s (full %d): %s", seed, pols[i], full, why);
+				r[full] = malloc(sizeof(double) * (size_t)p.njobs);
+				wf_levels(pols[i], &p, &a, r[full]);
+				hs_alloc_free(&a);
+				hs_policy_ctx_free(ctx);
+			}
+			for (int m = 0; m < p.njobs; m++)
+				if (fabs(r[0][m] - r[1][m]) > 1e-5 * (1 + fabs(r[1][m])))
+					fail_msg("seed %d, %s, job %d of %d: level %.9g (fast) vs %.9g (full LP)",
+						 seed, pols[i], m, p.njobs, r[0][m], r[1][m]);
+			free(r[0]);
+			free(r[1]);
+		}
+		hs_problem_free(&p);
+	}
+	/* the comparison covered folded (active-set) solves */
+	assert_true(folded > 0);
+}
+
 /* Realistic instances from Gavel's table: every policy feasible (pairs
  * included); space sharing never worse than the same policy without it
  * (max-min value >= unpacked, makespan and FTF rho <= unpacked); column
@@ -260,6 +353,7 @@ int main(void)
 		cmocka_unit_test(classes_match_per_job_lp),
 		cmocka_unit_test(active_set_is_exact),
 		cmocka_unit_test(water_filling_first_level),
+		cmocka_unit_test(water_filling_fast_matches_full),
 		cmocka_unit_test(gavel_packed_never_worse),
 	};
 	return cmocka_run_group_tests_name("policy_props", tests, NULL, NULL);
