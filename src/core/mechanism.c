@@ -16,18 +16,6 @@
 /* Allocation values within this of [0, 1] are clamped (LP round-off). */
 #define HS_ALLOC_TOL 1e-6
 
-const char *hs_action_name(hs_action_t a)
-{
-	switch (a) {
-	case HS_ACT_NONE: return "none";
-	case HS_ACT_START: return "start";
-	case HS_ACT_KEEP: return "keep";
-	case HS_ACT_MIGRATE: return "migrate";
-	case HS_ACT_PREEMPT: return "preempt";
-	}
-	return "?";
-}
-
 void hs_mech_opts_default(hs_mech_opts_t *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -376,7 +364,6 @@ static void drop_departed(hs_mech_t *m, long stamp)
 }
 
 /* ---- Input validation ----------------------------------------------------- */
-
 
 static int validate_in(const hs_round_in_t *in, hs_err_t *err)
 {
@@ -1179,12 +1166,3 @@ void hs_mech_get_stats(const hs_mech_t *m, hs_mech_stats_t *s)
 	*s = m->st;
 }
 
-double hs_mech_clock(const hs_mech_t *m)
-{
-	return m->clock;
-}
-
-double hs_mech_last_reset(const hs_mech_t *m)
-{
-	return m->last_reset;
-}

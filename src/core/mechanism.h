@@ -102,9 +102,6 @@ typedef enum hs_action {
 	                   * (requeue / suspend); it stays active */
 } hs_action_t;
 
-/* "none", "start", "keep", "migrate", "preempt". */
-const char *hs_action_name(hs_action_t a);
-
 typedef struct hs_mech_opts {
 	double min_reset_s;     /* minimum seconds between allocation resets
 	                         * (Gavel's simulator: 1920); 0 = reset on every
@@ -205,9 +202,6 @@ int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *al
 		     hs_round_out_t *out, hs_err_t *err);
 
 void hs_mech_get_stats(const hs_mech_t *m, hs_mech_stats_t *s);
-/* Seconds of mechanism time (sum of elapsed_s) and of the last reset. */
-double hs_mech_clock(const hs_mech_t *m);
-double hs_mech_last_reset(const hs_mech_t *m);
 
 /* Serializes the whole state (time received per job and type, deficits,
  * allocation in force, round number, placements, counters, random state);
