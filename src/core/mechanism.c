@@ -24,7 +24,7 @@ void hs_mech_opts_default(hs_mech_opts_t *o)
 	o->backfill = 1;
 	o->shuffle_types = 0;
 	o->seed = 0;
-	o->round_s = 360.0;
+	o->round_s = HS_ROUND_S_DEFAULT;
 	o->restart_aware = 1;
 }
 

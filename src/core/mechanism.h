@@ -124,8 +124,13 @@ typedef struct hs_mech_opts {
 	                         * (Gavel's mechanism exactly). */
 } hs_mech_opts_t;
 
+/* The round length every front end starts from (seconds, Gavel's 6
+ * minutes): the mechanism's default, hetsched.conf's RoundLength default
+ * and `hetsched simulate --round`'s default all name this one number. */
+#define HS_ROUND_S_DEFAULT 360
+
 /* Defaults: min_reset_s 1920, preempt_cost_s 0, backfill 1, shuffle 0,
- * round_s 360, restart_aware 1. */
+ * round_s HS_ROUND_S_DEFAULT, restart_aware 1. */
 void hs_mech_opts_default(hs_mech_opts_t *o);
 /* Gavel's per-policy conventions, from the policy registry (policy.h):
  * heterogeneity-agnostic policies (!hs_policy_is_aware) visit types in a
