@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/arrays_fill.sh — time to fill every GPU with job array tasks,
-# sched/backfill against sched/hetsched on the same local cluster shape
-# (issue 17): three arrays of TASKS one-GPU tasks are submitted at once;
+# sched/backfill against sched/hetsched on the same local cluster shape:
+# three arrays of TASKS one-GPU tasks are submitted at once;
 # the time from submission until every GPU runs a task is measured under
 # each scheduler and reported with the ratio hetsched / backfill.
-# Measured (issue 17, one run each, shared 2-core machine, RoundLength=15):
+# Measured (one run each, shared 2-core machine, RoundLength=15):
 #   v100:16:4  (64 GPUs),  3 x 1000: backfill 6.4 s,  hetsched 4.8 s, ratio 0.75
 #   v100:90:4 (360 GPUs),  3 x 1000: backfill 37.2 s, hetsched 9.1 s, ratio 0.24
 # (before: one task per array per round, 15 tasks after 150 s on 360 GPUs).

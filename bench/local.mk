@@ -3,22 +3,22 @@
 # (Gavel's simulation results and the simulator's speed) with
 # `hetsched simulate`; see the script's header for what it runs.
 EXTRA_DIST += bench/README.md bench/reproduce.sh bench/run_one.sh bench/report.sh bench/discussion.md
-# select/hetsched_cons_tres overhead vs select/cons_tres (issue 7):
+# select/hetsched_cons_tres overhead vs select/cons_tres:
 #   bench/pack/pack_overhead.sh [JOBS] [ROUNDS]   (root, from the build dir)
 EXTRA_DIST += bench/pack/pack_overhead.sh
-# space sharing end to end: packed vs unpacked average JCT, cluster vs simulator (issue 7):
+# space sharing end to end: packed vs unpacked average JCT, cluster vs simulator:
 #   bench/pack/pack_e2e.sh [--quick]   (root, from a built tree)
 EXTRA_DIST += bench/pack/pack_e2e.sh bench/pack/pack_e2e.workload bench/pack/pack_e2e_quick.workload
 
-# bench/solve.sh — policy solve time and memory vs number of jobs (issue 3)
+# bench/solve.sh — policy solve time and memory vs number of jobs
 noinst_PROGRAMS += bench/solve_bench
 bench_solve_bench_SOURCES = bench/solve_bench.c
 bench_solve_bench_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 bench_solve_bench_LDADD = libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
 EXTRA_DIST += bench/solve.sh
-# sched/hetsched on a local cluster against sched/backfill (issue 5)
+# sched/hetsched on a local cluster against sched/backfill
 EXTRA_DIST += bench/cluster_bench.sh bench/cluster_report.py bench/cluster_jct.gp
-# job arrays: time to fill every GPU, sched/backfill vs sched/hetsched (issue 17):
+# job arrays: time to fill every GPU, sched/backfill vs sched/hetsched:
 #   bench/arrays_fill.sh [GPUS_SPEC] [TASKS]   (root, from the build dir)
 EXTRA_DIST += bench/arrays_fill.sh
 # a 128-node, 2,048-GPU live cluster with a long queue, sched/backfill vs

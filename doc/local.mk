@@ -6,21 +6,21 @@ dist_man_MANS += doc/man/hetsched.1 doc/man/hetsched-solve.1
 dist_man_MANS += doc/man/hetsched-simulate.1 doc/man/hetsched-timeline.1
 dist_man_MANS += doc/man/hs-cluster.1 doc/man/hetsched-plugins.7
 EXTRA_DIST += doc/hacking.md doc/schedmd-tests.md
-# sched/hetsched (issue 5)
+# sched/hetsched
 dist_man_MANS += doc/man/hetsched.conf.5 doc/man/sched_hetsched.8 doc/man/hetsched-status.1
 EXTRA_DIST += doc/cluster-results.md doc/results/cluster-jct.svg
 
-# issue 6: job-side reporting, the SPANK plugin, emulator and trace player
+# job-side reporting, the SPANK plugin, emulator and trace player
 dist_man_MANS += doc/man/hetsched-report.1 doc/man/hetsched_report.3 \
 	doc/man/hetsched-emulator.1 doc/man/hetsched-trace-play.1 doc/man/spank_hetsched.8
 dist_doc_DATA += doc/reporting.md
-# select/hetsched_cons_tres: space sharing (issue 7)
+# select/hetsched_cons_tres: space sharing
 dist_man_MANS += doc/man/select_hetsched_cons_tres.8
 dist_doc_DATA += doc/packing.md
 dist_doc_DATA += doc/policy-engine.md
-# the soak test's findings and runs (issue 11)
+# the soak test's findings and runs
 EXTRA_DIST += doc/robustness.md
-# OpenMetrics for Prometheus (issue 15)
+# OpenMetrics for Prometheus
 dist_doc_DATA += doc/metrics.md
 # sacct/sreport recipes and the timeline picture (issue 15)
 dist_doc_DATA += doc/accounting.md

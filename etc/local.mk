@@ -2,7 +2,7 @@
 # etc — configuration examples.
 # The example hetsched.conf(5), installed with the documentation.
 dist_doc_DATA += etc/hetsched.conf
-# Notes for administrators on select/hetsched_cons_tres (issue 7).
+# Notes for administrators on select/hetsched_cons_tres.
 dist_doc_DATA += etc/select_hetsched_cons_tres.txt
 
 # Admin snippets for loading hetsched into an existing Slurm: slurm.conf

@@ -42,7 +42,7 @@ plugins_select_hetsched_select_hetsched_cons_tres_la_SOURCES = \
 	plugins/compat/hs_slurm.h plugins/compat/select_ops.h \
 	plugins/compat/select_forward.c plugins/compat/select_forward.h \
 	plugins/compat/select_forward_old.c
-# issue 7: space sharing (packing)
+# space sharing (packing)
 plugins_select_hetsched_select_hetsched_cons_tres_la_SOURCES += \
 	plugins/select/hetsched/hs_pack.h \
 	plugins/select/hetsched/pack.c plugins/select/hetsched/pack.h \
@@ -57,7 +57,7 @@ plugins_spank_hetsched_spank_hetsched_la_SOURCES = plugins/spank/hetsched/spank_
 	plugins/compat/hs_spank.h
 plugins_spank_hetsched_spank_hetsched_la_CPPFLAGS = -I$(SLURM_SRC) -I$(top_srcdir)/plugins $(AM_CPPFLAGS)
 plugins_spank_hetsched_spank_hetsched_la_LDFLAGS = $(PLUGIN_LDFLAGS)
-# issue 6: report listener, AdminComment publishing (Slurm-free parts in
+# report listener, AdminComment publishing (Slurm-free parts in
 # libhetsched_measure; only spank_job.c calls the Slurm RPC API)
 plugins_spank_hetsched_spank_hetsched_la_SOURCES += \
 	plugins/spank/hetsched/spank_job.c plugins/spank/hetsched/spank_job.h

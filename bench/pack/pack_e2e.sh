@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# pack_e2e.sh — space sharing end to end (issue 7): does the average-JCT
+# pack_e2e.sh — space sharing end to end: does the average-JCT
 # gain the simulator predicts for a packed policy over its unpacked
 # counterpart show on a real local Slurm cluster?
 #

@@ -56,7 +56,7 @@ static void usage(FILE *f)
 		"                        v100=2.48,p100=1.46,k80=0.45 (min_cost)\n"
 		"  --policy NAME         scheduling policy (hetsched solve --list)\n"
 		"mechanism:\n"
-		"  --round SECONDS       round length (default 360)\n"
+		"  --round SECONDS       round length (default %d)\n"
 		"  --reset-interval S    minimum seconds between allocation resets\n"
 		"                        (default 1920, Gavel's)\n"
 		"  --preempt-cost S      checkpoint + restart seconds per restart (0)\n"
@@ -71,7 +71,7 @@ static void usage(FILE *f)
 		"                        it ran; `hetsched report` draws it as SVG)\n"
 		"  --save-failed FILE    write the first problem the policy fails to\n"
 		"                        solve there (hetsched solve input)\n"
-		"  --quiet               no progress on stderr\n");
+		"  --quiet               no progress on stderr\n", HS_ROUND_S_DEFAULT);
 }
 
 static int parse_num(const char *s, double lo, double *out)
@@ -277,7 +277,7 @@ int hs_cmd_simulate(int argc, char **argv)
 		case OPT_PIN_FRACTION: bad = parse_num(optarg, 0.0, &pin_frac) || pin_frac > 1; break;
 		case OPT_PIN_ADMISSION: pin_adm = optarg; break;
 		case OPT_POLICY: o.policy = optarg; break;
-		case OPT_ROUND: bad = parse_num(optarg, 0.0, &o.round_s) || o.round_s <= 0; break;
+		case OPT_ROUND: bad = parse_num(optarg, 0.0, &o.mopts.round_s) || o.mopts.round_s <= 0; break;
 		case OPT_RESET: bad = parse_num(optarg, 0.0, &reset); break;
 		case OPT_PREEMPT: bad = parse_num(optarg, 0.0, &preempt); break;
 		case OPT_IDEAL: o.ideal = 1; break;
@@ -420,7 +420,7 @@ int hs_cmd_simulate(int argc, char **argv)
 				       json_object_new_string(g.reference_type));
 	}
 	json_object_object_add(cfg, "seed", json_object_new_int64(seed));
-	json_object_object_add(cfg, "round_s", json_object_new_double(o.round_s));
+	json_object_object_add(cfg, "round_s", json_object_new_double(o.mopts.round_s));
 	json_object_object_add(cfg, "reset_interval_s", json_object_new_double(reset));
 	json_object_object_add(cfg, "preempt_cost_s", json_object_new_double(preempt));
 	json_object_object_add(cfg, "restart_aware", json_object_new_boolean(restart_aware));

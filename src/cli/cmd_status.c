@@ -10,10 +10,11 @@
  * Finding the file without talking to slurmctld: --file, else
  * $HS_STATUS_FILE, else StatusFile= in hetsched.conf, else
  * StateSaveLocation from slurm.conf ($SLURM_CONF, default
- * /etc/slurm/slurm.conf) + hetsched_status.json. The two conf files are
- * read with a minimal Key=Value scan (hand-written: the CLI stays
- * Slurm-free and must work while slurmctld is down; Include lines are
- * not followed).
+ * /etc/slurm/slurm.conf) + hetsched_status.json. hetsched.conf is read
+ * by the plugin's own Slurm-free reader (sched/sconf.h, the key table),
+ * so StatusFile means here what it means to the plugin; its Include lines
+ * are not followed. slurm.conf gets a minimal Key=Value scan (the CLI
+ * stays Slurm-free and must work while slurmctld is down).
  *
  * Under slurm.conf's PrivateData=jobs the plugin writes the full document
  * mode 0600 and a summary without jobs beside it (status_private.h): a
@@ -27,6 +28,7 @@
 #include "hs_config.h"
 #include "cli/commands.h"
 #include "sched/metrics.h"
+#include "sched/sconf.h"
 #include "sched/statefile.h"
 #include "sched/status_private.h"
 
@@ -56,7 +58,7 @@ static void usage(FILE *out)
 		"      --jobs-only   only the job table\n");
 }
 
-/* Value of Key= in a Slurm-style conf file (first match), or NULL. */
+/* Value of Key= in slurm.conf (first match), or NULL. */
 static char *conf_value(const char *path, const char *key)
 {
 	FILE *f = fopen(path, "r");
@@ -82,6 +84,45 @@ static char *conf_value(const char *path, const char *key)
 	return found;
 }
 
+/* StatusFile of hetsched.conf at `path`, or NULL (no file, no StatusFile,
+ * or a file the plugin would refuse too, said on stderr). Include lines
+ * are skipped: the CLI does not follow them. */
+static char *conf_status_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char line[4096], *text = NULL, *found = NULL;
+	size_t len = 0;
+	int oom = 0;
+	while (!oom && fgets(line, sizeof(line), f)) {
+		const char *p = line + strspn(line, " \t");
+		if (!strncasecmp(p, "Include", 7) && isspace((unsigned char)p[7]))
+			continue;
+		size_t n = strlen(line);
+		char *t = realloc(text, len + n + 1);
+		oom = !t;
+		if (t) {
+			memcpy(t + len, line, n + 1);
+			text = t;
+			len += n;
+		}
+	}
+	fclose(f);
+	hs_sconf_t c;
+	hs_err_t err;
+	if (!oom && text && hs_sconf_defaults(&c, &err) == 0) {
+		if (hs_sconf_parse_text(&c, text, &err) < 0)
+			fprintf(stderr, "hetsched status: %s: %s (its StatusFile is ignored)\n", path,
+				err.msg);
+		else if (c.status_file)
+			found = strdup(c.status_file);
+		hs_sconf_free(&c);
+	}
+	free(text);
+	return found;
+}
+
 static char *default_path(void)
 {
 	const char *env = getenv("HS_STATUS_FILE");
@@ -93,7 +134,7 @@ static char *default_path(void)
 	char dir[4096], hconf[4200];
 	snprintf(dir, sizeof(dir), "%s", slurm_conf);
 	snprintf(hconf, sizeof(hconf), "%s/hetsched.conf", dirname(dir));
-	char *v = conf_value(hconf, "StatusFile");
+	char *v = conf_status_file(hconf);
 	if (v)
 		return v;
 	char *ssl = conf_value(slurm_conf, "StateSaveLocation");

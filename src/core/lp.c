@@ -87,16 +87,6 @@ void hs_lp_free(hs_lp_t *lp)
 	free(lp);
 }
 
-int hs_lp_ncols(const hs_lp_t *lp)
-{
-	return dead(lp) ? 0 : glp_get_num_cols(lp->P);
-}
-
-int hs_lp_nrows(const hs_lp_t *lp)
-{
-	return dead(lp) ? 0 : glp_get_num_rows(lp->P);
-}
-
 /* GLPK stores sizes as int and aborts beyond ~1e8 rows/columns; stay well
  * below that. */
 #define HS_LP_MAX_DIM 50000000

@@ -91,8 +91,6 @@ typedef enum hs_lp_status {
 hs_lp_t *hs_lp_new(int maximize, hs_err_t *err);
 void hs_lp_free(hs_lp_t *lp);
 
-int hs_lp_ncols(const hs_lp_t *lp);
-int hs_lp_nrows(const hs_lp_t *lp);
 
 /* Appends n columns / rows; returns the index of the first, or -1. New
  * columns are [0, +inf) with objective 0; new rows are free. */

@@ -36,7 +36,7 @@ void hs_mech_opts_default(hs_mech_opts_t *o)
 	o->backfill = 1;
 	o->shuffle_types = 0;
 	o->seed = 0;
-	o->round_s = 360.0;
+	o->round_s = HS_ROUND_S_DEFAULT;
 	o->restart_aware = 1;
 }
 
@@ -376,7 +376,6 @@ static void drop_departed(hs_mech_t *m, long stamp)
 }
 
 /* ---- Input validation ----------------------------------------------------- */
-
 
 static int validate_in(const hs_round_in_t *in, hs_err_t *err)
 {
@@ -1179,12 +1178,3 @@ void hs_mech_get_stats(const hs_mech_t *m, hs_mech_stats_t *s)
 	*s = m->st;
 }
 
-double hs_mech_clock(const hs_mech_t *m)
-{
-	return m->clock;
-}
-
-double hs_mech_last_reset(const hs_mech_t *m)
-{
-	return m->last_reset;
-}

@@ -102,7 +102,7 @@ typedef enum hs_action {
 	                   * (requeue / suspend); it stays active */
 } hs_action_t;
 
-/* "none", "start", "keep", "migrate", "preempt". */
+/* "none", "start", "keep", "migrate", "preempt" (the simulator's timeline). */
 const char *hs_action_name(hs_action_t a);
 
 typedef struct hs_mech_opts {
@@ -127,8 +127,13 @@ typedef struct hs_mech_opts {
 	                         * (Gavel's mechanism exactly). */
 } hs_mech_opts_t;
 
+/* The round length every front end starts from (seconds, Gavel's 6
+ * minutes): the mechanism's default, hetsched.conf's RoundLength default
+ * and `hetsched simulate --round`'s default all name this one number. */
+#define HS_ROUND_S_DEFAULT 360
+
 /* Defaults: min_reset_s 1920, preempt_cost_s 0, backfill 1, shuffle 0,
- * round_s 360, restart_aware 1. */
+ * round_s HS_ROUND_S_DEFAULT, restart_aware 1. */
 void hs_mech_opts_default(hs_mech_opts_t *o);
 /* Gavel's per-policy conventions, from the policy registry (policy.h):
  * heterogeneity-agnostic policies (!hs_policy_is_aware) visit types in a
@@ -205,9 +210,6 @@ int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *al
 		     hs_round_out_t *out, hs_err_t *err);
 
 void hs_mech_get_stats(const hs_mech_t *m, hs_mech_stats_t *s);
-/* Seconds of mechanism time (sum of elapsed_s) and of the last reset. */
-double hs_mech_clock(const hs_mech_t *m);
-double hs_mech_last_reset(const hs_mech_t *m);
 
 /* Serializes the whole state (time received per job and type, deficits,
  * allocation in force, round number, placements, counters, random state);

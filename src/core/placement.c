@@ -90,7 +90,9 @@ int hs_gpu_pool_count(const hs_gpu_pool_t *p, int type)
 	return n;
 }
 
-int hs_gpu_pool_count_on(const hs_gpu_pool_t *p, int type, const unsigned char *allowed)
+/* Free GPUs of a type left on the servers `allowed` permits ([nservers],
+ * 1 = permitted; NULL = every server). */
+static int gpu_pool_count_on(const hs_gpu_pool_t *p, int type, const unsigned char *allowed)
 {
 	int n = 0;
 	for (int i = 0; i < p->nservers; i++)
@@ -172,7 +174,7 @@ static int place_fresh(hs_gpu_pool_t *p, hs_place_req_t *r, hs_err_t *err)
 		r->placed = 1;
 		return 0;
 	}
-	if (hs_gpu_pool_count_on(p, r->type, r->allowed) < r->ngpus) {
+	if (gpu_pool_count_on(p, r->type, r->allowed) < r->ngpus) {
 		if (r->allowed)
 			return 0; /* unplaced: its servers are full */
 		return hs_err_set(err, "not enough free GPUs of type %d for a %d-GPU request",

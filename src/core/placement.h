@@ -68,9 +68,6 @@ int hs_gpu_pool_init(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes, 
 void hs_gpu_pool_free(hs_gpu_pool_t *p);
 /* Free GPUs of a type left in the pool. */
 int hs_gpu_pool_count(const hs_gpu_pool_t *p, int type);
-/* Free GPUs of a type left on the servers `allowed` permits ([nservers],
- * 1 = permitted; NULL = every server). */
-int hs_gpu_pool_count_on(const hs_gpu_pool_t *p, int type, const unsigned char *allowed);
 
 /* One placement request. */
 typedef struct hs_place_req {

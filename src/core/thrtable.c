@@ -13,7 +13,8 @@
 #define UNCONS_SUFFIX "_unconsolidated"
 #define MAX_TABLE_BYTES (64L << 20) /* tables are ~100 KB; refuse absurd files */
 
-int hs_thrtable_key(const char *model, int sf, char *buf, size_t len)
+/* Formats the table key of a job type, "('<model>', <sf>)", into buf. */
+static int thrtable_key(const char *model, int sf, char *buf, size_t len)
 {
 	int n = snprintf(buf, len, "('%s', %d)", model, sf);
 	return (n < 0 || (size_t)n >= len) ? -1 : 0;
@@ -321,7 +322,7 @@ int hs_thrtable_to_jobtypes(const hs_thrtable_t *t, const hs_cluster_t *c,
 	out->n = (int)A;
 	for (size_t a = 0; a < A; a++) {
 		char key[512];
-		if (hs_thrtable_key(t->models[a], t->sf[a], key, sizeof(key)) < 0 ||
+		if (thrtable_key(t->models[a], t->sf[a], key, sizeof(key)) < 0 ||
 		    !(out->names[a] = strdup(key)))
 			goto oom;
 		out->scale_factor[a] = t->sf[a];

@@ -51,7 +51,5 @@ double hs_thrtable_pair(const hs_thrtable_t *t, int a, int b, const char *type);
 int hs_thrtable_to_jobtypes(const hs_thrtable_t *t, const hs_cluster_t *c,
 			    hs_jobtypes_t *out, hs_err_t *err);
 
-/* Formats the table key of a job type, "('<model>', <sf>)", into buf. */
-int hs_thrtable_key(const char *model, int sf, char *buf, size_t len);
 
 #endif /* HS_CORE_THRTABLE_H */

@@ -159,11 +159,6 @@ void hs_engine_set_packing(hs_engine_t *e, int available)
 	e->packing = available != 0;
 }
 
-int64_t hs_engine_last_round(const hs_engine_t *e)
-{
-	return e->last_round_t;
-}
-
 int hs_engine_round_due(const hs_engine_t *e, int64_t now, int changed)
 {
 	if (e->last_round_t <= 0 || now < e->last_round_t)

@@ -139,7 +139,6 @@ void hs_engine_set_packing(hs_engine_t *e, int available);
  * GPU jobs arrived or left and MinRoundInterval passed). `changed` is
  * whether the plugin saw the GPU job set change since the last round. */
 int hs_engine_round_due(const hs_engine_t *e, int64_t now, int changed);
-int64_t hs_engine_last_round(const hs_engine_t *e);
 
 /* ---- in-flight operations ---------------------------------------------------- */
 

@@ -349,7 +349,7 @@ static void plan_entry_of(hs_plan_job_t *pj, const hs_snap_t *s, int i, hs_plan_
 
 /* The plan entry of a job in HS_ROLE_RESUME: resumed on the GPUs it
  * holds (Slurm keeps a suspended job's allocation), never left suspended
- * because hetsched's bookkeeping no longer counts it (issue #11). */
+ * because hetsched's bookkeeping no longer counts it. */
 static void resume_entry(hs_plan_job_t *pj, const hs_snap_t *s, int i, long round)
 {
 	memset(pj, 0, sizeof(*pj));

@@ -332,7 +332,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 			}
 		const hs_jacct_t *ac = hs_acct_find(e, sj->id);
 		/* A job hetsched suspended is never left suspended: whatever
-		 * keeps it out of the rounds now, it is resumed (issue #11). */
+		 * keeps it out of the rounds now, it is resumed. */
 		int ours_suspended = sj->state == HS_SJ_SUSPENDED && ac && ac->suspended_by_us;
 		if (!managed || sj->gpus <= 0 || J == 0) {
 			b->role[i] = ours_suspended ? HS_ROLE_RESUME : HS_ROLE_SKIP;

@@ -34,9 +34,6 @@ typedef struct hs_tables {
 /* Loads every ThroughputTable of the configuration (none = empty). */
 int hs_tables_load(hs_tables_t *tb, const hs_sconf_t *c, hs_err_t *err);
 void hs_tables_free(hs_tables_t *tb);
-/* The first table that knows (model, sf): returns its index and sets *jt,
- * or -1. */
-int hs_tables_find(const hs_tables_t *tb, const char *model, int sf, int *jt);
 
 typedef enum hs_est_source {
 	HS_EST_AGNOSTIC = 0,  /* nothing known: equal on every allowed type */

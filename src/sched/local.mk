@@ -6,7 +6,8 @@
 # PIC: the plugin links it; so do the unit tests and `hetsched status`.
 noinst_LTLIBRARIES += libhetsched_sched.la
 libhetsched_sched_la_SOURCES = \
-	src/sched/sconf.c src/sched/sconf.h \
+	src/sched/sconf.c src/sched/sconf.h src/sched/sconf_impl.h \
+	src/sched/sconf_keys.c src/sched/sconf_values.c \
 	src/sched/conf_include.c src/sched/conf_include.h \
 	src/sched/hints.c src/sched/hints.h \
 	src/sched/snapshot.c src/sched/snapshot.h \

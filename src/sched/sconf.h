@@ -82,11 +82,15 @@ typedef struct hs_sconf {
 	                              * says less (UnknownJobSeconds) */
 } hs_sconf_t;
 
-/* The keys, NULL-terminated (the plugin registers each with s_p_*). */
-extern const char *const hs_sconf_keys[];
+/* The i-th key of the table (sconf_keys.c), NULL past the last: the
+ * plugin registers each with s_p_*. */
+const char *hs_sconf_key_name(int i);
+/* A key's default as the text a file would carry, NULL when it has none
+ * (unset) or the key is unknown. */
+const char *hs_sconf_key_default(const char *key);
 
-/* Fills c with the defaults (Policy=max_min_fairness_perf,
- * RoundLength=360, PreemptMode=requeue, CheckpointGrace=60, ...). */
+/* Fills c with every key's default from the table (Policy=
+ * max_min_fairness_perf, RoundLength=HS_ROUND_S_DEFAULT, ...). */
 int hs_sconf_defaults(hs_sconf_t *c, hs_err_t *err);
 void hs_sconf_free(hs_sconf_t *c);
 /* Deep copy (dst uninitialized). */
@@ -116,7 +120,7 @@ const char *hs_preempt_mode_name(hs_preempt_mode_t m);
  * what is missing in `why`. */
 int hs_sched_params_ok(const char *params, char *why, size_t len);
 
-/* One line describing the configuration (for the log). */
+/* One line with every key's value, in the table's order (for the log). */
 int hs_sconf_describe(const hs_sconf_t *c, char *buf, size_t len);
 
 #endif /* HS_SCHED_SCONF_H */

@@ -120,16 +120,6 @@ uint32_t hs_sjob_act_id(const hs_sjob_t *j)
 	return j->act_id ? j->act_id : j->id;
 }
 
-int hs_snap_node_index(const hs_snap_t *s, const char *name)
-{
-	if (!name)
-		return -1;
-	for (int i = 0; i < s->nnodes; i++)
-		if (s->nodes[i].name && !strcmp(s->nodes[i].name, name))
-			return i;
-	return -1;
-}
-
 int hs_snap_validate(const hs_snap_t *s, hs_err_t *err)
 {
 	if (s->nnodes < 0 || s->nparts < 0 || s->njobs < 0)

@@ -119,8 +119,6 @@ hs_sjob_t *hs_snap_add_job(hs_snap_t *s);
 hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id);
 /* The Slurm record a snapshot job acts on (act_id, else id). */
 uint32_t hs_sjob_act_id(const hs_sjob_t *j);
-/* Node index by name, -1 if absent (linear; for tests and the apply step). */
-int hs_snap_node_index(const hs_snap_t *s, const char *name);
 /* Checks internal consistency (indices in range, GPU counts sane); the
  * engine calls it before trusting a snapshot. A job holding a GPU index
  * its node does not model (a node with several GPU types or without

@@ -20,7 +20,9 @@ int hs_status_public_path(const char *path, char *buf, size_t len)
 	return w < 0 || (size_t)w >= len ? -1 : 0;
 }
 
-json_object *hs_status_summary(json_object *doc)
+/* A new document: doc without per-job data ("jobs", "ops"), marked
+ * "private_jobs": true and "summary": true. NULL on out of memory. */
+static json_object *status_summary(json_object *doc)
 {
 	json_object *sum = json_object_new_object();
 	if (!sum)
@@ -56,7 +58,7 @@ int hs_status_write(const char *path, json_object *doc, int private_jobs, hs_err
 	 * where the full document is readable by others */
 	if (hs_json_write_atomic(path, doc, HS_STATUS_MODE_PRIVATE, err) < 0)
 		return -1;
-	json_object *sum = hs_status_summary(doc);
+	json_object *sum = status_summary(doc);
 	if (!sum)
 		return hs_err_set(err, "out of memory");
 	int rc = hs_json_write_atomic(pub, sum, HS_STATUS_MODE_PUBLIC, err);

@@ -29,9 +29,6 @@
 /* "<path minus .json>.public.json" (or path + ".public.json"). */
 int hs_status_public_path(const char *path, char *buf, size_t len);
 
-/* A new document: doc without per-job data ("jobs", "ops"), marked
- * "private_jobs": true and "summary": true. NULL on out of memory. */
-json_object *hs_status_summary(json_object *doc);
 
 /* Writes the status document: private_jobs = 0: doc at path, mode 0644,
  * and any old summary removed; 1: doc (marked "private_jobs": true) at

@@ -23,7 +23,6 @@ void hs_sim_opts_default(hs_sim_opts_t *o)
 	memset(o, 0, sizeof(*o));
 	hs_policy_opts_default(&o->popts);
 	hs_mech_opts_default(&o->mopts);
-	o->round_s = 360.0;
 	o->gpus_per_server = 1;
 	o->consolidation = HS_CONS_PLACEMENT;
 	o->window_first = o->window_last = -1;
@@ -167,9 +166,7 @@ static int setup(sim_t *s, hs_err_t *err)
 	s->pol = hs_policy_ctx_new(s->o->policy, &s->o->popts, err);
 	if (!s->pol)
 		return -1;
-	hs_mech_opts_t mo = s->o->mopts;
-	mo.round_s = s->o->round_s;
-	if (!s->o->ideal && !(s->mech = hs_mech_new(&mo, err)))
+	if (!s->o->ideal && !(s->mech = hs_mech_new(&s->o->mopts, err)))
 		return -1;
 	return 0;
 }
@@ -625,7 +622,7 @@ static void log_timeline(const sim_t *s, const hs_sim_job_t *j, const hs_decisio
  * counters. Returns the round's end time, or -1 if nothing ran. */
 static double apply_round(sim_t *s, const hs_round_out_t *out, double *busy)
 {
-	const double R = s->o->round_s;
+	const double R = s->o->mopts.round_s;
 	round_decisions(s, out);
 	double end_max = -1.0;
 	int full = 0;
@@ -876,7 +873,7 @@ int hs_sim_run(const hs_sim_opts_t *o, const hs_cluster_t *c, const hs_thrtable_
 	memset(res, 0, sizeof(*res));
 	if (!o->policy)
 		return hs_err_set(err, "no policy given");
-	if (!isfinite(o->round_s) || o->round_s <= 0)
+	if (!isfinite(o->mopts.round_s) || o->mopts.round_s <= 0)
 		return hs_err_set(err, "the round length must be > 0 seconds");
 	if (o->gpus_per_server < 1 || o->gpus_per_server > HS_MAX_GPUS_PER_SERVER)
 		return hs_err_set(err, "GPUs per server must be in [1, %d]", HS_MAX_GPUS_PER_SERVER);

@@ -5,9 +5,9 @@
  * workload instead of Slurm's queue and a clock instead of Slurm actions.
  *
  * Semantics (mirroring Gavel's simulator where sensible):
- *  - Rounds of round_s seconds. Jobs that arrive during a round join at the
- *    next round boundary. A round ends after round_s, or earlier when every
- *    job scheduled in it finished (Gavel does the same).
+ *  - Rounds of mopts.round_s seconds. Jobs that arrive during a round join
+ *    at the next round boundary. A round ends after round_s, or earlier when
+ *    every job scheduled in it finished (Gavel does the same).
  *  - The allocation is recomputed when the mechanism asks (jobs arrived or
  *    finished and min_reset_s passed since the last reset, or nothing is
  *    allocated). A failed solve keeps the allocation in force, as in the
@@ -66,8 +66,9 @@ typedef struct hs_sim_opts {
 	const char *policy;
 	hs_policy_opts_t popts;
 	hs_mech_opts_t mopts;        /* min_reset_s, preempt_cost_s, backfill,
-	                              * shuffle_types, seed */
-	double round_s;              /* > 0, default 360 */
+	                              * shuffle_types, seed, and round_s: the
+	                              * round length (> 0), the one the
+	                              * mechanism charges restarts against */
 	int gpus_per_server;         /* >= 1, default 1 */
 	hs_consolidation_t consolidation;
 	int ideal;
@@ -88,7 +89,7 @@ typedef struct hs_sim_opts {
 /* The header line of the timeline CSV (doc/accounting.md "timeline"). */
 extern const char hs_sim_timeline_header[];
 
-/* Defaults (policy left NULL): round 360 s, Gavel's 1920 s between
+/* Defaults (policy left NULL): round HS_ROUND_S_DEFAULT s, Gavel's 1920 s between
  * resets, no preemption cost, 1 GPU per server, placement-aware
  * consolidation, no window, no time limit, progress on. */
 void hs_sim_opts_default(hs_sim_opts_t *o);

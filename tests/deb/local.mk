@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tests/deb — the Debian packaging (debian/, issue #13) and its smoke test
+# tests/deb — the Debian packaging (debian/) and its smoke test
 # (deb_smoke.sh: build, install, run the installed plugins on a local
 # cluster, purge; root only, run by contrib/test.sh, not by make check).
 # Both ship in the tarball so that it builds the packages too.

@@ -12,7 +12,7 @@ INTEGRATION_TESTS = \
 	tests/integration/admin_snippets.sh
 TESTS += $(INTEGRATION_TESTS)
 endif
-# sched/hetsched (issue 5)
+# sched/hetsched
 if BUILD_PLUGINS
 # (INTEGRATION_TESTS is already in TESTS: listing them in TESTS again
 # counted each of their points twice in test-suite.log)
@@ -38,7 +38,7 @@ EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/plugins.sh \
 	tests/integration/gpu_jobs.sh \
 	tests/integration/admin_snippets.sh
-# spank_hetsched (issue 6)
+# spank_hetsched
 if BUILD_PLUGINS
 TESTS += tests/integration/spank_report.sh tests/integration/spank_ckpt.sh \
 	tests/integration/spank_hostile.sh tests/integration/spank_trace.sh
@@ -47,7 +47,7 @@ EXTRA_DIST += tests/integration/spank_lib.sh tests/integration/hs_admincomment.p
 	tests/integration/spank_report.sh tests/integration/spank_ckpt.sh \
 	tests/integration/spank_hostile.sh tests/integration/hostile_job.py \
 	tests/integration/spank_trace.sh
-# space sharing (issue 7)
+# space sharing
 if BUILD_PLUGINS
 TESTS += tests/integration/pack_pair.sh tests/integration/pack_end.sh \
 	tests/integration/pack_restart.sh
@@ -70,7 +70,7 @@ tests_integration_packtest_sched_hs_packtest_la_SOURCES = \
 tests_integration_packtest_sched_hs_packtest_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_integration_packtest_sched_hs_packtest_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 endif
-# a real PyTorch job (doc/examples/pytorch_train.py) under sched/hetsched (issue 13)
+# a real PyTorch job (doc/examples/pytorch_train.py) under sched/hetsched
 if BUILD_PLUGINS
 TESTS += tests/integration/pytorch_job.sh
 endif

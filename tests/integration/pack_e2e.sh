@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# pack_e2e.sh — space sharing end to end (issue 7): the small workload of
+# pack_e2e.sh — space sharing end to end: the small workload of
 # bench/pack/pack_e2e.sh --quick (four jobs that pair well on two V100s),
 # simulated and then run on two real local clusters (sched/hetsched +
 # select/hetsched_cons_tres + spank_hetsched, emulated jobs) under

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# pack_end.sh — space sharing (issue 7): however a packed pair ends, Slurm
+# pack_end.sh — space sharing: however a packed pair ends, Slurm
 # stays consistent. Cancelling the first job of a pair leaves the second
 # its GPU; unpacking (the scheduler requeues one job of the pair) leaves the
 # other its GPU and the requeued job restarts alone on another GPU; killing

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# pack_pair.sh — space sharing (issue 7): a job packed onto a running
+# pack_pair.sh — space sharing: a job packed onto a running
 # job's GPUs runs concurrently on the same GPU index of the same node (both
 # see the same CUDA_VISIBLE_DEVICES), emulated training jobs run at the
 # Gavel table's pair throughput while packed, a two-GPU pair shares both

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# pack_restart.sh — space sharing (issue 7): slurmctld restarts while
+# pack_restart.sh — space sharing: slurmctld restarts while
 # packed pairs run (a one-GPU pair filling a one-GPU node, and a two-GPU
 # pair), twice: once before the nodes re-register, once with `scontrol
 # reconfigure`. Afterwards the jobs still run, the interface still reports

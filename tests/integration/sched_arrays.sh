@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # sched_arrays.sh — a pending job array counts as its pending tasks
 # (bounded by the free GPUs) and sched/hetsched starts many tasks of one
-# array in one round (issue 17): an array of 40 one-GPU tasks on 8 free
+# array in one round: an array of 40 one-GPU tasks on 8 free
 # GPUs fills all 8 in the first round after its submission; a limit
 # --array=...%N is honoured. TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # sched_refused.sh — a start slurmctld refuses gives its GPUs to the next
-# job in the same apply pass (issue 17): on one GPU with Policy=fifo, the
+# job in the same apply pass: on one GPU with Policy=fifo, the
 # round plans the older job P; between the plan and its apply
 # (ApplyDelay, testing only) P is held, so Slurm refuses it; the younger
 # job R must be running when that round's apply ends, not a round later,

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # sched_slurm_limits.sh — sched/hetsched only plans starts Slurm will
-# accept (issue 17): a job Slurm would not start now (pinned with -w to a
+# accept: a job Slurm would not start now (pinned with -w to a
 # busy node, held by a QOS limit, excluding the free node with -x, asking
 # for a feature the free node lacks, waiting for a dependency or a begin
 # time) never holds the free GPU; the next job gets it within a round

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# soak.sh — the soak test of sched/hetsched (issue #11): a mixed workload
+# soak.sh — the soak test of sched/hetsched: a mixed workload
 # of emulated training jobs on a private local cluster while slurmctld is
 # SIGKILLed at random moments (some right between a round's solve and its
 # apply, widened by ApplyDelay), one slurmd dies with its jobs and comes

@@ -17,7 +17,7 @@ tests_unit_test_thrtable_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_thrtable
 endif
 
-# policy engine (issue 3)
+# policy engine
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_lp
 tests_unit_test_lp_SOURCES = tests/unit/test_lp.c
@@ -56,7 +56,7 @@ endif
 TESTS += tests/unit/test_solve_cli.sh
 EXTRA_DIST += tests/unit/test_solve_cli.sh
 
-# round mechanism and simulator (issue 4)
+# round mechanism and simulator
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_mechanism
 tests_unit_test_mechanism_SOURCES = tests/unit/test_mechanism.c
@@ -65,7 +65,7 @@ tests_unit_test_mechanism_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_mechanism
 endif
 
-# src/report (issue 6): wire format, estimator, record, GRES type, /proc
+# src/report: wire format, estimator, record, GRES type, /proc
 # checks, listener + client library; the Python module and the command.
 if HAVE_CMOCKA
 REPORT_UNIT_LDADD = libhetsched_measure.la $(CMOCKA_LIBS) $(JSONC_LIBS) -lpthread -lm
@@ -104,7 +104,7 @@ tests_unit_report_helper_SOURCES = tests/unit/report_helper.c
 tests_unit_report_helper_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/report
 tests_unit_report_helper_LDADD = libhetsched-report.la
 TESTS += tests/unit/test_report_py.sh tests/unit/test_emulator.sh tests/unit/test_trace_player.sh
-# python/ as a package: pip install into a venv, offline (issue 13)
+# python/ as a package: pip install into a venv, offline
 TESTS += tests/unit/test_report_pkg.sh
 EXTRA_DIST += tests/unit/test_report_pkg.sh
 EXTRA_DIST += tests/unit/test_trace_player.sh
@@ -114,7 +114,7 @@ EXTRA_DIST += tests/unit/test_report_py.sh tests/unit/test_report_py.py \
 check_PROGRAMS += hetsched-emulator
 check_PROGRAMS += hetsched-report
 
-# sched/hetsched engine, configuration, hints, estimates, state files (issue 5)
+# sched/hetsched engine, configuration, hints, estimates, state files
 if HAVE_CMOCKA
 SCHED_UNIT_LDADD = libhetsched_sched.la libhetsched_measure.la libhetsched_core.la \
 	$(CMOCKA_LIBS) $(GLPK_LIBS) $(JSONC_LIBS) -lm
@@ -133,7 +133,7 @@ TESTS += tests/unit/test_sched_parts
 endif
 TESTS += tests/unit/test_status_cli.sh
 EXTRA_DIST += tests/unit/test_status_cli.sh
-# OpenMetrics exposition of the status document (issue 15)
+# OpenMetrics exposition of the status document
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_metrics
 tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c
@@ -154,7 +154,7 @@ tests_unit_test_regressions_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_regressions
 endif
 EXTRA_DIST += tests/unit/data/ftf_efail.json tests/unit/data/wf_infeasible.json
-# the soak test's checkers (tests/soak/soak_procs.py) can fail (issue 11)
+# the soak test's checkers (tests/soak/soak_procs.py) can fail
 TESTS += tests/unit/test_soak_checks.sh
 EXTRA_DIST += tests/unit/test_soak_checks.sh
 

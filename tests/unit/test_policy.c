@@ -349,7 +349,7 @@ static double tick_clock(void *arg)
 	return (double)(*(long *)arg)++;
 }
 
-/* Issue #11: SolverTimeLimit is a budget per policy solve, not per LP.
+/* SolverTimeLimit is a budget per policy solve, not per LP.
  * Water filling solves several LPs; with a clock that ticks 1 s per read
  * (one read at the start of the solve, one per simplex call) and a 1.5 s
  * budget, the second LP must find the budget used up. With a per-LP limit

@@ -427,7 +427,7 @@ static void suspend_by_us(fx_t *f, hs_engine_t *e, fx_job_t *j)
 	assert_int_equal(hs_engine_applied(e, &pj, 1, f->now, 0, NULL), 0);
 }
 
-/* Issue #11: a job hetsched suspended that leaves its hands (the owner
+/* A job hetsched suspended that leaves its hands (the owner
  * sets requeue=0, PreemptMode changes) is resumed at once, not left
  * suspended with its GPUs forever once its accounting is gone. */
 static void test_suspended_not_stranded(void **state)
@@ -484,7 +484,7 @@ static void test_suspended_not_stranded(void **state)
 	hs_engine_free(e);
 }
 
-/* Issue #11: a job we suspended whose partition is no longer managed
+/* A job we suspended whose partition is no longer managed
  * (so no GPU type is left: the round has nothing to solve) is resumed. */
 static void test_suspended_unmanaged(void **state)
 {
@@ -512,7 +512,7 @@ static void test_suspended_unmanaged(void **state)
 	hs_engine_free(e);
 }
 
-/* Issue #11: a job we suspended that falls beyond MaxJobs is resumed,
+/* A job we suspended that falls beyond MaxJobs is resumed,
  * and its mark survives a round whose resume failed and a restart (the
  * state file still holds it). */
 static void test_suspended_cut_restart(void **state)
@@ -624,7 +624,7 @@ static void test_reused_job_id(void **state)
 	hs_engine_free(e);
 }
 
-/* Issue #11: a running GPU job on GPUs the snapshot does not model (an
+/* A running GPU job on GPUs the snapshot does not model (an
  * index above its node's count; a node with several GPU types or no
  * File=, which the snapshot gives 0 GPUs) made every round fail. Now the
  * job is left alone, the free GPUs of its node are not given out, the
@@ -677,7 +677,7 @@ static void test_unmodelled_gpus(void **state)
 	hs_engine_free(e);
 }
 
-/* Issue #11: --hs-steps near its limit (1e13 here, the limit is 1e15)
+/* --hs-steps near its limit (1e13 here, the limit is 1e15)
  * next to jobs of a few thousand steps made the makespan LP starve the
  * small jobs (below GLPK's tolerance), so every solve failed and the
  * allocation froze. Now the solve succeeds and every job gets a share. */
@@ -719,7 +719,7 @@ static void test_makespan_huge_steps(void **state)
 	hs_engine_free(e);
 }
 
-/* Issue #11: one job whose numbers the solver cannot handle (measured
+/* One job whose numbers the solver cannot handle (measured
  * 1e11 steps/s on one type and 2e-6 on the other, one step left, a
  * billion seconds old: finish-time fairness's coefficients overflow) made
  * every solve fail, freezing the allocation for everyone. Now that job

@@ -141,10 +141,10 @@ static void test_conf_errors(void **state)
 	assert_non_null(strstr(err.msg, "line 1"));
 	hs_sconf_free(&c);
 	/* every documented key is accepted by the setter */
-	for (int i = 0; hs_sconf_keys[i]; i++) {
+	for (int i = 0; hs_sconf_key_name(i); i++) {
 		hs_sconf_defaults(&c, &err);
 		hs_err_t e2;
-		hs_sconf_set(&c, hs_sconf_keys[i], "", &e2);
+		hs_sconf_set(&c, hs_sconf_key_name(i), "", &e2);
 		assert_null(strstr(e2.msg, "unknown key"));
 		hs_sconf_free(&c);
 	}
@@ -240,6 +240,47 @@ static void test_conf_includes(void **state)
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
+}
+
+/* hetsched.conf(5) documents exactly the keys of the table: every key
+ * has its ".BI Key=" entry, and every entry is a key of the table. */
+static void test_conf_man_keys(void **state)
+{
+	(void)state;
+	const char *src = getenv("HS_SRCDIR");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/doc/man/hetsched.conf.5", src ? src : "..");
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	static char man[131072];
+	size_t n = fread(man, 1, sizeof(man) - 1, f);
+	fclose(f);
+	man[n] = 0;
+	for (int i = 0; hs_sconf_key_name(i); i++) {
+		char entry[128];
+		snprintf(entry, sizeof(entry), "\n.BI %s= ", hs_sconf_key_name(i));
+		if (!strstr(man, entry))
+			fail_msg("%s: no entry for %s", path, hs_sconf_key_name(i));
+	}
+	int entries = 0;
+	for (const char *p = strstr(man, "\n.BI "); p; p = strstr(p + 1, "\n.BI ")) {
+		const char *k = p + 5, *eq = strchr(k, '=');
+		const char *nl = strchr(k, '\n');
+		if (!eq || (nl && nl < eq))
+			continue;
+		char key[128];
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - k), k);
+		hs_sconf_t c;
+		hs_err_t err, e2;
+		hs_sconf_defaults(&c, &err);
+		hs_sconf_set(&c, key, "", &e2);
+		hs_sconf_free(&c);
+		if (strstr(e2.msg, "unknown key"))
+			fail_msg("%s documents %s, which is not a key", path, key);
+		entries++;
+	}
+	assert_true(entries > 0);
 }
 
 /* The example shipped in etc/ is valid. */
@@ -557,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_conf_defaults),
 		cmocka_unit_test(test_conf_values),
 		cmocka_unit_test(test_conf_errors),
+		cmocka_unit_test(test_conf_man_keys),
 		cmocka_unit_test(test_conf_prices),
 		cmocka_unit_test(test_conf_includes),
 		cmocka_unit_test(test_sched_params),

@@ -229,7 +229,7 @@ static void reload(agent_t *a)
 		error(HS_LOG_PREFIX "StateSaveLocation path too long");
 	xfree(ssl);
 
-	char desc[512];
+	char desc[4096]; /* every key's value; a longer line is cut */
 	hs_sconf_describe(&c, desc, sizeof(desc));
 	if (!a->engine) {
 		/* init() built an engine from this configuration already; a

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* conf.c — reads hetsched.conf with Slurm's own parser (s_p_*): every key
- * of hs_sconf_keys is registered as a string, so Slurm handles the syntax
+ * of the key table (hs_sconf_key_name) is registered as a string, so Slurm
+ * handles the syntax
  * (Key=Value, comments, line continuation, Include, case-insensitive
  * keys) and src/sched/sconf.c converts and range-checks each value with a
  * message naming the key. The result is all-or-nothing: the caller keeps
@@ -53,11 +54,11 @@ int hs_conf_load(const char *path, hs_sconf_t *out, char *why, size_t len)
 	}
 
 	int nkeys = 0;
-	while (hs_sconf_keys[nkeys])
+	while (hs_sconf_key_name(nkeys))
 		nkeys++;
 	s_p_options_t *opts = xcalloc(nkeys + 1, sizeof(*opts));
 	for (int i = 0; i < nkeys; i++) {
-		opts[i].key = (char *)hs_sconf_keys[i];
+		opts[i].key = (char *)hs_sconf_key_name(i);
 		opts[i].type = S_P_STRING;
 	}
 	s_p_hashtbl_t *tbl = s_p_hashtbl_create(opts);
@@ -69,9 +70,9 @@ int hs_conf_load(const char *path, hs_sconf_t *out, char *why, size_t len)
 	}
 	for (int i = 0; rc == 0 && i < nkeys; i++) {
 		char *value = NULL;
-		if (!s_p_get_string(&value, hs_sconf_keys[i], tbl))
+		if (!s_p_get_string(&value, hs_sconf_key_name(i), tbl))
 			continue;
-		if (hs_sconf_set(out, hs_sconf_keys[i], value, &err) < 0) {
+		if (hs_sconf_set(out, hs_sconf_key_name(i), value, &err) < 0) {
 			snprintf(why, len, "%s: %s", path, err.msg);
 			rc = -1;
 		}

@@ -415,7 +415,7 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 			continue;
 		/* Suspended GPU jobs of other partitions too: one hetsched
 		 * suspended before its partition left Partitions= must still
-		 * be resumed (the engine resumes only its own, issue #11). */
+		 * be resumed (the engine resumes only its own). */
 		if (job_ptr->het_job_id || !hs_job_wants_gpus(job_ptr) ||
 		    (!hs_job_managed(conf, job_ptr) && !IS_JOB_SUSPENDED(job_ptr)))
 			continue;
