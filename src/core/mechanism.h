@@ -209,6 +209,13 @@ void hs_mech_get_stats(const hs_mech_t *m, hs_mech_stats_t *s);
 double hs_mech_clock(const hs_mech_t *m);
 double hs_mech_last_reset(const hs_mech_t *m);
 
+/* Per job of the problem last scheduled (valid after hs_mech_schedule
+ * until the next hs_mech_begin_round, same problem): share[i] its time
+ * fraction in the allocation in force summed over types, alone and in
+ * every pair; recv_s[i] the seconds it ran since the last reset, alone
+ * and packed (mech_query.c; used by the start-time estimate). */
+void hs_mech_shares(const hs_mech_t *m, int njobs, double *share, double *recv_s);
+
 /* Serializes the whole state (time received per job and type, deficits,
  * allocation in force, round number, placements, counters, random state);
  * NULL on failure. The caller owns the object (json_object_put). */

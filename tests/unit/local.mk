@@ -63,6 +63,11 @@ tests_unit_test_mechanism_SOURCES = tests/unit/test_mechanism.c
 tests_unit_test_mechanism_LDADD = $(UNIT_LDADD)
 tests_unit_test_mechanism_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_mechanism
+check_PROGRAMS += tests/unit/test_start_est
+tests_unit_test_start_est_SOURCES = tests/unit/test_start_est.c
+tests_unit_test_start_est_LDADD = $(UNIT_LDADD)
+tests_unit_test_start_est_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_start_est
 endif
 
 # src/report (issue 6): wire format, estimator, record, GRES type, /proc
