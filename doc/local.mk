@@ -22,3 +22,6 @@ dist_doc_DATA += doc/policy-engine.md
 EXTRA_DIST += doc/robustness.md
 # OpenMetrics for Prometheus (issue 15)
 dist_doc_DATA += doc/metrics.md
+# expected start times and the per-job view (issue 15)
+dist_man_MANS += doc/man/hetsched-job.1
+EXTRA_DIST += doc/start-times.md

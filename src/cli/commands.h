@@ -10,5 +10,9 @@ typedef int (*hs_cmd_fn)(int argc, char **argv);
 int hs_cmd_solve(int argc, char **argv);   /* cmd_solve.c */
 int hs_cmd_simulate(int argc, char **argv); /* cmd_simulate.c */
 int hs_cmd_status(int argc, char **argv);   /* cmd_status.c */
+int hs_cmd_job(int argc, char **argv);      /* cmd_job.c */
+/* The status document's path as `hetsched status` finds it (malloc'd,
+ * NULL when none is configured; cmd_status.c). */
+char *hs_status_default_path(void);
 
 #endif

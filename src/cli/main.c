@@ -15,6 +15,7 @@ static const struct {
 	{ "solve", hs_cmd_solve, "solve a scheduling policy on a problem (JSON)" },
 	{ "simulate", hs_cmd_simulate, "simulate a policy and the round mechanism on a trace" },
 	{ "status", hs_cmd_status, "what sched/hetsched decided in its last round" },
+	{ "job", hs_cmd_job, "one job: its share, where it ran, why it waits" },
 	{ NULL, NULL, NULL },
 };
 

@@ -15,10 +15,19 @@ static int member_index(const hs_mech_t *m, const hs_mjob_t *j, int njobs)
 	return j->pidx;
 }
 
-void hs_mech_shares(const hs_mech_t *m, int njobs, double *share, double *recv_s)
+void hs_mech_shares(const hs_mech_t *m, int njobs, double *share, double *recv_s,
+		    unsigned char *in_alloc)
 {
 	if (njobs <= 0)
 		return;
+	if (in_alloc) {
+		memset(in_alloc, 0, (size_t)njobs);
+		for (int k = 0; k < m->njobs; k++) {
+			int i = member_index(m, m->jobs[k], njobs);
+			if (i >= 0)
+				in_alloc[i] = m->jobs[k]->in_alloc != 0;
+		}
+	}
 	memset(share, 0, (size_t)njobs * sizeof(*share));
 	memset(recv_s, 0, (size_t)njobs * sizeof(*recv_s));
 	for (int k = 0; k < m->nents; k++) {

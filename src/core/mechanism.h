@@ -213,8 +213,11 @@ double hs_mech_last_reset(const hs_mech_t *m);
  * until the next hs_mech_begin_round, same problem): share[i] its time
  * fraction in the allocation in force summed over types, alone and in
  * every pair; recv_s[i] the seconds it ran since the last reset, alone
- * and packed (mech_query.c; used by the start-time estimate). */
-void hs_mech_shares(const hs_mech_t *m, int njobs, double *share, double *recv_s);
+ * and packed; in_alloc[i] (may be NULL) whether it was there when the
+ * allocation in force was made (mech_query.c; used by the start-time
+ * estimate). */
+void hs_mech_shares(const hs_mech_t *m, int njobs, double *share, double *recv_s,
+		    unsigned char *in_alloc);
 
 /* Serializes the whole state (time received per job and type, deficits,
  * allocation in force, round number, placements, counters, random state);

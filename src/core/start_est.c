@@ -78,9 +78,10 @@ int hs_start_estimate(const hs_start_in_t *in, const hs_start_job_t *jobs, int n
 	for (int pass = 0; pass < 3; pass++) {
 		for (int i = 0; i < njobs; i++) {
 			const hs_start_job_t *j = &jobs[i];
+			int shared = j->share > 0 || (in->sharing && j->new_job);
 			int mine = pass == 0 ? j->running
-				 : pass == 1 ? !j->running && j->share > 0
-					     : !j->running && !(j->share > 0);
+				 : pass == 1 ? !j->running && shared
+					     : !j->running && !shared;
 			if (!mine)
 				continue;
 			if (j->gpus > in->gpus) {
@@ -91,7 +92,9 @@ int hs_start_estimate(const hs_start_in_t *in, const hs_start_job_t *jobs, int n
 				(void)occupy(pool, in->gpus, j->gpus, in->now, duration(in, j), 1, in, 0);
 				start[i] = in->now;
 			} else if (pass == 1) {
-				start[i] = share_start(in, j);
+				start[i] = j->share > 0 ? share_start(in, j)
+							 : in->now + rounds_until(in, in->next_reset) *
+									     in->round_s;
 				(void)occupy(pool, in->gpus, j->gpus, start[i], duration(in, j), 1, in,
 					     0);
 			} else {

@@ -13,6 +13,9 @@
  *    reset falls to f. With recv seconds received and E seconds since the
  *    reset, that is the first round n >= 1 with recv / (E + n R) <= f:
  *    n = max(1, ceil((recv / f - E) / R)); start = now + n R.
+ *  - A job that arrived since the last reset, under a sharing policy:
+ *    the next reset gives it a share, and a job that never ran has the
+ *    highest priority: the first round at or after in->next_reset.
  *  - A job without a share (FIFO's queue, policies that give it nothing,
  *    jobs beyond MaxJobs): list scheduling over the pool of usable GPUs in
  *    queue order. Each running job holds its GPUs until its expected end
@@ -38,6 +41,8 @@ typedef struct hs_start_job {
 	double recv_s;        /* seconds it ran since the last reset */
 	double remaining_s;   /* expected seconds to finish once running;
 	                       * <= 0 or not finite = unknown */
+	int new_job;          /* not in the allocation in force (arrived
+	                       * since the last reset) */
 } hs_start_job_t;
 
 typedef struct hs_start_in {
@@ -46,6 +51,10 @@ typedef struct hs_start_in {
 	double since_reset_s; /* seconds since the allocation reset, >= 0 */
 	int gpus;             /* usable GPUs, all types */
 	double unknown_s;     /* remaining time assumed when unknown, > 0 */
+	int sharing;          /* the policy gives every job a share (all but
+	                       * queue-order policies such as FIFO) */
+	double next_reset;    /* earliest time of the next allocation reset
+	                       * (last reset + MinResetInterval) */
 } hs_start_in_t;
 
 /* jobs[njobs] in queue order (the order the scheduler prefers them in);

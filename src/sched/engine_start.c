@@ -105,7 +105,10 @@ void hs_plan_start_times(hs_engine_t *e, const hs_snap_t *s, const hs_round_buil
 		goto done;
 	for (int i = 0; i < s->njobs; i++)
 		est_of[i] = -1;
-	hs_mech_shares(e->mech, pb->njobs, share, recv);
+	unsigned char *in_alloc = calloc((size_t)pb->njobs + 1, 1);
+	if (!in_alloc)
+		goto done;
+	hs_mech_shares(e->mech, pb->njobs, share, recv, in_alloc);
 	double *tcap = calloc((size_t)pb->cluster.ntypes + 1, sizeof(double));
 	for (int j = 0; tcap && j < pb->cluster.ntypes; j++)
 		tcap[j] = pb->cluster.count[j];
@@ -122,6 +125,7 @@ void hs_plan_start_times(hs_engine_t *e, const hs_snap_t *s, const hs_round_buil
 			.share = share[k] > 0 ? share[k] : 0,
 			.recv_s = recv[k] > 0 ? recv[k] : 0,
 			.remaining_s = rate > 0 ? pb->jobs[k].remaining_steps / rate : -1,
+			.new_job = !in_alloc[k],
 		};
 		snap[n] = b->pjob_snap[k];
 		est_of[snap[n]] = n;
@@ -143,15 +147,18 @@ void hs_plan_start_times(hs_engine_t *e, const hs_snap_t *s, const hs_round_buil
 		n++;
 	}
 	free(tcap);
+	free(in_alloc);
 	est_ctx_t c = { .s = s, .snap = snap };
 	for (int i = 0; i < n; i++)
 		order[i] = i;
 	sort_queue(order, n, &c);
 	for (int i = 0; i < n; i++)
 		q[i] = jobs[order[i]];
+	double since = fmax(0.0, hs_mech_clock(e->mech) - hs_mech_last_reset(e->mech));
 	hs_start_in_t in = { .now = (double)s->now, .round_s = e->conf.round_s,
-			     .since_reset_s = fmax(0.0, hs_mech_clock(e->mech) -
-							  hs_mech_last_reset(e->mech)),
+			     .since_reset_s = since,
+			     .sharing = e->mopts.backfill,
+			     .next_reset = (double)s->now - since + e->mopts.min_reset_s,
 			     .gpus = out->gpus_usable,
 			     .unknown_s = e->conf.unknown_steps_s > 0 ? e->conf.unknown_steps_s
 									: e->conf.round_s };

@@ -72,6 +72,28 @@ static void test_share_round(void **state)
 	assert_true(st[1] == 1100);
 }
 
+/* A job that arrived since the reset under a sharing policy: the round
+ * of the next reset; under a queue policy: behind the work ahead. */
+static void test_new_job_next_reset(void **state)
+{
+	(void)state;
+	hs_start_in_t in = in4();
+	in.gpus = 1;
+	in.next_reset = 1250;
+	hs_start_job_t j[2] = {
+		{ .gpus = 1, .running = 1, .remaining_s = 5000 },
+		{ .gpus = 1, .new_job = 1, .remaining_s = 100 },
+	};
+	double st[2];
+	hs_err_t err;
+	in.sharing = 1;
+	assert_int_equal(hs_start_estimate(&in, j, 2, st, &err), 0);
+	assert_true(st[1] == 1300);
+	in.sharing = 0;
+	assert_int_equal(hs_start_estimate(&in, j, 2, st, &err), 0);
+	assert_true(st[1] == 6000);
+}
+
 static void test_unknown_and_impossible(void **state)
 {
 	(void)state;
@@ -143,7 +165,9 @@ static void test_mech_shares(void **state)
 	hs_round_out_t out;
 	assert_int_equal(hs_mech_schedule(m, &in, &a, &out, &err), 0);
 	double share[2], recv[2];
-	hs_mech_shares(m, 2, share, recv);
+	unsigned char in_alloc[2];
+	hs_mech_shares(m, 2, share, recv, in_alloc);
+	assert_true(in_alloc[0] && in_alloc[1]);
 	assert_true(share[0] > 0.749 && share[0] < 0.751);
 	assert_true(share[1] > 0.249 && share[1] < 0.251);
 	assert_true(recv[0] == 0 && recv[1] == 0);
@@ -158,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_running_now_and_queue),
 		cmocka_unit_test(test_idle_gpus_next_round),
 		cmocka_unit_test(test_share_round),
+		cmocka_unit_test(test_new_job_next_reset),
 		cmocka_unit_test(test_unknown_and_impossible),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_mech_shares),
