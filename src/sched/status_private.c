@@ -177,7 +177,7 @@ int hs_status_write_users(const char *path, json_object *doc, hs_err_t *err)
 {
 	if (geteuid() != 0)
 		return 1; /* cannot give files to users: the summary is all */
-	char dir[4200], file[4300];
+	char dir[4200], file[4600];
 	if (hs_status_users_dir(path, dir, sizeof(dir)) < 0)
 		return hs_err_set(err, "%s: path too long", path);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
