@@ -26,3 +26,6 @@ dist_doc_DATA += doc/metrics.md
 dist_doc_DATA += doc/accounting.md
 # scale: the live large cluster (bench/scale.sh), the solver, the simulator
 EXTRA_DIST += doc/scale.md
+# expected start times and the per-job view (issue 15)
+dist_man_MANS += doc/man/hetsched-job.1
+EXTRA_DIST += doc/start-times.md

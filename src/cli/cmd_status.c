@@ -123,7 +123,7 @@ static char *conf_status_file(const char *path)
 	return found;
 }
 
-static char *default_path(void)
+char *hs_status_default_path(void)
 {
 	const char *env = getenv("HS_STATUS_FILE");
 	if (env && *env)
@@ -320,7 +320,7 @@ int hs_cmd_status(int argc, char **argv)
 		free(path);
 		return 2;
 	}
-	if (!path && !(path = default_path())) {
+	if (!path && !(path = hs_status_default_path())) {
 		fprintf(stderr, "hetsched status: no status file: give --file, set HS_STATUS_FILE, "
 				"or SLURM_CONF to a slurm.conf with StateSaveLocation\n");
 		return 1;

@@ -11,5 +11,9 @@ int hs_cmd_solve(int argc, char **argv);   /* cmd_solve.c */
 int hs_cmd_simulate(int argc, char **argv); /* cmd_simulate.c */
 int hs_cmd_status(int argc, char **argv);   /* cmd_status.c */
 int hs_cmd_timeline(int argc, char **argv); /* cmd_timeline.c */
+int hs_cmd_job(int argc, char **argv);      /* cmd_job.c */
+/* The status document's path as `hetsched status` finds it (malloc'd,
+ * NULL when none is configured; cmd_status.c). */
+char *hs_status_default_path(void);
 
 #endif

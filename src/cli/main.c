@@ -16,6 +16,7 @@ static const struct {
 	{ "simulate", hs_cmd_simulate, "simulate a policy and the round mechanism on a trace" },
 	{ "status", hs_cmd_status, "what sched/hetsched decided in its last round" },
 	{ "timeline", hs_cmd_timeline, "draw which job ran on which GPU over time (SVG)" },
+	{ "job", hs_cmd_job, "one job: its share, where it ran, why it waits" },
 	{ NULL, NULL, NULL },
 };
 

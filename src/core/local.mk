@@ -27,6 +27,7 @@ libhetsched_core_la_LIBADD = $(GLPK_LIBS) $(JSONC_LIBS) -lm
 # The round mechanism (priorities, selection, placement, saved state).
 libhetsched_core_la_SOURCES += \
 	src/core/mechanism.c src/core/mechanism.h src/core/mechanism_impl.h \
-	src/core/mech_state.c \
+	src/core/mech_state.c src/core/mech_query.c \
+	src/core/start_est.c src/core/start_est.h \
 	src/core/placement.c src/core/placement.h \
 	src/core/pinned.c src/core/pinned.h

@@ -211,6 +211,21 @@ int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *al
 
 void hs_mech_get_stats(const hs_mech_t *m, hs_mech_stats_t *s);
 
+/* Seconds of mechanism time (sum of elapsed_s) and of the last reset
+ * (the start-time estimate, start_est.h). */
+double hs_mech_clock(const hs_mech_t *m);
+double hs_mech_last_reset(const hs_mech_t *m);
+
+/* Per job of the problem last scheduled (valid after hs_mech_schedule
+ * until the next hs_mech_begin_round, same problem): share[i] its time
+ * fraction in the allocation in force summed over types, alone and in
+ * every pair; recv_s[i] the seconds it ran since the last reset, alone
+ * and packed; in_alloc[i] (may be NULL) whether it was there when the
+ * allocation in force was made (mech_query.c; used by the start-time
+ * estimate). */
+void hs_mech_shares(const hs_mech_t *m, int njobs, double *share, double *recv_s,
+		    unsigned char *in_alloc);
+
 /* Serializes the whole state (time received per job and type, deficits,
  * allocation in force, round number, placements, counters, random state);
  * NULL on failure. The caller owns the object (json_object_put). */

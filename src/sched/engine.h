@@ -84,6 +84,9 @@ typedef struct hs_plan_job {
 	hs_sjob_state_t state;
 	unsigned restart_cnt;
 	int64_t start_time;
+	int64_t expected_start;    /* pending: expected start (unix s) from
+	                            * the round's plan (start_est.h), 0 = no
+	                            * estimate (engine_start.c) */
 	char reason[192];          /* state_desc / SystemComment text */
 } hs_plan_job_t;
 

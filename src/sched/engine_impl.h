@@ -45,6 +45,12 @@ typedef struct hs_jacct {
 	long seen_round;           /* last round it was active */
 	char last_op[16];
 	char reason[192];
+	/* last round's estimates (engine_start.c; not saved: a restart
+	 * recomputes them at its first round) */
+	int have_rho;              /* rho below is known */
+	double rho;                /* finish-time fairness: expected JCT under
+	                            * the allocation / under an equal share */
+	double remaining_s;        /* expected seconds of work left, running */
 } hs_jacct_t;
 
 typedef enum hs_op_kind {
@@ -237,5 +243,11 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 /* The plan of a round without GPU types: only the HS_ROLE_RESUME jobs. */
 int hs_plan_resumes_only(const hs_snap_t *s, const hs_round_build_t *b, hs_plan_t *plan,
 			 long round, hs_err_t *err);
+
+/* engine_start.c: the expected start of every pending plan job (its
+ * expected_start), from the mechanism's state after this round's
+ * schedule (start_est.h). Best effort: on out of memory no estimate. */
+void hs_plan_start_times(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
+			 const hs_round_out_t *out, hs_plan_t *plan);
 
 #endif /* HS_SCHED_ENGINE_IMPL_H */

@@ -29,7 +29,9 @@
  *              "target": {"v100": 0.5}, "received": {"v100": 0.48},
  *              "received_s": {"v100": 120}, "active_s": 250,
  *              "weight": 1.0, "account": "physics",
- *              "throughput": {"v100": 12.1}, "measured": {"v100": 11.9}}],
+ *              "throughput": {"v100": 12.1}, "measured": {"v100": 11.9},
+ *              "expected_start": <unix s>, "received_total_s": {"v100": 900},
+ *              "active_total_s": 1200, "ftf_rho": 1.3, "remaining_s": 800}],
  *    "ops": [{"id": n, "kind": "checkpoint", "since": <unix s>}]}
  *
  * "received" is the fraction of the time since the last allocation reset
@@ -38,7 +40,11 @@
  * two or more jobs hold (packing); "gpu_jobs" counts the snapshot's jobs
  * that want GPUs by state; "vs_equal_share" the jobs' effective
  * throughput over their equal-share throughput in the last successful
- * solve (engine.c). Those and "objective" came after version 1 was
+ * solve (engine.c). "expected_start" (pending jobs, start_est.h),
+ * "received_total_s" / "active_total_s" (since the job was first active,
+ * across resets), "ftf_rho" (finish-time fairness estimate) and
+ * "remaining_s" come from engine_start.c. Those and "objective" came
+ * after version 1 was
  * published: readers treat them as optional (metrics.c).
  */
 #include "sched/engine_impl.h"
@@ -287,8 +293,17 @@ json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs
 		if (pj->type_name)
 			json_object_object_add(j, "round_type", json_object_new_string(pj->type_name));
 		json_object_object_add(j, "reason", json_object_new_string(pj->reason));
+		if (pj->expected_start > 0)
+			add_int(j, "expected_start", pj->expected_start);
 		const hs_jacct_t *a = hs_acct_find(e, pj->id);
 		if (a) {
+			json_object_object_add(j, "received_total_s",
+					       per_type(e, a->recv_total, 1, 0));
+			add_dbl(j, "active_total_s", a->active_total_s);
+			if (a->have_rho && isfinite(a->rho))
+				add_dbl(j, "ftf_rho", a->rho);
+			if (a->remaining_s > 0 && isfinite(a->remaining_s))
+				add_dbl(j, "remaining_s", a->remaining_s);
 			json_object_object_add(j, "estimate",
 					       json_object_new_string(hs_est_source_name(a->src)));
 			json_object_object_add(j, "target", per_type(e, a->x, 1, 0));

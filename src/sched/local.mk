@@ -23,8 +23,10 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/engine_ops.c \
 	src/sched/engine_state.c \
 	src/sched/engine_status.c \
+	src/sched/engine_start.c \
 	src/sched/metrics.c src/sched/metrics.h \
 	src/sched/status_private.c src/sched/status_private.h \
+	src/sched/job_view.c src/sched/job_view.h \
 	src/sched/statefile.c src/sched/statefile.h
 libhetsched_sched_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 # consumers also link libhetsched_measure.la and libhetsched_core.la

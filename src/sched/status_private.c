@@ -3,10 +3,12 @@
  * PrivateData=jobs, and the per-user view (see status_private.h). */
 #include "sched/status_private.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sched/statefile.h"
@@ -120,4 +122,98 @@ int hs_status_keep_user(json_object *doc, uint32_t uid)
 	if (ids != ids_small)
 		free(ids);
 	return removed;
+}
+
+int hs_status_users_dir(const char *path, char *buf, size_t len)
+{
+	size_t n = strlen(path);
+	if (n >= 5 && !strcmp(path + n - 5, ".json"))
+		n -= 5;
+	int w = snprintf(buf, len, "%.*s.users", (int)n, path);
+	return w < 0 || (size_t)w >= len ? -1 : 0;
+}
+
+/* Is name "<digits>.json" with a uid among uids[n]? */
+static int stale_user_file(const char *name, const int64_t *uids, int n)
+{
+	char *end = NULL;
+	errno = 0;
+	long long uid = strtoll(name, &end, 10);
+	if (end == name || errno || strcmp(end, ".json"))
+		return 0; /* not ours: left alone */
+	for (int k = 0; k < n; k++)
+		if (uids[k] == uid)
+			return 0;
+	return 1;
+}
+
+/* The distinct "user_id"s of doc's jobs (caller frees); -1 = OOM. */
+static int doc_users(json_object *doc, int64_t **out)
+{
+	json_object *jobs = NULL;
+	size_t n = json_object_object_get_ex(doc, "jobs", &jobs) &&
+			   json_object_is_type(jobs, json_type_array)
+		   ? json_object_array_length(jobs)
+		   : 0;
+	int64_t *u = calloc(n + 1, sizeof(*u));
+	if (!u)
+		return -1;
+	int nu = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_object *v = NULL;
+		if (!json_object_object_get_ex(json_object_array_get_idx(jobs, i), "user_id", &v) ||
+		    !json_object_is_type(v, json_type_int))
+			continue;
+		int64_t id = json_object_get_int64(v);
+		int dup = id < 0;
+		for (int k = 0; k < nu && !dup; k++)
+			dup = u[k] == id;
+		if (!dup)
+			u[nu++] = id;
+	}
+	*out = u;
+	return nu;
+}
+
+int hs_status_write_users(const char *path, json_object *doc, hs_err_t *err)
+{
+	if (geteuid() != 0)
+		return 1; /* cannot give files to users: the summary is all */
+	char dir[4200], file[4600];
+	if (hs_status_users_dir(path, dir, sizeof(dir)) < 0)
+		return hs_err_set(err, "%s: path too long", path);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return hs_err_set(err, "cannot create %s: %s", dir, strerror(errno));
+	int64_t *uids = NULL;
+	int nu = doc_users(doc, &uids);
+	if (nu < 0)
+		return hs_err_set(err, "out of memory");
+	int rc = 0;
+	for (int k = 0; k < nu && rc == 0; k++) {
+		/* a copy filtered to the user: the same filter `hetsched status`
+		 * applies for a reader who may read the full document */
+		json_object *mine = NULL;
+		if (json_object_deep_copy(doc, &mine, NULL) < 0 || !mine) {
+			rc = hs_err_set(err, "out of memory");
+			break;
+		}
+		hs_status_keep_user(mine, (uint32_t)uids[k]);
+		snprintf(file, sizeof(file), "%s/%lld.json", dir, (long long)uids[k]);
+		rc = hs_json_write_atomic(file, mine, HS_STATUS_MODE_PRIVATE, err);
+		json_object_put(mine);
+		if (rc == 0 && chown(file, (uid_t)uids[k], (gid_t)-1) < 0)
+			rc = hs_err_set(err, "cannot give %s to uid %lld: %s", file,
+					(long long)uids[k], strerror(errno));
+	}
+	DIR *d = rc == 0 ? opendir(dir) : NULL;
+	for (struct dirent *de; d && (de = readdir(d));) {
+		if (!stale_user_file(de->d_name, uids, nu))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", dir, de->d_name);
+		(void)unlink(file); /* best effort: rewritten or removed next round */
+	}
+	if (d)
+		closedir(d);
+	free(uids);
+	return rc;
 }

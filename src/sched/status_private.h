@@ -8,6 +8,10 @@
  *   - beside it a public summary "<name>.public.json" (mode 0644): the
  *     same document without "jobs" and "ops" (cluster, round and total
  *     counts only);
+ *   - per user with jobs, "<name>.users/<uid>.json" (mode 0600, owned
+ *     by that user; only when slurmctld runs as root): the document
+ *     with only that user's jobs, for `hetsched job` and `hetsched
+ *     status`;
  *   - `hetsched status` reads the full document when it can, and shows a
  *     reader who is neither root nor the file's owner only their own jobs
  *     (e.g. when an administrator made it group-readable); else the summary.
@@ -34,6 +38,17 @@ int hs_status_public_path(const char *path, char *buf, size_t len);
  * and any old summary removed; 1: doc (marked "private_jobs": true) at
  * path mode 0600, the summary beside it mode 0644. */
 int hs_status_write(const char *path, json_object *doc, int private_jobs, hs_err_t *err);
+
+/* "<path minus .json>.users" (or path + ".users"): the directory of the
+ * per-user documents under PrivateData=jobs. */
+int hs_status_users_dir(const char *path, char *buf, size_t len);
+
+/* Under PrivateData=jobs, when running as root: per user with jobs in
+ * doc, "<users dir>/<uid>.json", the document with only that user's jobs
+ * and ops, mode 0600 owned by the user (the directory 0755); files of
+ * users without jobs any more are removed. Without root nothing is
+ * written (users then see the public summary only) and 1 is returned. */
+int hs_status_write_users(const char *path, json_object *doc, hs_err_t *err);
 
 /* Keeps only the jobs (and in-flight ops) of user uid; returns how many
  * jobs were removed. */

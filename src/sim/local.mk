@@ -8,5 +8,6 @@ libhetsched_sim_la_SOURCES = \
 	src/sim/trace.c src/sim/trace.h \
 	src/sim/workload.c src/sim/workload.h \
 	src/sim/sim.c src/sim/sim.h \
+	src/sim/sim_start.c src/sim/sim_start.h \
 	src/sim/report.c src/sim/report.h
 libhetsched_sim_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)

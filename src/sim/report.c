@@ -89,6 +89,45 @@ static json_object *by_pinning(const hs_sim_result_t *r, int pinned)
 	return o;
 }
 
+/* Start-time estimate error (sim_start.h) over the measured jobs that
+ * started and were predicted: absolute error of the first prediction
+ * and of the prediction one round after arrival, next to the naive
+ * baseline "starts now" (the time the prediction was made). */
+static json_object *start_errors(const hs_sim_result_t *r)
+{
+	double *v[4];
+	long n[4] = { 0 };
+	for (int k = 0; k < 4; k++)
+		v[k] = malloc(((size_t)r->njobs + 1) * sizeof(double));
+	json_object *o = json_object_new_object();
+	if (!v[0] || !v[1] || !v[2] || !v[3] || !o) {
+		for (int k = 0; k < 4; k++)
+			free(v[k]);
+		json_object_put(o);
+		return NULL;
+	}
+	for (long i = 0; i < r->njobs; i++) {
+		const hs_sim_job_t *j = &r->jobs[i];
+		if (!j->measured || j->first_start_s < 0)
+			continue;
+		if (j->pred_first_at >= 0) {
+			v[0][n[0]++] = fabs(j->pred_first_s - j->first_start_s);
+			v[1][n[1]++] = fabs(j->pred_first_at - j->first_start_s);
+		}
+		if (j->pred_late_at >= 0) {
+			v[2][n[2]++] = fabs(j->pred_late_s - j->first_start_s);
+			v[3][n[3]++] = fabs(j->pred_late_at - j->first_start_s);
+		}
+	}
+	static const char *const keys[4] = { "first", "first_baseline_now", "after_one_round",
+					     "after_one_round_baseline_now" };
+	for (int k = 0; k < 4; k++) {
+		json_object_object_add(o, keys[k], stats(v[k], n[k]));
+		free(v[k]);
+	}
+	return o;
+}
+
 json_object *hs_sim_summary(const hs_sim_result_t *r, const hs_sim_opts_t *o, hs_err_t *err)
 {
 	(void)o;
@@ -165,6 +204,7 @@ json_object *hs_sim_summary(const hs_sim_result_t *r, const hs_sim_opts_t *o, hs
 	json_object_object_add(s, "ftf_rho", fst);
 	json_object_object_add(s, "pinned", by_pinning(r, 1));
 	json_object_object_add(s, "preemptible", by_pinning(r, 0));
+	json_object_object_add(s, "start_estimate_abs_error_s", start_errors(r));
 	json_object_object_add(s, "starts", json_object_new_int64(starts));
 	json_object_object_add(s, "preemptions", json_object_new_int64(pre));
 	json_object_object_add(s, "migrations", json_object_new_int64(mig));

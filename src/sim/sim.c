@@ -4,6 +4,7 @@
  * mechanism who runs where each round, and advances a clock instead of
  * acting on Slurm. Also the fluid "ideal" mode used as the reference. */
 #include "sim/sim.h"
+#include "sim/sim_start.h"
 
 #include "core/pinned.h"
 #include "core/problem_json.h"
@@ -268,6 +269,7 @@ static int admit(sim_t *s, const hs_trace_job_t *tj, hs_err_t *err)
 	j->line = tj->line;
 	j->pinned = tj->pinned;
 	j->first_start_s = j->finish_s = -1.0;
+	j->pred_first_s = j->pred_first_at = j->pred_late_s = j->pred_late_at = -1.0;
 	j->type = -1;
 	j->partner = -1;
 	j->measured = in_window(s->o, j->index);
@@ -696,6 +698,21 @@ static double apply_round(sim_t *s, const hs_round_out_t *out, double *busy)
 	return full ? s->now + R : end_max;
 }
 
+/* Predicted starts of the jobs that wait (sim_start.h), before this
+ * round's decisions are applied. */
+static int predict_starts(sim_t *s, const hs_round_out_t *out, hs_err_t *err)
+{
+	hs_sim_job_t **jobs = malloc(((size_t)s->nactive + 1) * sizeof(*jobs));
+	if (!jobs)
+		return hs_err_set(err, "out of memory");
+	for (long k = 0; k < s->nactive; k++)
+		jobs[k] = &s->res->jobs[s->active[k]];
+	int rc = hs_sim_predict_starts(s->mech, &s->p, out, jobs, s->now, s->o->mopts.round_s,
+				       s->res->total_gpus, &s->o->mopts, err);
+	free(jobs);
+	return rc;
+}
+
 static int run_rounds(sim_t *s, hs_err_t *err)
 {
 	double last_round = s->now;
@@ -741,6 +758,8 @@ static int run_rounds(sim_t *s, hs_err_t *err)
 		int rc = hs_mech_schedule(s->mech, &in, have ? &alloc : NULL, &out, err);
 		if (have)
 			hs_alloc_free(&alloc);
+		if (rc == 0)
+			rc = predict_starts(s, &out, err);
 		if (rc < 0) {
 			hs_round_out_free(&out);
 			return -1;

@@ -107,6 +107,9 @@ typedef struct hs_sim_job {
 	/* progress */
 	double done_steps;
 	double first_start_s, finish_s;  /* -1 = not yet */
+	/* predicted start (sim_start.h): the first prediction, and the first
+	 * made at least one round after arrival; *_at when made, -1 = none */
+	double pred_first_s, pred_first_at, pred_late_s, pred_late_at;
 	int measured;
 	/* where it runs now */
 	int ngpus;

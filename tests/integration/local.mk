@@ -33,6 +33,11 @@ TESTS += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.
 endif
 EXTRA_DIST += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.sh \
 	tests/integration/sched_refused.sh tests/integration/sched_hetjob.sh
+# expected start times and the per-job view (issue 15)
+if BUILD_PLUGINS
+TESTS += tests/integration/sched_jobview.sh
+endif
+EXTRA_DIST += tests/integration/sched_jobview.sh
 EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \

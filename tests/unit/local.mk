@@ -63,6 +63,11 @@ tests_unit_test_mechanism_SOURCES = tests/unit/test_mechanism.c
 tests_unit_test_mechanism_LDADD = $(UNIT_LDADD)
 tests_unit_test_mechanism_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_mechanism
+check_PROGRAMS += tests/unit/test_start_est
+tests_unit_test_start_est_SOURCES = tests/unit/test_start_est.c
+tests_unit_test_start_est_LDADD = $(UNIT_LDADD)
+tests_unit_test_start_est_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_start_est
 endif
 
 # src/report: wire format, estimator, record, GRES type, /proc
@@ -140,6 +145,11 @@ tests_unit_test_metrics_SOURCES = tests/unit/test_metrics.c
 tests_unit_test_metrics_LDADD = $(SCHED_UNIT_LDADD)
 tests_unit_test_metrics_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_metrics
+check_PROGRAMS += tests/unit/test_job_view
+tests_unit_test_job_view_SOURCES = tests/unit/test_job_view.c
+tests_unit_test_job_view_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_job_view_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_job_view
 endif
 # ... parsed strictly by python3-prometheus-client's OpenMetrics parser
 TESTS += tests/unit/test_metrics_parse.sh

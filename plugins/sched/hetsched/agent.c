@@ -293,6 +293,10 @@ static void write_status(agent_t *a, const hs_snap_t *s, const hs_plan_t *p,
 	json_object *doc = hs_engine_status(a->engine, s, p, st, time(NULL), &err);
 	if (!doc || hs_status_write(a->status_path, doc, a->private_jobs, &err) < 0)
 		error(HS_LOG_PREFIX "cannot write status %s: %s", a->status_path, err.msg);
+	/* PrivateData=jobs: each user's own jobs in a file only they read
+	 * (`hetsched job`); without root, users get the summary only */
+	else if (a->private_jobs && hs_status_write_users(a->status_path, doc, &err) < 0)
+		error(HS_LOG_PREFIX "cannot write per-user status: %s", err.msg);
 	write_metrics(a, doc);
 	json_object_put(doc);
 }

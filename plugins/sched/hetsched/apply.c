@@ -6,7 +6,7 @@
  * alone until the next round. Order: first what frees GPUs (checkpoint
  * signals, requeues, suspends), then starts and resumes, then the
  * suspends of time slicing (after the job packed onto the suspended
- * one's GPUs started), then reasons.
+ * one's GPUs started), then reasons and expected start times.
  * A failed start leaves the job pending; a failed requeue leaves it
  * running. Starting on chosen nodes follows backfill's _start_job():
  * exclude every other node, select_nodes(), restore, launch. */
@@ -292,6 +292,21 @@ static void set_reason(job_record_t *job_ptr, const char *why)
 	}
 }
 
+/* The expected start of a job that stays pending (squeue --start,
+ * scontrol show job), from the round's plan (engine_start.c). As
+ * backfill does: a time not in the future becomes now + 1 (Slurm shows a
+ * pending job's start_time only when it is set); a pending job without
+ * an estimate gets 0 (no stale time from an earlier round). */
+static void set_expected_start(job_record_t *job_ptr, int64_t when, time_t now)
+{
+	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr))
+		return;
+	if (when <= 0)
+		job_ptr->start_time = 0;
+	else
+		job_ptr->start_time = when > now ? (time_t)when : now + 1;
+}
+
 void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		   hs_round_stats_t *st, int packing)
 {
@@ -367,8 +382,10 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 	 * (dependencies, begin times: job_independent updates them) */
 	for (int i = 0; i < plan->njobs; i++) {
 		job_record_t *job_ptr = find_job_record(plan->jobs[i].id);
-		if (job_ptr)
-			set_reason(job_ptr, plan->jobs[i].reason);
+		if (!job_ptr)
+			continue;
+		set_reason(job_ptr, plan->jobs[i].reason);
+		set_expected_start(job_ptr, plan->jobs[i].expected_start, now);
 	}
 	for (int i = 0; i < s->njobs; i++) {
 		if (s->jobs[i].stale) {

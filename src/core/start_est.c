@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* start_est.c — expected start times from the mechanism's state and a
+ * list-scheduling pass over the GPU pool (start_est.h). */
+#include "core/start_est.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Tolerance when rounding times to round boundaries: a time a hair past
+ * a boundary (floating point) belongs to that boundary. */
+#define EST_EPS 1e-6
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Rounds after `now` until t, at least 1. */
+static double rounds_until(const hs_start_in_t *in, double t)
+{
+	double n = ceil((t - in->now) / in->round_s - EST_EPS);
+	return n < 1 ? 1 : n;
+}
+
+/* The g earliest-free GPUs of the pool (sorted ascending) are busy from
+ * max(at, when they free up) for dur seconds; returns that start. With
+ * `forced`, the job starts at `at` anyway (the mechanism preempts others
+ * to give a share job its time) and only the pool's load moves. */
+static double occupy(double *pool, int npool, int g, double at, double dur, int forced,
+		     const hs_start_in_t *in, int round_up)
+{
+	double t = pool[g - 1] > at ? pool[g - 1] : at;
+	if (forced)
+		t = at;
+	else if (round_up)
+		t = in->now + rounds_until(in, t) * in->round_s;
+	for (int k = 0; k < g; k++)
+		pool[k] = (pool[k] > t ? pool[k] : t) + dur;
+	qsort(pool, (size_t)npool, sizeof(*pool), cmp_dbl);
+	return t;
+}
+
+static double duration(const hs_start_in_t *in, const hs_start_job_t *j)
+{
+	return j->remaining_s > 0 && isfinite(j->remaining_s) ? j->remaining_s : in->unknown_s;
+}
+
+/* The share job's next round: the first n >= 1 with
+ * recv / (E + n R) <= f (start_est.h). */
+static double share_start(const hs_start_in_t *in, const hs_start_job_t *j)
+{
+	double f = j->share > 1 ? 1 : j->share;
+	double n = ceil((j->recv_s / f - in->since_reset_s) / in->round_s - EST_EPS);
+	if (!(n >= 1))
+		n = 1;
+	return in->now + n * in->round_s;
+}
+
+int hs_start_estimate(const hs_start_in_t *in, const hs_start_job_t *jobs, int njobs,
+		      double *start, hs_err_t *err)
+{
+	if (!in || njobs < 0 || (njobs > 0 && (!jobs || !start)))
+		return hs_err_set(err, "start estimate: bad arguments");
+	if (!(in->round_s > 0) || !isfinite(in->now) || !(in->since_reset_s >= 0) ||
+	    !(in->unknown_s > 0) || in->gpus < 0)
+		return hs_err_set(err, "start estimate: bad round parameters");
+	for (int i = 0; i < njobs; i++)
+		if (jobs[i].gpus < 1 || !(jobs[i].share >= 0) || !(jobs[i].recv_s >= 0))
+			return hs_err_set(err, "start estimate: job %d: bad input", i);
+	double *pool = malloc(((size_t)in->gpus + 1) * sizeof(*pool));
+	if (!pool)
+		return hs_err_set(err, "out of memory");
+	for (int k = 0; k < in->gpus; k++)
+		pool[k] = in->now;
+	/* pass 0: running jobs hold their GPUs; 1: share jobs come back at
+	 * their round; 2: the queue of jobs without a share */
+	for (int pass = 0; pass < 3; pass++) {
+		for (int i = 0; i < njobs; i++) {
+			const hs_start_job_t *j = &jobs[i];
+			int shared = j->share > 0 || (in->sharing && j->new_job);
+			int mine = pass == 0 ? j->running
+				 : pass == 1 ? !j->running && shared
+					     : !j->running && !shared;
+			if (!mine)
+				continue;
+			if (j->gpus > in->gpus) {
+				start[i] = j->running ? in->now : -1;
+				continue;
+			}
+			if (pass == 0) {
+				(void)occupy(pool, in->gpus, j->gpus, in->now, duration(in, j), 1, in, 0);
+				start[i] = in->now;
+			} else if (pass == 1) {
+				start[i] = j->share > 0 ? share_start(in, j)
+							 : in->now + rounds_until(in, in->next_reset) *
+									     in->round_s;
+				(void)occupy(pool, in->gpus, j->gpus, start[i], duration(in, j), 1, in,
+					     0);
+			} else {
+				start[i] = occupy(pool, in->gpus, j->gpus, in->now + in->round_s,
+						  duration(in, j), 0, in, 1);
+			}
+		}
+	}
+	free(pool);
+	return 0;
+}

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# sched_jobview.sh — what users see of sched/hetsched's plan (issue 15):
+# `squeue --start` shows an expected start for a pending GPU job; `hetsched
+# job ID` shows the job's share and why it waits; under PrivateData=jobs
+# another user (nobody) cannot see someone else's job in the per-job view
+# but sees their own, from the per-user status document. One GPU, FIFO
+# policy: one job runs, the others queue. TAP output.
+. "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+. "$HS_SRCDIR/tests/integration/sched_lib.sh"
+it_begin "sched/hetsched: expected start times and the per-job view"
+
+sched_cluster j v100:1:1 --conf-extra PrivateData=jobs || bail "cluster did not come up"
+check "hetsched.conf: FIFO, 10 s rounds" it_hetsched_conf "$J_DIR" RoundLength=10 \
+	MinRoundInterval=2 Policy=fifo
+spool=$J_DIR/spool/slurmctld
+status=$spool/hetsched_status.json
+# mktemp made the cluster directory 0700; a real StateSaveLocation lets
+# users through to the status documents
+chmod o+x "$J_DIR" "$J_DIR/spool" "$spool"
+work=$(mktemp -d /tmp/hs-it-jobview.XXXXXX)
+chmod 1777 "$work"
+
+a=$(sbatch --parsable -o /dev/null --gres=gpu:1 -t 5 --wrap "sleep 300")
+b=$(sbatch --parsable -o /dev/null --gres=gpu:1 -t 3 --wrap "sleep 300")
+n=$(sbatch --parsable -D "$work" -o /dev/null --uid=nobody --gid=nogroup --gres=gpu:1 -t 3 \
+	--wrap "sleep 300")
+echo "jobs: root running $a, root pending $b, nobody pending $n" | diag
+
+# wait until a round planned all three (B pending with an expected start)
+start_of() { squeue -h -j "$1" -o %S 2>/dev/null; }
+end=$(($(date +%s) + 60))
+while :; do
+	s=$(start_of "$b")
+	case $s in "" | N/A) ;; *) break ;; esac
+	[ "$(date +%s)" -ge "$end" ] && break
+	sleep 1
+done
+squeue --start | diag
+check "squeue --start: pending job $b has an expected start" \
+	sh -c "squeue --start -h -j $b -o %S | grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T'"
+check "the expected start is after now" \
+	test "$(date -d "$(start_of "$b")" +%s)" -ge "$(($(date +%s) - 5))"
+check "scontrol show job shows it too" \
+	sh -c "scontrol show job $b | grep -Eq 'StartTime=[0-9]{4}-'"
+
+# per-job view, as root (may read the full document)
+"$HS_CLI" job --file "$status" "$b" >"$work/b.txt" 2>&1
+rc=$?
+diag <"$work/b.txt"
+check "hetsched job $b: exit 0" test $rc -eq 0
+check "hetsched job $b: why it waits" grep -q '^  why: it waits for GPUs' "$work/b.txt"
+check "hetsched job $b: the scheduler's reason" grep -q '^  scheduler says: hetsched' "$work/b.txt"
+check "hetsched job $b: share line" grep -q '^  share in the current allocation: ' "$work/b.txt"
+check "hetsched job $b: expected start" grep -q '^  expected start: ' "$work/b.txt"
+# (not checked: a running job FIFO does not preempt is "pinned" and the
+# status document lists only the round's plan jobs, so `hetsched job`
+# does not show it; see the branch report)
+
+# PrivateData=jobs: nobody reads only their own per-user document
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+check "per-user document of nobody: mode 0600, owned by nobody" \
+	test "$(stat -c '%a %U' "$spool/hetsched_status.users/$(id -u nobody).json")" = "600 nobody"
+as_nobody "$HS_CLI" job --file "$status" "$n" >"$work/n.txt" 2>&1
+rc=$?
+diag <"$work/n.txt"
+check "nobody: hetsched job $n (own job) shows it" \
+	sh -c "test $rc -eq 0 && grep -q '^job $n: pending' '$work/n.txt'"
+as_nobody "$HS_CLI" job --file "$status" "$b" >"$work/nb.txt" 2>&1
+rc=$?
+diag <"$work/nb.txt"
+check "nobody: hetsched job $b (root's job) is refused" \
+	sh -c "test $rc -eq 1 && grep -q 'no job $b among' '$work/nb.txt' && ! grep -q '^job $b' '$work/nb.txt'"
+
+scancel "$a" "$b" "$n"
+it_wait_jobs 30 "$a" "$b" "$n" >/dev/null 2>&1
+rm -rf "$work"
+it_done
