@@ -22,7 +22,7 @@ EXTRA_DIST += bench/cluster_bench.sh bench/cluster_report.py bench/cluster_jct.g
 #   bench/arrays_fill.sh [GPUS_SPEC] [TASKS]   (root, from the build dir)
 EXTRA_DIST += bench/arrays_fill.sh
 # a 128-node, 2,048-GPU live cluster with a long queue, sched/backfill vs
-# sched/hetsched (issue 12; not a test, minutes of CPU):
+# sched/hetsched (not a test, minutes of CPU):
 #   nice -n 10 bench/scale.sh [-q QUEUE] [-t SECS]   (root, from the build dir)
 EXTRA_DIST += bench/scale.sh bench/scale_report.py bench/scale.gp
 EXTRA_DIST += bench/pinned/run.sh

@@ -3,7 +3,7 @@
 # bench/scale.sh — one real slurmctld + slurmdbd with 128 nodes (one
 # slurmd -N each) and 2,048 GPUs of 4 types, a long queue, ~2,000 running
 # jobs and a steady submission stream, under sched/backfill and then under
-# sched/hetsched + select/hetsched_cons_tres in the same run (issue 12).
+# sched/hetsched + select/hetsched_cons_tres in the same run.
 # Not a test (minutes of CPU on a shared machine): run it by hand.
 #
 # Usage (root, from the build dir, after make):

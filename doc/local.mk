@@ -22,10 +22,10 @@ dist_doc_DATA += doc/policy-engine.md
 EXTRA_DIST += doc/robustness.md
 # OpenMetrics for Prometheus
 dist_doc_DATA += doc/metrics.md
-# sacct/sreport recipes and the timeline picture (issue 15)
+# sacct/sreport recipes and the timeline picture
 dist_doc_DATA += doc/accounting.md
 # scale: the live large cluster (bench/scale.sh), the solver, the simulator
 EXTRA_DIST += doc/scale.md
-# expected start times and the per-job view (issue 15)
+# expected start times and the per-job view
 dist_man_MANS += doc/man/hetsched-job.1
 EXTRA_DIST += doc/start-times.md

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* engine_pinned.c — jobs hetsched cannot preempt (issue #11): which jobs
+/* engine_pinned.c — jobs hetsched cannot preempt: which jobs
  * those are, and which pending ones may enter this round's problem
  * (core/pinned.h; doc/policies.md "Jobs that cannot be preempted"). A
  * running one is already out of the problem (HS_ROLE_PINNED, its GPUs not

@@ -84,7 +84,7 @@ check "down: b is still healthy" quiet "$HS_CLUSTER" status --dir "$B_DIR"
 check "down twice: exits 0" test $? -eq 0
 check "down: no lock file left beside the directory" test ! -e "$(dirname "$A_DIR")/.$(basename "$A_DIR").hs-cluster.lock"
 
-# Past 90 nodes (issue 12): free-ports sizes the block, up refuses a
+# Past 90 nodes: free-ports sizes the block, up refuses a
 # cluster whose node ports would reach the ephemeral range. Neither
 # starts a daemon (a 128-node cluster takes minutes: bench/scale.sh).
 big=$("$HS_CLUSTER" free-ports --nodes 128 --port-base 32000)

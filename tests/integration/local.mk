@@ -33,7 +33,7 @@ TESTS += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.
 endif
 EXTRA_DIST += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.sh \
 	tests/integration/sched_refused.sh tests/integration/sched_hetjob.sh
-# expected start times and the per-job view (issue 15)
+# expected start times and the per-job view
 if BUILD_PLUGINS
 TESTS += tests/integration/sched_jobview.sh
 endif
@@ -85,7 +85,7 @@ EXTRA_DIST += tests/integration/pytorch_job.sh
 # SIGKILL within 5 s, doc/robustness.md) and so fails some runs; it joins
 # CI when they are fixed. Run it by hand: tests/integration/soak_short.sh.
 EXTRA_DIST += tests/integration/soak_short.sh
-# timeline SVG from sacct, sreport GPU time per type (issue 15)
+# timeline SVG from sacct, sreport GPU time per type
 if BUILD_PLUGINS
 TESTS += tests/integration/timeline.sh
 endif

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# sched_hetjob.sh — heterogeneous jobs under sched/hetsched (issue 17).
+# sched_hetjob.sh — heterogeneous jobs under sched/hetsched.
 # Only backfill starts het jobs in Slurm (the main loop skips their
 # components), and slurmctld itself refuses to accept them unless
 # SchedulerType=sched/backfill: sbatch and salloc fail at once with

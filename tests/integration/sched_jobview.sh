@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# sched_jobview.sh — what users see of sched/hetsched's plan (issue 15):
+# sched_jobview.sh — what users see of sched/hetsched's plan:
 # `squeue --start` shows an expected start for a pending GPU job; `hetsched
 # job ID` shows the job's share and why it waits; under PrivateData=jobs
 # another user (nobody) cannot see someone else's job in the per-job view

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# timeline.sh — the accounting side of issue 15 on a local cluster: three
+# timeline.sh — the accounting side (timeline, sreport) on a local cluster: three
 # small GPU jobs (one requeued once) under sched/hetsched; `hetsched
 # timeline` draws their sacct history (doc/accounting.md recipe) as an SVG
 # that is well-formed, has one bar per incarnation on a GPU and one restart

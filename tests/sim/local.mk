@@ -20,6 +20,6 @@ endif
 
 TESTS += tests/sim/test_simulate_cli.sh
 EXTRA_DIST += tests/sim/test_simulate_cli.sh
-# `hetsched simulate --timeline` drawn by `hetsched timeline` (issue 15)
+# `hetsched simulate --timeline` drawn by `hetsched timeline`
 TESTS += tests/sim/test_timeline_cli.sh
 EXTRA_DIST += tests/sim/test_timeline_cli.sh

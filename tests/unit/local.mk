@@ -168,7 +168,7 @@ EXTRA_DIST += tests/unit/data/ftf_efail.json tests/unit/data/wf_infeasible.json
 TESTS += tests/unit/test_soak_checks.sh
 EXTRA_DIST += tests/unit/test_soak_checks.sh
 
-# jobs that cannot be preempted (issue 11)
+# jobs that cannot be preempted
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_pinned
 tests_unit_test_pinned_SOURCES = tests/unit/test_pinned.c

@@ -1158,7 +1158,7 @@ static void test_max_jobs(void **state)
 	hs_engine_free(e);
 }
 
-/* Beyond MaxJobs (issue 12): the same snapshot of 8 pending jobs, round
+/* Beyond MaxJobs: the same snapshot of 8 pending jobs, round
  * after round (nothing applied, so the queue stays); of MaxJobs=4 slots,
  * three go to the highest priorities every round and one rotates through
  * the other five, so each of those is in the problem once in five rounds

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sched_pinned.c — the round engine with jobs that cannot be
- * preempted (no checkpoints, the default; issue #11, core/pinned.h): a
+ * preempted (no checkpoints, the default, core/pinned.h): a
  * mixed queue where half the jobs are pinned. Pinned jobs are never
  * suspended, checkpointed or requeued; they hold at most their group's
  * share of the GPUs (plus what the preemptible jobs leave), the
