@@ -55,25 +55,10 @@ static void duration(char *buf, size_t len, double s)
 		snprintf(buf, len, "%ld s", t);
 }
 
-/* "v100 50%, k80 25%" of a {"type": fraction} object; 0 entries: none. */
-static int print_fractions(FILE *out, json_object *o)
-{
-	int n = 0;
-	if (!o || !json_object_is_type(o, json_type_object))
-		return 0;
-	json_object_object_foreach(o, type, v)
-	{
-		double x = json_object_get_double(v);
-		if (!(x > 0))
-			continue;
-		fprintf(out, "%s%s %.0f%%", n ? ", " : "", type, 100.0 * x);
-		n++;
-	}
-	return n;
-}
-
-/* "v100 15 min, k80 3 min" of a {"type": seconds} object. */
-static int print_times(FILE *out, json_object *o)
+/* "v100 50%, k80 25%" of a {"type": fraction} object (as_time 0), or
+ * "v100 15 min, k80 3 min" of a {"type": seconds} one (as_time 1);
+ * returns the number of entries printed (0: none). */
+static int print_per_type(FILE *out, json_object *o, int as_time)
 {
 	int n = 0;
 	if (!o || !json_object_is_type(o, json_type_object))
@@ -84,7 +69,10 @@ static int print_times(FILE *out, json_object *o)
 		if (!(x > 0))
 			continue;
 		char d[32];
-		duration(d, sizeof(d), x);
+		if (as_time)
+			duration(d, sizeof(d), x);
+		else
+			snprintf(d, sizeof(d), "%.0f%%", 100.0 * x);
 		fprintf(out, "%s%s %s", n ? ", " : "", type, d);
 		n++;
 	}
@@ -161,19 +149,19 @@ int hs_job_view_print(FILE *out, json_object *doc, json_object *j, time_t now)
 		fprintf(out, "%s\n", nodes && json_object_array_length(nodes) ? ")" : "");
 	}
 	fprintf(out, "  share in the current allocation: ");
-	if (!print_fractions(out, get(j, "target")))
+	if (!print_per_type(out, get(j, "target"), 0))
 		fprintf(out, "none");
 	fprintf(out, "\n");
 	if (has_num(j, "active_s", &v) && v > 0) {
 		char d[32];
 		duration(d, sizeof(d), v);
 		fprintf(out, "  received since the allocation began (%s ago): ", d);
-		if (!print_fractions(out, get(j, "received")))
+		if (!print_per_type(out, get(j, "received"), 0))
 			fprintf(out, "nothing");
 		fprintf(out, "\n");
 	}
 	fprintf(out, "  has run: ");
-	if (!print_times(out, get(j, "received_total_s")))
+	if (!print_per_type(out, get(j, "received_total_s"), 1))
 		fprintf(out, "not yet");
 	if (has_num(j, "active_total_s", &v) && v > 0) {
 		char d[32];

@@ -16,6 +16,24 @@
 #include "sched/engine.h"
 #include "sched/snapshot.h"
 
+/* An engine on the defaults plus conf_text (hetsched.conf lines, may be
+ * NULL), logging to logger; a bad configuration aborts the test. */
+static inline hs_engine_t *fx_engine(const char *conf_text, hs_log_fn logger)
+{
+	hs_sconf_t c;
+	hs_err_t err;
+	hs_engine_t *e = NULL;
+	if (hs_sconf_defaults(&c, &err) == 0 &&
+	    (!conf_text || hs_sconf_parse_text(&c, conf_text, &err) == 0))
+		e = hs_engine_new(&c, logger, NULL, &err);
+	hs_sconf_free(&c);
+	if (!e) {
+		fprintf(stderr, "fx_engine: %s\n", err.msg);
+		abort();
+	}
+	return e;
+}
+
 /* A fake cluster: nodes and jobs that persist across rounds. */
 typedef struct fx_job {
 	uint32_t id;

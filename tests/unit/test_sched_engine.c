@@ -30,16 +30,7 @@ static void logger(void *arg, int level, const char *msg)
 
 static hs_engine_t *engine_with(const char *conf_text)
 {
-	hs_sconf_t c;
-	hs_err_t err;
-	assert_int_equal(hs_sconf_defaults(&c, &err), 0);
-	if (conf_text && hs_sconf_parse_text(&c, conf_text, &err) < 0)
-		fail_msg("conf: %s", err.msg);
-	hs_engine_t *e = hs_engine_new(&c, logger, NULL, &err);
-	if (!e)
-		fail_msg("engine: %s", err.msg);
-	hs_sconf_free(&c);
-	return e;
+	return fx_engine(conf_text, logger);
 }
 
 /* Two types, one GPU each: A is 10x faster on v100, B barely cares. */
