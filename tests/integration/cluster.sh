@@ -89,7 +89,7 @@ check "down: no lock file left beside the directory" test ! -e "$(dirname "$A_DI
 # starts a daemon (a 128-node cluster takes minutes: bench/scale.sh).
 big=$("$HS_CLUSTER" free-ports --nodes 128 --port-base 32000)
 check "free-ports --nodes 128: a base with 200 ports below 32768" \
-	sh -c "[ -n '$big' ] && [ '$big' -ge 32000 ] && [ \$(('$big' + 199)) -le 32767 ]"
+	sh -c "[ -n '$big' ] && [ '$big' -ge 32000 ] && [ \$(($big + 199)) -le 32767 ]"
 check "free-ports --nodes 1000 finds no block from 32000" sh -c "! '$HS_CLUSTER' free-ports --nodes 1000 --port-base 32000 2>/dev/null"
 toobig=$(mktemp -u /tmp/hs-it-toobig.XXXXXX)
 "$HS_CLUSTER" up -q --dir "$toobig" --port-base 32600 --gpus v100:100:1,k80:100:1 >"$toobig.out" 2>&1
