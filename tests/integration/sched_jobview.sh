@@ -4,15 +4,18 @@
 # `squeue --start` shows an expected start for a pending GPU job; `hetsched
 # job ID` shows the job's share and why it waits; under PrivateData=jobs
 # another user (nobody) cannot see someone else's job in the per-job view
-# but sees their own, from the per-user status document. One GPU, FIFO
+# but sees their own, from the per-user status document; and the
+# MetricsFile slurmctld writes after each round parses with the strict
+# OpenMetrics parser of python3-prometheus-client and counts this cluster. One GPU, FIFO
 # policy: one job runs, the others queue. TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
 it_begin "sched/hetsched: expected start times and the per-job view"
 
 sched_cluster j v100:1:1 --conf-extra PrivateData=jobs || bail "cluster did not come up"
-check "hetsched.conf: FIFO, 10 s rounds" it_hetsched_conf "$J_DIR" RoundLength=10 \
-	MinRoundInterval=2 Policy=fifo
+metrics=$J_DIR/hetsched.prom
+check "hetsched.conf: FIFO, 10 s rounds, a metrics file" it_hetsched_conf "$J_DIR" RoundLength=10 \
+	MinRoundInterval=2 Policy=fifo "MetricsFile=$metrics"
 spool=$J_DIR/spool/slurmctld
 status=$spool/hetsched_status.json
 # mktemp made the cluster directory 0700; a real StateSaveLocation lets
@@ -43,6 +46,28 @@ check "the expected start is after now" \
 	test "$(date -d "$(start_of "$b")" +%s)" -ge "$(($(date +%s) - 5))"
 check "scontrol show job shows it too" \
 	sh -c "scontrol show job $b | grep -Eq 'StartTime=[0-9]{4}-'"
+
+# the metrics file of a live slurmctld, parsed strictly: one v100 GPU,
+# the three GPU jobs (by state: the round may have seen the first one
+# still pending), at least one round, and "# EOF" (the parser refuses a
+# file without it)
+check "MetricsFile written after a round" test -s "$metrics"
+check "MetricsFile: strict OpenMetrics parse, 1 v100 GPU, 3 GPU jobs, rounds counted" \
+	/usr/bin/python3 - "$metrics" <<'PY'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+def value(fam, sample, **labels):
+    for s in fams[fam].samples:
+        if s.name == sample and all(s.labels.get(k) == v for k, v in labels.items()):
+            return s.value
+    return None
+jobs = sum(s.value for s in fams["hetsched_jobs"].samples)
+got = (value("hetsched_gpus", "hetsched_gpus", type="v100"), jobs,
+       value("hetsched_rounds", "hetsched_rounds_total"))
+print("metrics: v100 GPUs, GPU jobs, rounds =", got, file=sys.stderr)
+sys.exit(0 if got[0] == 1 and got[1] == 3 and (got[2] or 0) >= 1 else 1)
+PY
 
 # per-job view, as root (may read the full document)
 "$HS_CLI" job --file "$status" "$b" >"$work/b.txt" 2>&1
