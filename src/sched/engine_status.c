@@ -170,6 +170,108 @@ static json_object *gpu_jobs_doc(const hs_snap_t *s)
 	return o;
 }
 
+/* "nodes" (each once) and "type" of the GPUs job sj holds, if any. */
+static void add_held(json_object *j, const hs_snap_t *s, const hs_sjob_t *sj)
+{
+	if (sj->nheld <= 0)
+		return;
+	json_object *nodes = json_object_new_array();
+	const char *type = NULL;
+	for (int g = 0; g < sj->nheld; g++) {
+		const hs_snode_t *nd = &s->nodes[sj->held[g].node];
+		type = nd->gpu_type;
+		int dup = 0;
+		for (int h = 0; h < g; h++)
+			dup |= sj->held[h].node == sj->held[g].node;
+		if (!dup)
+			json_object_array_add(nodes, json_object_new_string(nd->name));
+	}
+	json_object_object_add(j, "nodes", nodes);
+	if (type)
+		json_object_object_add(j, "type", json_object_new_string(type));
+}
+
+/* One job of the round's plan: its state, GPUs, the plan's op and reason,
+ * and what the engine's accounting knows of it. */
+static json_object *plan_job_doc(const hs_engine_t *e, const hs_snap_t *s,
+				 const hs_plan_job_t *pj)
+{
+	const hs_sjob_t *sj = pj->snap >= 0 && pj->snap < s->njobs ? &s->jobs[pj->snap] : NULL;
+	json_object *j = json_object_new_object();
+	add_int(j, "id", pj->id);
+	json_object_object_add(j, "state", json_object_new_string(state_name(pj->state)));
+	if (sj) {
+		add_int(j, "user_id", sj->user_id);
+		add_int(j, "gpus", sj->gpus);
+		add_held(j, s, sj);
+	}
+	json_object_object_add(j, "op", json_object_new_string(hs_plan_op_name(pj->op)));
+	if (pj->type_name)
+		json_object_object_add(j, "round_type", json_object_new_string(pj->type_name));
+	json_object_object_add(j, "reason", json_object_new_string(pj->reason));
+	if (pj->expected_start > 0)
+		add_int(j, "expected_start", pj->expected_start);
+	const hs_jacct_t *a = hs_acct_find(e, pj->id);
+	if (a) {
+		json_object_object_add(j, "received_total_s",
+				       per_type(e, a->recv_total, 1, 0));
+		add_dbl(j, "active_total_s", a->active_total_s);
+		if (a->have_rho && isfinite(a->rho))
+			add_dbl(j, "ftf_rho", a->rho);
+		if (a->remaining_s > 0 && isfinite(a->remaining_s))
+			add_dbl(j, "remaining_s", a->remaining_s);
+		json_object_object_add(j, "estimate",
+				       json_object_new_string(hs_est_source_name(a->src)));
+		json_object_object_add(j, "target", per_type(e, a->x, 1, 0));
+		json_object_object_add(j, "received",
+				       per_type(e, a->recv_reset, a->active_reset_s, 0));
+		json_object_object_add(j, "received_s", per_type(e, a->recv_reset, 1, 0));
+		add_dbl(j, "active_s", a->active_reset_s);
+		add_dbl(j, "weight", a->weight);
+		if (a->account[0])
+			json_object_object_add(j, "account",
+					       json_object_new_string(a->account));
+		json_object_object_add(j, "throughput", per_type(e, a->thr, 1, 0));
+		json_object_object_add(j, "measured", per_type(e, a->meas, 1, 0));
+	}
+	return j;
+}
+
+/* Running or suspended GPU jobs the plan does not list: jobs the policy
+ * leaves alone because sched/hetsched cannot preempt them (pinned: no
+ * checkpoints, requeue=0, PreemptMode=off, ...). Users look for them in
+ * `hetsched job` too; they keep their GPUs until they end. */
+static void add_unplanned_holders(json_object *jobs, const hs_snap_t *s, const hs_plan_t *plan)
+{
+	/* planned[i]: snapshot job i is in the plan (one pass, not a search
+	 * per job: the queue may hold tens of thousands) */
+	unsigned char *planned = calloc((size_t)s->njobs + 1, 1);
+	if (!planned)
+		return; /* the document just lacks them this round */
+	for (int k = 0; plan && k < plan->njobs; k++)
+		if (plan->jobs[k].snap >= 0 && plan->jobs[k].snap < s->njobs)
+			planned[plan->jobs[k].snap] = 1;
+	for (int i = 0; i < s->njobs; i++) {
+		const hs_sjob_t *sj = &s->jobs[i];
+		if (planned[i] || sj->gpus <= 0 || sj->nheld <= 0 ||
+		    (sj->state != HS_SJ_RUNNING && sj->state != HS_SJ_SUSPENDED))
+			continue;
+		json_object *j = json_object_new_object();
+		add_int(j, "id", sj->id);
+		json_object_object_add(j, "state", json_object_new_string(state_name(sj->state)));
+		add_int(j, "user_id", sj->user_id);
+		add_int(j, "gpus", sj->gpus);
+		add_held(j, s, sj);
+		json_object_object_add(j, "op", json_object_new_string("none"));
+		json_object_object_add(j, "outside_policy", json_object_new_boolean(1));
+		json_object_object_add(j, "reason", json_object_new_string(
+			"outside the policy: sched/hetsched cannot preempt it, so it keeps its "
+			"GPUs until it ends"));
+		json_object_array_add(jobs, j);
+	}
+	free(planned);
+}
+
 json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			      const hs_round_stats_t *st, int64_t now, hs_err_t *err)
 {
@@ -262,64 +364,9 @@ json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs
 	json_object_object_add(o, "totals", tot);
 
 	json_object *jobs = json_object_new_array();
-	for (int k = 0; plan && k < plan->njobs; k++) {
-		const hs_plan_job_t *pj = &plan->jobs[k];
-		const hs_sjob_t *sj = pj->snap >= 0 && pj->snap < s->njobs ? &s->jobs[pj->snap] : NULL;
-		json_object *j = json_object_new_object();
-		add_int(j, "id", pj->id);
-		json_object_object_add(j, "state", json_object_new_string(state_name(pj->state)));
-		if (sj) {
-			add_int(j, "user_id", sj->user_id);
-			add_int(j, "gpus", sj->gpus);
-			if (sj->nheld > 0) {
-				json_object *nodes = json_object_new_array();
-				const char *type = NULL;
-				for (int g = 0; g < sj->nheld; g++) {
-					const hs_snode_t *nd = &s->nodes[sj->held[g].node];
-					type = nd->gpu_type;
-					int dup = 0;
-					for (int h = 0; h < g; h++)
-						dup |= sj->held[h].node == sj->held[g].node;
-					if (!dup)
-						json_object_array_add(nodes,
-								      json_object_new_string(nd->name));
-				}
-				json_object_object_add(j, "nodes", nodes);
-				if (type)
-					json_object_object_add(j, "type", json_object_new_string(type));
-			}
-		}
-		json_object_object_add(j, "op", json_object_new_string(hs_plan_op_name(pj->op)));
-		if (pj->type_name)
-			json_object_object_add(j, "round_type", json_object_new_string(pj->type_name));
-		json_object_object_add(j, "reason", json_object_new_string(pj->reason));
-		if (pj->expected_start > 0)
-			add_int(j, "expected_start", pj->expected_start);
-		const hs_jacct_t *a = hs_acct_find(e, pj->id);
-		if (a) {
-			json_object_object_add(j, "received_total_s",
-					       per_type(e, a->recv_total, 1, 0));
-			add_dbl(j, "active_total_s", a->active_total_s);
-			if (a->have_rho && isfinite(a->rho))
-				add_dbl(j, "ftf_rho", a->rho);
-			if (a->remaining_s > 0 && isfinite(a->remaining_s))
-				add_dbl(j, "remaining_s", a->remaining_s);
-			json_object_object_add(j, "estimate",
-					       json_object_new_string(hs_est_source_name(a->src)));
-			json_object_object_add(j, "target", per_type(e, a->x, 1, 0));
-			json_object_object_add(j, "received",
-					       per_type(e, a->recv_reset, a->active_reset_s, 0));
-			json_object_object_add(j, "received_s", per_type(e, a->recv_reset, 1, 0));
-			add_dbl(j, "active_s", a->active_reset_s);
-			add_dbl(j, "weight", a->weight);
-			if (a->account[0])
-				json_object_object_add(j, "account",
-						       json_object_new_string(a->account));
-			json_object_object_add(j, "throughput", per_type(e, a->thr, 1, 0));
-			json_object_object_add(j, "measured", per_type(e, a->meas, 1, 0));
-		}
-		json_object_array_add(jobs, j);
-	}
+	for (int k = 0; plan && k < plan->njobs; k++)
+		json_object_array_add(jobs, plan_job_doc(e, s, &plan->jobs[k]));
+	add_unplanned_holders(jobs, s, plan);
 	json_object_object_add(o, "jobs", jobs);
 
 	json_object *ops = json_object_new_array();

@@ -148,6 +148,10 @@ int hs_job_view_print(FILE *out, json_object *doc, json_object *j, time_t now)
 							    json_object_array_get_idx(nodes, i)));
 		fprintf(out, "%s\n", nodes && json_object_array_length(nodes) ? ")" : "");
 	}
+	/* a job outside the policy (pinned) has no share and no accounting:
+	 * the reason above says why, the rest would only read "none" */
+	if (json_object_get_boolean(get(j, "outside_policy")))
+		return ferror(out) ? -1 : 0;
 	fprintf(out, "  share in the current allocation: ");
 	if (!print_per_type(out, get(j, "target"), 0))
 		fprintf(out, "none");

@@ -78,9 +78,21 @@ check "hetsched job $b: why it waits" grep -q '^  why: it waits for GPUs' "$work
 check "hetsched job $b: the scheduler's reason" grep -q '^  scheduler says: hetsched' "$work/b.txt"
 check "hetsched job $b: share line" grep -q '^  share in the current allocation: ' "$work/b.txt"
 check "hetsched job $b: expected start" grep -q '^  expected start: ' "$work/b.txt"
-# (not checked: a running job FIFO does not preempt is "pinned" and the
-# status document lists only the round's plan jobs, so `hetsched job`
-# does not show it; see the branch report)
+# a running job outside the policy (FIFO does not preempt it: pinned) is
+# in the document too, with why it keeps its GPUs
+# (the first round saw it pending: wait for a round that saw it run)
+end=$(($(date +%s) + 60))
+while :; do
+	"$HS_CLI" job --file "$status" "$a" >"$work/a.txt" 2>&1
+	rc=$?
+	grep -q "^job $a: running" "$work/a.txt" && break
+	[ "$(date +%s)" -ge "$end" ] && break
+	sleep 1
+done
+diag <"$work/a.txt"
+check "hetsched job $a (running, pinned): exit 0, shown running on v100" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^job $a: running' '$work/a.txt' && grep -q '^  runs on: v100' '$work/a.txt'"
+check "hetsched job $a: says it keeps its GPUs until it ends" grep -q 'keeps its GPUs until it ends' "$work/a.txt"
 
 # PrivateData=jobs: nobody reads only their own per-user document
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_job_view.c — the per-job view (src/sched/job_view.c): the lines a
  * user sees for a pending job with every field, a running one, lines left
- * out when an older document lacks the fields, and finding by id. */
+ * out when an older document lacks the fields, a running job outside the
+ * policy, and finding by id. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +20,9 @@ static const char *const DOC =
 	"\"target\":{\"v100\":0.5},\"received_total_s\":{\"v100\":120},"
 	"\"active_total_s\":3600,\"throughput\":{\"v100\":12.5},\"measured\":{\"v100\":11},"
 	"\"estimate\":\"mixed\",\"ftf_rho\":1.5,\"remaining_s\":4000},"
-	"{\"id\":8,\"state\":\"running\",\"op\":\"keep\",\"type\":\"k80\",\"nodes\":[\"k80-1\"]}]}";
+	"{\"id\":8,\"state\":\"running\",\"op\":\"keep\",\"type\":\"k80\",\"nodes\":[\"k80-1\"]},"
+	"{\"id\":9,\"state\":\"running\",\"op\":\"none\",\"outside_policy\":true,"
+	"\"reason\":\"outside the policy\",\"type\":\"v100\",\"nodes\":[\"v100-1\"]}]}";
 
 static char *view(int64_t id)
 {
@@ -65,11 +68,24 @@ static void test_running_old_document(void **state)
 	free(t);
 }
 
+/* A job outside the policy (pinned): where it runs and why, no share. */
+static void test_outside_policy(void **state)
+{
+	(void)state;
+	char *t = view(9);
+	assert_non_null(strstr(t, "job 9: running"));
+	assert_non_null(strstr(t, "  scheduler says: outside the policy\n"));
+	assert_non_null(strstr(t, "  runs on: v100 (v100-1)\n"));
+	assert_null(strstr(t, "share in the current allocation"));
+	assert_null(strstr(t, "has run"));
+	free(t);
+}
+
 static void test_find(void **state)
 {
 	(void)state;
 	json_object *doc = json_tokener_parse(DOC);
-	assert_null(hs_job_view_find(doc, 9));
+	assert_null(hs_job_view_find(doc, 10));
 	assert_non_null(hs_job_view_find(doc, 8));
 	json_object_put(doc);
 }
@@ -79,6 +95,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pending),
 		cmocka_unit_test(test_running_old_document),
+		cmocka_unit_test(test_outside_policy),
 		cmocka_unit_test(test_find),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
