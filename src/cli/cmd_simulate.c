@@ -210,7 +210,20 @@ enum {
 	OPT_PRICES, OPT_TIMELINE, OPT_PIN_FRACTION, OPT_PIN_ADMISSION,
 };
 
-int hs_cmd_simulate(int argc, char **argv)
+/* What the command line asked for (parse_args, check_args). */
+typedef struct sim_args {
+	const char *trace_path, *table_path, *cluster_spec, *csv_path, *timeline_path;
+	const char *trace_out, *cons, *prices, *pin_adm;
+	double pin_frac, reset, preempt;
+	int generate, restart_aware;
+	long seed, gps;
+	hs_gen_opts_t g;
+	hs_sim_opts_t o;
+} sim_args_t;
+
+/* Parses argv into a; returns -1 to go on, else the exit status (0 after
+ * --help, 2 on a bad option or value). */
+static int parse_args(int argc, char **argv, sim_args_t *a)
 {
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, OPT_TRACE },
@@ -244,50 +257,42 @@ int hs_cmd_simulate(int argc, char **argv)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *trace_path = NULL, *table_path = NULL, *cluster_spec = NULL;
-	const char *csv_path = NULL, *timeline_path = NULL, *trace_out = NULL, *cons = "placement", *prices = NULL;
-	const char *pin_adm = "share";
-	double pin_frac = 0.0;
-	int generate = 0, restart_aware = 1;
-	long seed = 0, gps = 1;
-	hs_gen_opts_t g = { .jobs_per_hour = -1, .njobs = -1 };
-	hs_sim_opts_t o;
-	hs_sim_opts_default(&o);
-	double reset = o.mopts.min_reset_s, preempt = 0.0;
+	hs_gen_opts_t *g = &a->g;
+	hs_sim_opts_t *o = &a->o;
 	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		int bad = 0;
 		switch (c) {
-		case OPT_TRACE: trace_path = optarg; break;
-		case OPT_GENERATE: generate = 1; break;
-		case OPT_RATE: bad = parse_num(optarg, 0.0, &g.jobs_per_hour); break;
-		case OPT_JOBS: bad = parse_long(optarg, 1, &g.njobs); break;
-		case OPT_MULTI_GPU: g.multi_gpu = 1; break;
-		case OPT_MULTI_PRIO: g.multi_priority = 1; break;
-		case OPT_REFTYPE: g.reference_type = optarg; break;
-		case OPT_SEED: bad = parse_long(optarg, 0, &seed); break;
-		case OPT_WRITE_TRACE: trace_out = optarg; break;
-		case OPT_CLUSTER: cluster_spec = optarg; break;
-		case OPT_GPS: bad = parse_long(optarg, 1, &gps) || gps > HS_MAX_GPUS_PER_SERVER; break;
-		case OPT_CONS: cons = optarg; break;
-		case OPT_THROUGHPUTS: table_path = optarg; break;
-		case OPT_PRICES: prices = optarg; break;
-		case OPT_PIN_FRACTION: bad = parse_num(optarg, 0.0, &pin_frac) || pin_frac > 1; break;
-		case OPT_PIN_ADMISSION: pin_adm = optarg; break;
-		case OPT_POLICY: o.policy = optarg; break;
-		case OPT_ROUND: bad = parse_num(optarg, 0.0, &o.mopts.round_s) || o.mopts.round_s <= 0; break;
-		case OPT_RESET: bad = parse_num(optarg, 0.0, &reset); break;
-		case OPT_PREEMPT: bad = parse_num(optarg, 0.0, &preempt); break;
-		case OPT_IDEAL: o.ideal = 1; break;
-		case OPT_IGNORE_RESTART: restart_aware = 0; break;
-		case OPT_WINDOW: bad = parse_window(optarg, &o.window_first, &o.window_last); break;
-		case OPT_MAXTIME: bad = parse_num(optarg, 0.0, &o.max_time_s); break;
-		case OPT_CSV: csv_path = optarg; break;
-		case OPT_TIMELINE: timeline_path = optarg; break;
-		case OPT_SAVE_FAILED: o.save_failed = optarg; break;
-		case OPT_QUIET: o.progress = 0; break;
+		case OPT_TRACE: a->trace_path = optarg; break;
+		case OPT_GENERATE: a->generate = 1; break;
+		case OPT_RATE: bad = parse_num(optarg, 0.0, &g->jobs_per_hour); break;
+		case OPT_JOBS: bad = parse_long(optarg, 1, &g->njobs); break;
+		case OPT_MULTI_GPU: g->multi_gpu = 1; break;
+		case OPT_MULTI_PRIO: g->multi_priority = 1; break;
+		case OPT_REFTYPE: g->reference_type = optarg; break;
+		case OPT_SEED: bad = parse_long(optarg, 0, &a->seed); break;
+		case OPT_WRITE_TRACE: a->trace_out = optarg; break;
+		case OPT_CLUSTER: a->cluster_spec = optarg; break;
+		case OPT_GPS: bad = parse_long(optarg, 1, &a->gps) || a->gps > HS_MAX_GPUS_PER_SERVER; break;
+		case OPT_CONS: a->cons = optarg; break;
+		case OPT_THROUGHPUTS: a->table_path = optarg; break;
+		case OPT_PRICES: a->prices = optarg; break;
+		case OPT_PIN_FRACTION: bad = parse_num(optarg, 0.0, &a->pin_frac) || a->pin_frac > 1; break;
+		case OPT_PIN_ADMISSION: a->pin_adm = optarg; break;
+		case OPT_POLICY: o->policy = optarg; break;
+		case OPT_ROUND: bad = parse_num(optarg, 0.0, &o->mopts.round_s) || o->mopts.round_s <= 0; break;
+		case OPT_RESET: bad = parse_num(optarg, 0.0, &a->reset); break;
+		case OPT_PREEMPT: bad = parse_num(optarg, 0.0, &a->preempt); break;
+		case OPT_IDEAL: o->ideal = 1; break;
+		case OPT_IGNORE_RESTART: a->restart_aware = 0; break;
+		case OPT_WINDOW: bad = parse_window(optarg, &o->window_first, &o->window_last); break;
+		case OPT_MAXTIME: bad = parse_num(optarg, 0.0, &o->max_time_s); break;
+		case OPT_CSV: a->csv_path = optarg; break;
+		case OPT_TIMELINE: a->timeline_path = optarg; break;
+		case OPT_SAVE_FAILED: o->save_failed = optarg; break;
+		case OPT_QUIET: o->progress = 0; break;
 		case 'h':
 		case OPT_HELP: usage(stdout); return 0;
 		default:
@@ -306,59 +311,154 @@ int hs_cmd_simulate(int argc, char **argv)
 		fprintf(stderr, "hetsched simulate: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	return -1;
+}
+
+/* Checks the combination of options and fills in what follows from them
+ * (defaults, enums, the mechanism's per-policy conventions); returns -1 to
+ * go on, else 2 after saying what is wrong. */
+static int check_args(sim_args_t *a)
+{
+	hs_sim_opts_t *o = &a->o;
 	/* Without --throughputs, the Gavel table `make install` put in
 	 * $(pkgdatadir)/gavel (data/gavel in the source tree). */
-	if (!table_path)
-		table_path = HS_PKGDATADIR "/gavel/simulation_throughputs.json";
-	const char *missing = !o.policy ? "--policy" : !cluster_spec ? "--cluster" : NULL;
+	if (!a->table_path)
+		a->table_path = HS_PKGDATADIR "/gavel/simulation_throughputs.json";
+	const char *missing = !o->policy ? "--policy" : !a->cluster_spec ? "--cluster" : NULL;
+	const char *wrong = NULL;
 	if (missing) {
 		fprintf(stderr, "hetsched simulate: %s is required\n", missing);
 		return 2;
 	}
-	if (!trace_path == !generate) {
-		fprintf(stderr, "hetsched simulate: give exactly one of --trace and --generate\n");
+	if (!a->trace_path == !a->generate)
+		wrong = "give exactly one of --trace and --generate";
+	else if (a->generate && a->g.jobs_per_hour < 0)
+		wrong = "--generate needs --rate";
+	else if (a->generate && a->g.njobs < 0 && o->window_first < 0)
+		wrong = "--generate needs --jobs or --window";
+	else if (strcmp(a->cons, "placement") && strcmp(a->cons, "always"))
+		wrong = "--consolidation is 'placement' or 'always'";
+	if (wrong) {
+		fprintf(stderr, "hetsched simulate: %s\n", wrong);
 		return 2;
 	}
-	if (generate && g.jobs_per_hour < 0) {
-		fprintf(stderr, "hetsched simulate: --generate needs --rate\n");
-		return 2;
-	}
-	if (generate && g.njobs < 0 && o.window_first < 0) {
-		fprintf(stderr, "hetsched simulate: --generate needs --jobs or --window\n");
-		return 2;
-	}
-	if (strcmp(cons, "placement") && strcmp(cons, "always")) {
-		fprintf(stderr, "hetsched simulate: --consolidation is 'placement' or 'always'\n");
-		return 2;
-	}
-	if (!hs_policy_exists(o.policy)) {
-		fprintf(stderr, "hetsched simulate: unknown policy '%s'; policies:", o.policy);
+	if (!hs_policy_exists(o->policy)) {
+		fprintf(stderr, "hetsched simulate: unknown policy '%s'; policies:", o->policy);
 		for (int i = 0; i < hs_policy_count(); i++)
 			fprintf(stderr, " %s", hs_policy_name(i));
 		fputc('\n', stderr);
 		return 2;
 	}
-	if (!strcmp(pin_adm, "share"))
-		o.pinned_admission = HS_SIM_PIN_SHARE;
-	else if (!strcmp(pin_adm, "always"))
-		o.pinned_admission = HS_SIM_PIN_ALWAYS;
-	else if (!strcmp(pin_adm, "ignore"))
-		o.pinned_admission = HS_SIM_PIN_IGNORE;
+	if (!strcmp(a->pin_adm, "share"))
+		o->pinned_admission = HS_SIM_PIN_SHARE;
+	else if (!strcmp(a->pin_adm, "always"))
+		o->pinned_admission = HS_SIM_PIN_ALWAYS;
+	else if (!strcmp(a->pin_adm, "ignore"))
+		o->pinned_admission = HS_SIM_PIN_IGNORE;
 	else {
 		fprintf(stderr, "hetsched simulate: --pinned-admission is 'share', 'always' or "
 			"'ignore'\n");
 		return 2;
 	}
-	o.consolidation = strcmp(cons, "always") ? HS_CONS_PLACEMENT : HS_CONS_ALWAYS;
-	o.gpus_per_server = (int)gps;
+	o->consolidation = strcmp(a->cons, "always") ? HS_CONS_PLACEMENT : HS_CONS_ALWAYS;
+	o->gpus_per_server = (int)a->gps;
 	/* Gavel's per-policy mechanism conventions, then the options. */
-	hs_mech_opts_for_policy(&o.mopts, o.policy);
-	o.mopts.min_reset_s = reset;
-	o.mopts.preempt_cost_s = preempt;
-	o.mopts.restart_aware = restart_aware;
-	o.mopts.seed = (unsigned long)seed;
-	o.popts.seed = (unsigned long)seed;
-	g.seed = (unsigned long)seed;
+	hs_mech_opts_for_policy(&o->mopts, o->policy);
+	o->mopts.min_reset_s = a->reset;
+	o->mopts.preempt_cost_s = a->preempt;
+	o->mopts.restart_aware = a->restart_aware;
+	o->mopts.seed = (unsigned long)a->seed;
+	o->popts.seed = (unsigned long)a->seed;
+	a->g.seed = (unsigned long)a->seed;
+	return -1;
+}
+
+/* The summary's "config" object: the run's inputs as given. */
+static json_object *config_doc(const sim_args_t *a)
+{
+	const hs_gen_opts_t *g = &a->g;
+	const hs_sim_opts_t *o = &a->o;
+	json_object *cfg = json_object_new_object();
+	json_object_object_add(cfg, "policy", json_object_new_string(o->policy));
+	json_object_object_add(cfg, "cluster", json_object_new_string(a->cluster_spec));
+	if (a->prices)
+		json_object_object_add(cfg, "prices", json_object_new_string(a->prices));
+	json_object_object_add(cfg, "workload", json_object_new_string(
+		a->generate ? "generated" : a->trace_path));
+	if (a->generate) {
+		json_object_object_add(cfg, "jobs_per_hour", json_object_new_double(g->jobs_per_hour));
+		json_object_object_add(cfg, "multi_gpu", json_object_new_boolean(g->multi_gpu));
+		json_object_object_add(cfg, "multi_priority",
+				       json_object_new_boolean(g->multi_priority));
+		json_object_object_add(cfg, "reference_type",
+				       json_object_new_string(g->reference_type));
+	}
+	json_object_object_add(cfg, "seed", json_object_new_int64(a->seed));
+	json_object_object_add(cfg, "round_s", json_object_new_double(o->mopts.round_s));
+	json_object_object_add(cfg, "reset_interval_s", json_object_new_double(a->reset));
+	json_object_object_add(cfg, "preempt_cost_s", json_object_new_double(a->preempt));
+	json_object_object_add(cfg, "restart_aware", json_object_new_boolean(a->restart_aware));
+	json_object_object_add(cfg, "gpus_per_server", json_object_new_int((int)a->gps));
+	json_object_object_add(cfg, "consolidation", json_object_new_string(a->cons));
+	json_object_object_add(cfg, "ideal", json_object_new_boolean(o->ideal));
+	json_object_object_add(cfg, "pinned_fraction", json_object_new_double(a->pin_frac));
+	json_object_object_add(cfg, "pinned_admission", json_object_new_string(a->pin_adm));
+	if (o->window_first >= 0) {
+		json_object *win = json_object_new_array();
+		json_object_array_add(win, json_object_new_int64(o->window_first));
+		json_object_array_add(win, json_object_new_int64(o->window_last));
+		json_object_object_add(cfg, "window", win);
+	}
+	return cfg;
+}
+
+/* --csv FILE: one line per job; returns 0, or -1 with err set. */
+static int write_csv_file(const char *path, const hs_sim_result_t *res, hs_err_t *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return hs_err_set(err, "%s: %s", path, strerror(errno));
+	int rc = hs_sim_write_csv(f, res, err);
+	if (fclose(f) != 0 && rc == 0)
+		rc = hs_err_set(err, "%s: write error", path);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The workload: generated (and written with --write-trace) or loaded. */
+static int load_workload(sim_args_t *a, const hs_thrtable_t *table, const hs_cluster_t *cluster,
+			 hs_trace_t *trace, hs_workload_t *w, hs_err_t *err)
+{
+	hs_gen_opts_t *g = &a->g;
+	if (!a->generate) {
+		if (hs_trace_load(trace, a->trace_path, err) < 0)
+			return -1;
+		hs_workload_from_trace(w, trace);
+		w->pinned_fraction = a->pin_frac;
+		return 0;
+	}
+	if (!g->reference_type && !(g->reference_type = fastest_type(table, cluster)))
+		return hs_err_set(err, "no cluster type is in the throughput table");
+	if (hs_workload_generator(w, table, g, err) < 0)
+		return -1;
+	w->pinned_fraction = a->pin_frac;
+	if (a->trace_out && write_trace(a->trace_out, table, g, a->pin_frac,
+					g->njobs >= 0 ? g->njobs - 1 : a->o.window_last, err) < 0)
+		return -1;
+	return 0;
+}
+
+int hs_cmd_simulate(int argc, char **argv)
+{
+	sim_args_t a = { .cons = "placement", .pin_adm = "share", .restart_aware = 1, .gps = 1,
+			 .g = { .jobs_per_hour = -1, .njobs = -1 } };
+	hs_sim_opts_default(&a.o);
+	a.reset = a.o.mopts.min_reset_s;
+	int st = parse_args(argc, argv, &a);
+	if (st < 0)
+		st = check_args(&a);
+	if (st >= 0)
+		return st;
+	hs_sim_opts_t *o = &a.o;
 
 	hs_err_t err = { "" };
 	hs_thrtable_t table;
@@ -367,75 +467,29 @@ int hs_cmd_simulate(int argc, char **argv)
 	hs_workload_t w = { 0 };
 	hs_sim_result_t res = { 0 };
 	int rc = 1, have_table = 0, have_cluster = 0;
-	if (hs_thrtable_load(&table, table_path, &err) < 0)
+	if (hs_thrtable_load(&table, a.table_path, &err) < 0)
 		goto out;
 	have_table = 1;
-	if (hs_cluster_parse(&cluster, cluster_spec, &err) < 0)
+	if (hs_cluster_parse(&cluster, a.cluster_spec, &err) < 0)
 		goto out;
 	have_cluster = 1;
-	if (prices && parse_prices(&cluster, prices, &err) < 0) {
+	if (a.prices && parse_prices(&cluster, a.prices, &err) < 0) {
 		fprintf(stderr, "hetsched simulate: --prices: %s\n", err.msg);
 		rc = 2;
 		goto out;
 	}
-	if (generate) {
-		if (!g.reference_type && !(g.reference_type = fastest_type(&table, &cluster))) {
-			hs_err_set(&err, "no cluster type is in the throughput table");
-			goto out;
-		}
-		if (hs_workload_generator(&w, &table, &g, &err) < 0)
-			goto out;
-		w.pinned_fraction = pin_frac;
-		if (trace_out && write_trace(trace_out, &table, &g, pin_frac,
-					     g.njobs >= 0 ? g.njobs - 1 : o.window_last, &err) < 0)
-			goto out;
-	} else {
-		if (hs_trace_load(&trace, trace_path, &err) < 0)
-			goto out;
-		hs_workload_from_trace(&w, &trace);
-		w.pinned_fraction = pin_frac;
-	}
-	if (timeline_path && open_timeline(&o, timeline_path, &err) < 0)
+	if (load_workload(&a, &table, &cluster, &trace, &w, &err) < 0)
 		goto out;
-	if (hs_sim_run(&o, &cluster, &table, &w, &res, &err) < 0)
+	if (a.timeline_path && open_timeline(o, a.timeline_path, &err) < 0)
 		goto out;
-	if (o.timeline && close_timeline(&o, timeline_path, &err) < 0)
+	if (hs_sim_run(o, &cluster, &table, &w, &res, &err) < 0)
 		goto out;
-	json_object *sum = hs_sim_summary(&res, &o, &err);
+	if (o->timeline && close_timeline(o, a.timeline_path, &err) < 0)
+		goto out;
+	json_object *sum = hs_sim_summary(&res, o, &err);
 	if (!sum)
 		goto out;
-	json_object *cfg = json_object_new_object();
-	json_object_object_add(cfg, "policy", json_object_new_string(o.policy));
-	json_object_object_add(cfg, "cluster", json_object_new_string(cluster_spec));
-	if (prices)
-		json_object_object_add(cfg, "prices", json_object_new_string(prices));
-	json_object_object_add(cfg, "workload", json_object_new_string(
-		generate ? "generated" : trace_path));
-	if (generate) {
-		json_object_object_add(cfg, "jobs_per_hour", json_object_new_double(g.jobs_per_hour));
-		json_object_object_add(cfg, "multi_gpu", json_object_new_boolean(g.multi_gpu));
-		json_object_object_add(cfg, "multi_priority",
-				       json_object_new_boolean(g.multi_priority));
-		json_object_object_add(cfg, "reference_type",
-				       json_object_new_string(g.reference_type));
-	}
-	json_object_object_add(cfg, "seed", json_object_new_int64(seed));
-	json_object_object_add(cfg, "round_s", json_object_new_double(o.mopts.round_s));
-	json_object_object_add(cfg, "reset_interval_s", json_object_new_double(reset));
-	json_object_object_add(cfg, "preempt_cost_s", json_object_new_double(preempt));
-	json_object_object_add(cfg, "restart_aware", json_object_new_boolean(restart_aware));
-	json_object_object_add(cfg, "gpus_per_server", json_object_new_int((int)gps));
-	json_object_object_add(cfg, "consolidation", json_object_new_string(cons));
-	json_object_object_add(cfg, "ideal", json_object_new_boolean(o.ideal));
-	json_object_object_add(cfg, "pinned_fraction", json_object_new_double(pin_frac));
-	json_object_object_add(cfg, "pinned_admission", json_object_new_string(pin_adm));
-	if (o.window_first >= 0) {
-		json_object *win = json_object_new_array();
-		json_object_array_add(win, json_object_new_int64(o.window_first));
-		json_object_array_add(win, json_object_new_int64(o.window_last));
-		json_object_object_add(cfg, "window", win);
-	}
-	json_object_object_add(sum, "config", cfg);
+	json_object_object_add(sum, "config", config_doc(&a));
 	printf("%s\n", json_object_to_json_string_ext(sum, JSON_C_TO_STRING_PRETTY |
 						      JSON_C_TO_STRING_NOSLASHESCAPE));
 	long unfinished = json_object_get_int64(json_object_object_get(sum, "jobs_measured")) -
@@ -445,25 +499,13 @@ int hs_cmd_simulate(int argc, char **argv)
 	if (!res.finished)
 		fprintf(stderr, "hetsched simulate: stopped at --max-time with %ld measured jobs "
 			"unfinished\n", unfinished);
-	if (csv_path) {
-		FILE *f = fopen(csv_path, "w");
-		if (!f) {
-			hs_err_set(&err, "%s: %s", csv_path, strerror(errno));
-			rc = 1;
-			goto out;
-		}
-		if (hs_sim_write_csv(f, &res, &err) < 0)
-			rc = 1;
-		if (fclose(f) != 0 && rc != 1) {
-			hs_err_set(&err, "%s: write error", csv_path);
-			rc = 1;
-		}
-	}
+	if (a.csv_path && write_csv_file(a.csv_path, &res, &err) < 0)
+		rc = 1;
 out:
 	if (rc == 1)
 		fprintf(stderr, "hetsched simulate: %s\n", err.msg);
-	if (o.timeline)
-		fclose(o.timeline);
+	if (o->timeline)
+		fclose(o->timeline);
 	hs_sim_result_free(&res);
 	hs_workload_free(&w);
 	hs_trace_free(&trace);
