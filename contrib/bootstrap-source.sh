@@ -136,10 +136,12 @@ subdirs() {
 # scrontab, strigger, scrun, sackd, sh5util), and the plugin types that our
 # slurm.conf leaves at "none" or never asks for (REST data parsers, burst
 # buffers, energy/profile/interconnect/filesystem gathering, job
-# completion, cli_filter, job_submit, switch, site_factor, mcs, TLS
-# certificates): of those only a "none" plugin is built, where the series
-# still has one as a plugin. (MPI stays: slurmd loads every mpi plugin at
-# start and fails without any, even with MpiDefault=none.)
+# completion, cli_filter, job_submit, switch, site_factor, mcs, HTTP
+# auth): of those only a "none" plugin is built, where the series still
+# has one as a plugin. certgen and certmgr are built whole: sacctmgr 26.05.3
+# loads certgen/script at start and exits without it. (MPI stays: slurmd
+# loads every mpi plugin at start and fails without any, even with
+# MpiDefault=none.)
 runtime_dirs() {
 	local d t
 	echo src
@@ -149,7 +151,7 @@ runtime_dirs() {
 		plugins)
 			for t in $(subdirs "$tree/src/plugins"); do
 				case "$t" in
-				data_parser|burst_buffer|acct_gather_*|ext_sensors|jobcomp|cli_filter|job_submit|switch|site_factor|mcs|certgen|certmgr|http_auth)
+				data_parser|burst_buffer|acct_gather_*|ext_sensors|jobcomp|cli_filter|job_submit|switch|site_factor|mcs|http_auth)
 					[ ! -f "$tree/src/plugins/$t/none/Makefile" ] || echo "src/plugins/$t/none" ;;
 				*) echo "src/plugins/$t" ;;
 				esac
