@@ -55,7 +55,11 @@ check "scontrol reconfigure reaches sched_p_reconfig" test "$after" -gt "$before
 check "sinfo works with the wrapper" test "$(sinfo -h -N -o '%N %G' | sort | tr '\n' ' ')" = "k80-1 gpu:k80:2 v100-1 gpu:v100:2 "
 check "scontrol show node works with the wrapper" sh -c "scontrol show node v100-1 | grep -q 'CfgTRES=.*gres/gpu:v100=2'"
 jr=$(sbatch --parsable -o /dev/null --gres=gpu:v100:2 --wrap 'sleep 30')
-sleep 3
+# wait for the start instead of a fixed 3 s: from 23.11 the reconfigure
+# above restarts slurmctld, and the first round of the new process may
+# come later than that
+end=$(($(date +%s) + 60))
+until [ "$(squeue -h -j "$jr" -o %T)" = RUNNING ] || [ "$(date +%s)" -ge "$end" ]; do sleep 1; done
 check "squeue shows a running job on v100-1" test "$(squeue -h -j "$jr" -o '%T %N')" = "RUNNING v100-1"
 check "scontrol show job -d shows its GPUs" sh -c "scontrol show job -d $jr | grep -q 'GRES=gpu:v100:2(IDX:0-1)'"
 # CPU counts come from the select plugin's node data, unpacked by sinfo.
