@@ -240,6 +240,19 @@ int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, int npj);
 /* engine_plan.c */
 int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		  const hs_round_out_t *out, hs_plan_t *plan, hs_err_t *err);
+/* The engine's queue order (engine_order.c), Slurm's backfill order
+ * within a group: group (lower first), then priority (higher first),
+ * submit time, job id. Sort keys are copied so qsort needs no context. */
+typedef struct hs_queue_key {
+	int snap;       /* snapshot job */
+	int group;      /* caller's partition of the queue, sorted first */
+	uint32_t prio;
+	int64_t submit;
+	uint32_t id;
+} hs_queue_key_t;
+hs_queue_key_t hs_queue_key(const hs_snap_t *s, int i, int group);
+int hs_queue_key_cmp(const void *a, const void *b);
+
 /* The plan of a round without GPU types: only the HS_ROLE_RESUME jobs. */
 int hs_plan_resumes_only(const hs_snap_t *s, const hs_round_build_t *b, hs_plan_t *plan,
 			 long round, hs_err_t *err);

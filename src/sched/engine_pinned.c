@@ -18,30 +18,6 @@ int hs_job_preemptible(const hs_sconf_t *c, const hs_hints_t *h, const hs_sjob_t
 	return h->ckpt || c->requeue_no_ckpt || c->preempt == HS_PREEMPT_SUSPEND;
 }
 
-/* A job in the admission, with its sort keys copied (no global state for
- * qsort). */
-typedef struct pin_cand {
-	int snap;
-	int pending_pinned;   /* sorted by priority among themselves */
-	uint32_t prio;
-	int64_t submit;
-	uint32_t id;
-} pin_cand_t;
-
-/* Priority order: Slurm priority, then age, then id (the MaxJobs order);
- * the other jobs (only their claims matter) first. */
-static int cmp_cand(const void *a, const void *b)
-{
-	const pin_cand_t *x = a, *y = b;
-	if (x->pending_pinned != y->pending_pinned)
-		return x->pending_pinned - y->pending_pinned;
-	if (x->prio != y->prio)
-		return x->prio > y->prio ? -1 : 1;
-	if (x->submit != y->submit)
-		return x->submit < y->submit ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /* GPUs of the managed nodes the jobs may use: usable now, or held by a
  * pinned job (taken for its remaining time, but part of the cluster the
  * group share is a part of). */
@@ -62,7 +38,7 @@ int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
 	if (c->pinned_always)
 		return 0; /* the old behaviour: every pending job in the problem */
 	const int M = s->njobs;
-	pin_cand_t *cand = malloc(((size_t)M + 1) * sizeof(*cand));
+	hs_queue_key_t *cand = malloc(((size_t)M + 1) * sizeof(*cand));
 	hs_pin_job_t *pj = malloc(((size_t)M + 1) * sizeof(*pj));
 	unsigned char *admit = malloc((size_t)M + 1);
 	if (!cand || !pj || !admit) {
@@ -81,24 +57,25 @@ int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
 		int pp = r == HS_ROLE_ACTIVE && sj->state == HS_SJ_PENDING &&
 			 !hs_job_preemptible(c, &b->hints[i], sj);
 		npending += pp;
-		cand[n++] = (pin_cand_t){ .snap = i, .pending_pinned = pp, .prio = sj->priority,
-					  .submit = sj->submit_time, .id = sj->id };
+		/* the other jobs first (only their claims matter), then the
+		 * pending pinned ones in priority order (group 1) */
+		cand[n++] = hs_queue_key(s, i, pp);
 	}
 	if (npending > 0) {
-		qsort(cand, (size_t)n, sizeof(*cand), cmp_cand);
+		qsort(cand, (size_t)n, sizeof(*cand), hs_queue_key_cmp);
 		/* Every job claims its GPU count (weight 1): Slurm priorities
 		 * order the queue, they do not size shares here. */
 		for (int k = 0; k < n; k++) {
 			const hs_sjob_t *sj = &s->jobs[cand[k].snap];
 			int running_pinned = b->role[cand[k].snap] == HS_ROLE_PINNED;
 			pj[k] = (hs_pin_job_t){ .sf = sj->gpus > 0 ? sj->gpus : 1, .weight = 1.0,
-						.pinned = cand[k].pending_pinned || running_pinned,
+						.pinned = cand[k].group || running_pinned,
 						.running = running_pinned };
 		}
 		hs_pin_result_t res;
 		hs_pin_admit(pj, n, total_gpus(b), admit, &res);
 		for (int k = 0; k < n; k++)
-			if (cand[k].pending_pinned && !admit[k])
+			if (cand[k].group && !admit[k])
 				b->role[cand[k].snap] = HS_ROLE_PIN_WAIT;
 		if (res.waiting > 0)
 			hs_engine_logf(e, HS_LOG_DEBUG,

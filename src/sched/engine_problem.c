@@ -93,27 +93,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Priority order for MaxJobs: running first, then priority, age, id. */
-typedef struct cand {
-	int snap;
-	int running;
-	uint32_t prio;
-	int64_t submit;
-	uint32_t id;
-} cand_t;
-
-static int cmp_cand(const void *a, const void *b)
-{
-	const cand_t *x = a, *y = b;
-	if (x->running != y->running)
-		return y->running - x->running;
-	if (x->prio != y->prio)
-		return x->prio > y->prio ? -1 : 1;
-	if (x->submit != y->submit)
-		return x->submit < y->submit ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /* MaxJobs with more candidates than slots. Running and suspended jobs come
  * first (moving them out of the problem would stop them), then pending
  * jobs by priority and age. A strict priority cut would leave the jobs
@@ -125,11 +104,12 @@ static int cmp_cand(const void *a, const void *b)
  * ceil(beyond / rotating) rounds, while the head of the queue keeps
  * three quarters of the slots. `round` is the round being built. */
 static void cut_max_jobs(const hs_sconf_t *c, const hs_snap_t *s, hs_round_build_t *b,
-			 cand_t *cands, int ncand, long round)
+			 hs_queue_key_t *cands, int ncand, long round)
 {
-	qsort(cands, (size_t)ncand, sizeof(*cands), cmp_cand);
+	/* group 0: running and suspended jobs, 1: pending */
+	qsort(cands, (size_t)ncand, sizeof(*cands), hs_queue_key_cmp);
 	int nrun = 0;
-	while (nrun < ncand && cands[nrun].running)
+	while (nrun < ncand && cands[nrun].group == 0)
 		nrun++;
 	int slots = c->max_jobs - nrun; /* for pending jobs */
 	int keep = slots, rot = 0, beyond = 0, first = 0;
@@ -175,7 +155,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 	int *node_type = NULL, *type_total = NULL, *type_maxnode = NULL, *node_base = NULL;
 	int *node_owner = NULL, *node_owner2 = NULL, *count = NULL;
 	unsigned char *unmod = NULL, *node_bad = NULL;
-	cand_t *cands = NULL;
+	hs_queue_key_t *cands = NULL;
 	int *order = NULL;
 	uint64_t *keys = NULL;
 	int J = 0;
@@ -417,11 +397,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		}
 		b->role[i] = role;
 		if (role == HS_ROLE_ACTIVE || role == HS_ROLE_LEAVING)
-			cands[ncand++] = (cand_t){ .snap = i,
-						   .running = sj->state != HS_SJ_PENDING,
-						   .prio = sj->priority,
-						   .submit = sj->submit_time,
-						   .id = sj->id };
+			cands[ncand++] = hs_queue_key(s, i, sj->state == HS_SJ_PENDING);
 	}
 
 	if (ncand > c->max_jobs)

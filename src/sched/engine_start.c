@@ -12,36 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-typedef struct est_ctx {
-	const hs_snap_t *s;
-	const int *snap; /* estimator index -> snapshot job */
-} est_ctx_t;
-
-/* Backfill's order: priority, then submission, then id (the order a
- * job without a share waits in). */
-static int prio_cmp(const hs_sjob_t *a, const hs_sjob_t *b)
-{
-	if (a->priority != b->priority)
-		return a->priority > b->priority ? -1 : 1;
-	if (a->submit_time != b->submit_time)
-		return a->submit_time < b->submit_time ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id;
-}
-
-/* Insertion sort of order[n] (indices into ctx->snap) by priority: the
- * lists are small (active jobs), and qsort has no context argument. */
-static void sort_queue(int *order, int n, const est_ctx_t *c)
-{
-	for (int i = 1; i < n; i++) {
-		int v = order[i], k = i;
-		while (k > 0 && prio_cmp(&c->s->jobs[c->snap[v]], &c->s->jobs[c->snap[order[k - 1]]]) > 0) {
-			order[k] = order[k - 1];
-			k--;
-		}
-		order[k] = v;
-	}
-}
-
 /* Steps/s of problem job k: on the type it runs on this round, else its
  * allocation's mix of types, else its fastest type. */
 static double job_rate(hs_engine_t *e, const hs_problem_t *pb, const hs_decision_t *d, int k)
@@ -148,10 +118,19 @@ void hs_plan_start_times(hs_engine_t *e, const hs_snap_t *s, const hs_round_buil
 	}
 	free(tcap);
 	free(in_alloc);
-	est_ctx_t c = { .s = s, .snap = snap };
+	/* the estimator's queue in Slurm's order; MaxJobs' cut may leave
+	 * tens of thousands of jobs here, so qsort, not a quadratic sort */
+	hs_queue_key_t *keys = malloc(((size_t)n + 1) * sizeof(*keys));
+	if (!keys)
+		goto done;
+	for (int i = 0; i < n; i++) {
+		keys[i] = hs_queue_key(s, snap[i], 0);
+		keys[i].snap = i; /* sorted back to the estimator's index */
+	}
+	qsort(keys, (size_t)n, sizeof(*keys), hs_queue_key_cmp);
 	for (int i = 0; i < n; i++)
-		order[i] = i;
-	sort_queue(order, n, &c);
+		order[i] = keys[i].snap;
+	free(keys);
 	for (int i = 0; i < n; i++)
 		q[i] = jobs[order[i]];
 	double since = fmax(0.0, hs_mech_clock(e->mech) - hs_mech_last_reset(e->mech));
