@@ -22,21 +22,30 @@ int hs_status_public_path(const char *path, char *buf, size_t len)
 	return w < 0 || (size_t)w >= len ? -1 : 0;
 }
 
+/* A new object holding references to doc's values; NULL on OOM. */
+static json_object *shallow_copy(json_object *doc)
+{
+	json_object *o = json_object_new_object();
+	if (!o)
+		return NULL;
+	json_object_object_foreach(doc, key, val)
+	{
+		json_object_object_add(o, key, json_object_get(val));
+	}
+	return o;
+}
+
 /* A new document: doc without per-job data ("jobs", "ops"), marked
  * "private_jobs": true and "summary": true. NULL on out of memory. */
 static json_object *status_summary(json_object *doc)
 {
-	json_object *sum = json_object_new_object();
+	json_object *sum = shallow_copy(doc);
 	if (!sum)
 		return NULL;
-	json_object_object_foreach(doc, key, val)
-	{
-		/* per-job data (ids, states, reasons, accounts, ops) stays in
-		 * the private document; aggregates are not per user */
-		if (!strcmp(key, "jobs") || !strcmp(key, "ops") || !strcmp(key, "private_jobs"))
-			continue;
-		json_object_object_add(sum, key, json_object_get(val));
-	}
+	/* per-job data (ids, states, reasons, accounts, ops) stays in the
+	 * private document; aggregates are not per user */
+	json_object_object_del(sum, "jobs");
+	json_object_object_del(sum, "ops");
 	json_object_object_add(sum, "private_jobs", json_object_new_boolean(1));
 	json_object_object_add(sum, "summary", json_object_new_boolean(1));
 	return sum;
@@ -190,10 +199,12 @@ int hs_status_write_users(const char *path, json_object *doc, hs_err_t *err)
 		return hs_err_set(err, "out of memory");
 	int rc = 0;
 	for (int k = 0; k < nu && rc == 0; k++) {
-		/* a copy filtered to the user: the same filter `hetsched status`
-		 * applies for a reader who may read the full document */
-		json_object *mine = NULL;
-		if (json_object_deep_copy(doc, &mine, NULL) < 0 || !mine) {
+		/* the document filtered to the user, with the same filter
+		 * `hetsched status` applies: a shallow copy sharing doc's
+		 * values (the filter replaces "jobs" and "ops" in the copy
+		 * only), not a deep copy of every job per user */
+		json_object *mine = shallow_copy(doc);
+		if (!mine) {
 			rc = hs_err_set(err, "out of memory");
 			break;
 		}
