@@ -40,51 +40,21 @@ static void refuse_one(job_record_t *job_ptr, time_t now)
 	srun_allocate_abort(job_ptr);
 }
 
-/* Cancels every pending component of the het job whose leader is
- * leader_ptr; returns how many. Only pending components: one that runs
- * (started by backfill before a switch to hetsched) is left to finish. */
-static int refuse_het_job(job_record_t *leader_ptr, time_t now)
-{
-	int n = 0;
-	if (!leader_ptr->het_job_list) {
-		/* a leader without its list is broken state: refuse it alone */
-		refuse_one(leader_ptr, now);
-		return 1;
-	}
-	list_itr_t *it = list_iterator_create(leader_ptr->het_job_list);
-	job_record_t *comp;
-	while ((comp = list_next(it))) {
-		if (comp->het_job_id != leader_ptr->het_job_id || !IS_JOB_PENDING(comp))
-			continue;
-		refuse_one(comp, now);
-		n++;
-	}
-	list_iterator_destroy(it);
-	return n;
-}
-
 int hs_refuse_het_jobs(void)
 {
 	time_t now = time(NULL);
 	int n = 0;
 	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
+	/* Every pending component, leader or not, whether its leader is
+	 * still there or purged: nobody would start any of them. A component
+	 * that runs (started by backfill before a switch to hetsched) is left
+	 * to finish. One pass, no lookups: this runs under the write locks. */
 	while ((job_ptr = list_next(it))) {
-		/* leaders only: a leader's job id is its het_job_id */
-		if (!job_ptr->het_job_id || job_ptr->het_job_id != job_ptr->job_id ||
-		    !IS_JOB_PENDING(job_ptr))
+		if (!job_ptr->het_job_id || !IS_JOB_PENDING(job_ptr))
 			continue;
-		n += refuse_het_job(job_ptr, now);
-	}
-	list_iterator_destroy(it);
-	/* components whose leader is gone (purged): nobody starts them */
-	it = list_iterator_create(job_list);
-	while ((job_ptr = list_next(it))) {
-		if (job_ptr->het_job_id && IS_JOB_PENDING(job_ptr) &&
-		    !find_job_record(job_ptr->het_job_id)) {
-			refuse_one(job_ptr, now);
-			n++;
-		}
+		refuse_one(job_ptr, now);
+		n++;
 	}
 	list_iterator_destroy(it);
 	if (n)
