@@ -6,7 +6,8 @@
 # for a feature the free node lacks, waiting for a dependency or a begin
 # time) never holds the free GPU; the next job gets it within a round
 # (RoundLength=15: before the round after next), and the held job starts
-# once Slurm allows it. Each scenario leaves exactly one GPU free (the
+# once Slurm allows it; expected starts (squeue --start) are given only
+# to jobs Slurm would start, never before a begin time. Each scenario leaves exactly one GPU free (the
 # other held by a job hetsched may not preempt) and gives the job Slurm
 # refuses a higher priority than the runnable one. TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
@@ -16,6 +17,7 @@ it_begin "sched/hetsched: only starts Slurm accepts are planned (-w, QOS limits,
 sched_cluster l v100:1:1,k80:1:1 \
 	--conf-extra 'AccountingStorageEnforce=associations,limits,qos' || bail "cluster did not come up"
 log=$L_DIR/log/slurmctld.log
+start_of() { squeue -h -j "$1" -o %S; }
 check "round length 15 s" it_hetsched_conf "$L_DIR" RoundLength=15 MinRoundInterval=1
 check "QOS lim1 with MaxTRESPerUser=gres/gpu=1" sh -c "
 	sacctmgr -i add qos lim1 set MaxTRESPerUser=gres/gpu=1 >/dev/null &&
@@ -73,6 +75,9 @@ q2=$(sub 'sleep 300' --qos=lim1 --priority=1000)
 o=$(sub 'sleep 300' --priority=10)
 check "(b) the other QOS's job starts within two rounds" running_within_rounds 2 "$o"
 check "(b) the second lim1 job keeps Slurm's reason: $(reason "$q2")" test "$(reason "$q2")" = QOSMaxGRESPerUser
+squeue --start -j "$q2,$o" | diag
+# expected starts (squeue --start) never promise what Slurm forbids
+check "(b) the QOS-held job gets no expected start" test "$(start_of "$q2")" = N/A
 scancel "$q1"
 check "(b) the held job starts once the limit allows it" running_within_rounds 3 "$q2"
 scancel "$q2" "$o"
@@ -87,6 +92,10 @@ r2=$(sub 'sleep 300' --priority=10)
 check "(c) the runnable job starts within two rounds" running_within_rounds 2 "$r2"
 check "(c) ... on k80-1" test "$(node_of "$r2")" = k80-1
 check "(c) -x k80-1 and --constraint=v100 wait: $(state "$x") $(state "$f")" test "$(state "$x") $(state "$f")" = "PENDING PENDING"
+squeue --start -j "$x,$f" | diag
+check "(c) both waiting jobs expect a start after now, -x (higher priority) first" sh -c "
+	sx=\$(date -d '$(start_of "$x")' +%s) && sf=\$(date -d '$(start_of "$f")' +%s) &&
+	[ \$sx -gt \$(date +%s) ] && [ \$sx -le \$sf ]"
 scancel "$b"
 check "(c) both run on v100-1 once it frees" sh -c "
 	end=\$((\$(date +%s) + 90))
@@ -108,6 +117,11 @@ wait_rounds "$L_DIR" 1 30
 check "(d) dependency and begin time keep Slurm's reasons: $(reason "$d") $(reason "$t")" \
 	test "$(reason "$d") $(reason "$t")" = "Dependency BeginTime"
 check "(d) neither was ever tried" sh -c "! grep -E 'JobId=($d|$t)[^0-9]' '$log' | grep -Eq 'refused|started'"
+squeue --start -j "$d,$t" | diag
+eligible=$(scontrol show job "$t" | sed -n 's/.*EligibleTime=\([^ ]*\).*/\1/p')
+check "(d) the dependent job gets no expected start" test "$(start_of "$d")" = N/A
+check "(d) the --begin job's expected start ($(start_of "$t")) is not before its begin ($eligible)" \
+	test "$(date -d "$(start_of "$t")" +%s)" -ge "$(date -d "$eligible" +%s)"
 scancel "$b" "$d" "$t" "$r3"
 wait_gone 60 "$b" "$d" "$t" "$r3"
 check "no plugin error" sh -c "! grep -Ei 'error: sched/hetsched' '$log'"
