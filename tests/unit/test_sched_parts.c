@@ -271,12 +271,12 @@ static void test_conf_man_keys(void **state)
 			continue;
 		char key[128];
 		snprintf(key, sizeof(key), "%.*s", (int)(eq - k), k);
-		hs_sconf_t c;
-		hs_err_t err, e2;
-		hs_sconf_defaults(&c, &err);
-		hs_sconf_set(&c, key, "", &e2);
-		hs_sconf_free(&c);
-		if (strstr(e2.msg, "unknown key"))
+		/* looked up in the table itself: hs_sconf_set with a dummy
+		 * value would fail on the value before the key */
+		int known = 0;
+		for (int i = 0; hs_sconf_key_name(i) && !known; i++)
+			known = !strcmp(hs_sconf_key_name(i), key);
+		if (!known)
 			fail_msg("%s documents %s, which is not a key", path, key);
 		entries++;
 	}
