@@ -242,21 +242,28 @@ static void test_conf_includes(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The source tree's file rel ($HS_SRCDIR, else ..) into buf, NUL
+ * terminated; its path in path. Fails the test when it cannot be read. */
+static void read_src_file(const char *rel, char *path, size_t plen, char *buf, size_t len)
+{
+	const char *src = getenv("HS_SRCDIR");
+	snprintf(path, plen, "%s/%s", src ? src : "..", rel);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	size_t n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+}
+
 /* hetsched.conf(5) documents exactly the keys of the table: every key
  * has its ".BI Key=" entry, and every entry is a key of the table. */
 static void test_conf_man_keys(void **state)
 {
 	(void)state;
-	const char *src = getenv("HS_SRCDIR");
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/doc/man/hetsched.conf.5", src ? src : "..");
-	FILE *f = fopen(path, "r");
-	if (!f)
-		fail_msg("cannot open %s", path);
 	static char man[131072];
-	size_t n = fread(man, 1, sizeof(man) - 1, f);
-	fclose(f);
-	man[n] = 0;
+	read_src_file("doc/man/hetsched.conf.5", path, sizeof(path), man, sizeof(man));
 	for (int i = 0; hs_sconf_key_name(i); i++) {
 		char entry[128];
 		snprintf(entry, sizeof(entry), "\n.BI %s= ", hs_sconf_key_name(i));
@@ -287,16 +294,9 @@ static void test_conf_man_keys(void **state)
 static void test_conf_example(void **state)
 {
 	(void)state;
-	const char *src = getenv("HS_SRCDIR");
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/etc/hetsched.conf", src ? src : "..");
-	FILE *f = fopen(path, "r");
-	if (!f)
-		fail_msg("cannot open %s", path);
 	static char text[65536];
-	size_t n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = 0;
+	read_src_file("etc/hetsched.conf", path, sizeof(path), text, sizeof(text));
 	hs_sconf_t c;
 	hs_err_t err;
 	hs_sconf_defaults(&c, &err);
