@@ -16,6 +16,13 @@ sched_cluster tl v100:1:1,k80:1:1 || bail "cluster did not come up"
 check "short rounds configured" it_hetsched_conf "$TL_DIR" RoundLength=2 MinRoundInterval=1
 out=$TL_DIR/tmp
 mkdir -p "$out"
+# sreport clamps its end to now and rounds it to the nearest hour, so in
+# the first half of an hour it shows the current hour only when asked for
+# that hour alone (a range shorter than an hour becomes that hour). The
+# jobs and the report must therefore fall in one clock hour: with less than
+# 90 s left in this one, wait for the next.
+left=$((3600 - $(date +%s) % 3600))
+[ "$left" -ge 90 ] || { echo "# waiting ${left} s for the next hour (sreport)"; sleep "$left"; }
 t0=$(date +%s)
 
 a=$(sbatch --parsable -o /dev/null -J tl-a --requeue --gres=gpu:v100:1 --wrap 'sleep 6')
@@ -55,8 +62,8 @@ check "--live draws the same bars" test "$(cat "$out/live.json")" = "$(cat "$out
 # sreport (doc/accounting.md): usage is rolled up per hour by slurmdbd;
 # `sacctmgr rollup` rolls the hours up to now at once. Each type's GPU
 # seconds must equal the sum of its incarnations' run times in sacct.
-start=$(date -d "@$((t0 - 3600))" +%Y-%m-%dT%H:00:00)
-stop=$(date -d '+1 hour' +%Y-%m-%dT%H:00:00)
+start=$(date -d "@$t0" +%Y-%m-%dT%H:00:00)
+stop=$(date -d "@$((t0 + 3600))" +%Y-%m-%dT%H:00:00)
 sacctmgr -i rollup "$start" "$stop" >"$out/rollup.txt" 2>&1
 sreport -n -P -t seconds -T gres/gpu:v100,gres/gpu:k80 cluster AccountUtilizationByUser \
 	start="$start" end="$stop" >"$out/sreport.txt" 2>&1
