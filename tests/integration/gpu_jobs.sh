@@ -4,8 +4,9 @@
 # with CUDA_VISIBLE_DEVICES set to the fake GPUs they were given, and sacct
 # (slurmdbd + MariaDB) reports them with their per-type GPU TRES. The same
 # workload, submitted into a stopped partition that is then started, runs
-# on a stock cons_tres cluster and on one with our plugins (select wrapper, sched/hetsched, SPANK): placements and
-# GPU indexes must be identical, i.e. the wrapper behaves like cons_tres.
+# on a stock cons_tres cluster and on one with our plugins (select
+# wrapper, sched/hetsched, SPANK): placements and GPU indexes must be
+# identical, i.e. the wrapper behaves like cons_tres.
 # TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 it_begin "GPU jobs of every type; sacct; the select wrapper places like cons_tres"
