@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -112,6 +113,23 @@ static void sleep_s(double s)
 		;
 }
 
+/* Whether to check a rate the listener measured against the sender's own
+ * clock. contrib/test.sh runs the sanitizer and valgrind builds at nice 19
+ * next to a busy cluster (HS_TIMING_LAX=1), where the sender can be starved
+ * for whole estimation windows: there these tests check memory and the
+ * counters, and the rates are checked by the plain build at normal
+ * priority. */
+static bool rates_checked(void)
+{
+	const char *lax = getenv("HS_TIMING_LAX");
+
+	if (lax && *lax && strcmp(lax, "0") != 0) {
+		printf("# HS_TIMING_LAX: rate against the sender's clock not checked\n");
+		return false;
+	}
+	return true;
+}
+
 /* Starts a listener reporting to p, which the caller has set up. */
 static hs_listener_t *start_with(pubs_t *p, hs_listener_cfg_t *cfg, char *name)
 {
@@ -194,7 +212,8 @@ static void accept_and_estimate(void **state)
 	assert_true(st.n >= 1 && st.new_samples == st.n);
 	sender_rate = 59.0 / (t1 - t0);
 	printf("# listener estimate %.2f steps/s, sender clock %.2f steps/s\n", st.ema, sender_rate);
-	assert_true(st.ema > 0.5 * sender_rate && st.ema < 1.5 * sender_rate);
+	if (rates_checked())
+		assert_true(st.ema > 0.5 * sender_rate && st.ema < 1.5 * sender_rate);
 	assert_true(p.count[HS_PUB_START] == 1);
 	assert_true(p.count[HS_PUB_FIRST] + p.count[HS_PUB_PERIODIC] >= 1);
 	assert_true(p.count[HS_PUB_CKPT] + p.count[HS_PUB_FINAL] >= 1);
@@ -518,7 +537,8 @@ static void stalled_listener(void **state)
 	       sender_rate, p.ema_min, p.ema_max, c.excluded_gap);
 	assert_int_equal(p.count[HS_PUB_FIRST], 1);
 	assert_true(st.n >= 2);
-	assert_true(p.ema_min > 0.6 * sender_rate && p.ema_max < 1.4 * sender_rate);
+	if (rates_checked())
+		assert_true(p.ema_min > 0.6 * sender_rate && p.ema_max < 1.4 * sender_rate);
 	pthread_mutex_destroy(&p.mu);
 }
 
