@@ -37,6 +37,9 @@
 #     per-round time under
 #     slurmctld locks (snapshot read locks + apply write locks, from its
 #     round log lines) and solve time; backfill's cycle time (sdiag).
+# While the workload runs, squeue's expected start of every pending job is
+# sampled every 5 s; bench/start_error.py compares the predictions with
+# the actual first starts (doc/start-times.md).
 # Then prints average JCT, makespan and GPU utilization side by side with
 # hetsched/backfill ratios, the preemption counts, and hetsched's per-round
 # solve time and lock hold time (mean, p95, max), and writes summary.md
@@ -57,7 +60,7 @@ while [ $# -gt 0 ]; do
 	--pending) pending=$2; shift ;;
 	--queue-time) queue_s=$2; shift ;;
 	--out) out=$2; shift ;;
-	-h|--help) sed -n '3,44p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,47p' "$0"; exit 0 ;;
 	*) echo "cluster_bench.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -131,6 +134,13 @@ run() {
 	fi
 	printf '#!/bin/bash\nsrun %s --table %s --time-scale %s --progress 30\n' "$emu" "$table" "$scale" >"$dir/work/emu.sh"
 	chmod +x "$dir/work/emu.sh"
+	# Expected starts as users see them (squeue --start's field), every
+	# 5 s while the workload runs: "now jobid start" per pending job.
+	( while :; do
+		squeue -h -t PD -o '%i %S' 2>/dev/null | sed "s/^/$(date +%s) /"
+		sleep 5
+	  done >"$out/$sched/start_est.txt" ) &
+	local sampler=$!
 	# Submit at the arrival times.
 	start=$(date +%s.%N)
 	: >"$out/$sched/submitted.txt"
@@ -161,6 +171,7 @@ run() {
 		say "$sched: $(squeue -h -j "$ids" -t R 2>/dev/null | wc -l) running, $(squeue -h -j "$ids" -t PD 2>/dev/null | wc -l) pending"
 		sleep 15
 	done
+	kill "$sampler" 2>/dev/null
 	sacct -D -X -P -n -o JobIDRaw,State,Submit,Start,End,NodeList,AllocTRES -j "$ids" >"$out/$sched/sacct.txt"
 	# The scheduler with a long queue.
 	say "$sched: lock/cycle measurement with $pending pending jobs"
@@ -185,6 +196,7 @@ run() {
 run backfill || exit 1
 run hetsched || exit 1
 python3 "$top/bench/cluster_report.py" "$out" "$gpus" "$pending" | tee "$out/summary.md"
+python3 "$top/bench/start_error.py" "$out" "$round" | tee -a "$out/summary.md"
 # per-job JCT as a plot (jct.dat comes from the report)
 if command -v gnuplot >/dev/null && [ -s "$out/jct.dat" ]; then
 	gnuplot -e "dat='$out/jct.dat'; out='$out/jct.svg'" "$top/bench/cluster_jct.gp" &&
