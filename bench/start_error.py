@@ -7,10 +7,11 @@ For each scheduler directory OUT/<sched>/ with start_est.txt (lines "now
 jobid start", sampled from squeue every 5 s) and sacct.txt (sacct -D -X -P:
 JobIDRaw|State|Submit|Start|End|...), every job that was seen pending with
 an expected start gets two predictions: its first one, and its first one
-made at least ROUND_S after submission (once a round has run). Each is
-compared with the job's actual first start (the earliest Start over its
-incarnations) as an absolute error, next to the naive baseline "starts now"
-(the time the prediction was read) on the same jobs. Prints a Markdown
+made at least ROUND_S after submission (once a round has run); so does
+each wait after a requeue ("restart"). Each is compared with the start
+that ended the wait (sacct -D's Start of the next incarnation) as an
+absolute error, next to the naive baseline "starts now" (the time the
+prediction was read) on the same waits. Prints a Markdown
 table: n, mean, median and p90 of the error in seconds, and each as a ratio
 to the baseline's; a last line compares the schedulers' own errors."""
 import os
@@ -28,10 +29,10 @@ def epoch(s):
         return None
 
 
-def actual_starts(path):
-    """jobid -> (first submit, first start) over a job's incarnations in
+def incarnations(path):
+    """jobid -> (first submit, sorted starts of its incarnations) from
     sacct -D lines (a requeue gives the next incarnation a new Submit)."""
-    out = {}
+    subs, starts = {}, {}
     with open(path) as f:
         for line in f:
             p = line.rstrip("\n").split("|")
@@ -40,28 +41,33 @@ def actual_starts(path):
             sub, st = epoch(p[2]), epoch(p[3])
             if sub is None or st is None:
                 continue
-            old = out.get(p[0], (sub, st))
-            out[p[0]] = (min(old[0], sub), min(old[1], st))
-    return out
+            subs[p[0]] = min(subs.get(p[0], sub), sub)
+            starts.setdefault(p[0], []).append(st)
+    return {j: (subs[j], sorted(starts[j])) for j in subs}
 
 
-def predictions(path, starts, round_s):
-    """jobid -> {"first": (t, pred), "after_round": (t, pred)} for jobs
-    whose expected start squeue showed while they had not started."""
-    out = {}
+def predictions(path, jobs, round_s):
+    """(jobid, incarnation) -> {"first": (t, pred, start), "after_round":
+    ...}: for each time a job waited (incarnation 0: before its first
+    start; n > 0: after a requeue, before its n-th restart), its first
+    prediction and its first one made at least ROUND_S into the wait."""
+    out, wait_began = {}, {}
     with open(path) as f:
         for line in f:
             p = line.split()
-            if len(p) != 3 or p[1] not in starts:
+            if len(p) != 3 or p[1] not in jobs:
                 continue
             now, pred = float(p[0]), epoch(p[2])
-            sub, first = starts[p[1]]
-            if pred is None or now >= first:   # only before the first start
+            sub, starts = jobs[p[1]]
+            n = sum(1 for st in starts if st <= now)   # incarnations begun
+            if pred is None or n >= len(starts):
                 continue
-            d = out.setdefault(p[1], {})
-            d.setdefault("first", (now, pred))
-            if sub is not None and now >= sub + round_s:
-                d.setdefault("after_round", (now, pred))
+            key = (p[1], n)
+            began = wait_began.setdefault(key, sub if n == 0 else now)
+            d = out.setdefault(key, {})
+            d.setdefault("first", (now, pred, starts[n]))
+            if now >= began + round_s:
+                d.setdefault("after_round", (now, pred, starts[n]))
     return out
 
 
@@ -78,8 +84,9 @@ def main():
     out, round_s = sys.argv[1], float(sys.argv[2])
     print("\n## Expected start times (squeue --start) against actual starts\n")
     print("Absolute error in seconds of the expected start squeue showed for a")
-    print("pending job, against its actual first start; baseline: \"starts now\"")
-    print("(the time the prediction was read), on the same jobs.\n")
+    print("pending job, against the start that ended that wait (the first start,")
+    print("or after a requeue the restart); baseline: \"starts now\" (the time the")
+    print("prediction was read), on the same waits.\n")
     print("| scheduler | prediction | n | mean (s) | median (s) | p90 (s) "
           "| mean / baseline | median / baseline | p90 / baseline |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -89,33 +96,33 @@ def main():
         acct = os.path.join(out, sched, "sacct.txt")
         if not (os.path.isfile(est) and os.path.isfile(acct)):
             continue
-        starts = actual_starts(acct)
-        preds = predictions(est, starts, round_s)
-        for kind in ("first", "after_round"):
-            errs, base = [], []
-            for jid, d in preds.items():
-                if kind in d:
-                    t, pred = d[kind]
-                    errs.append(abs(pred - starts[jid][1]))
-                    base.append(abs(t - starts[jid][1]))
-            label = "first" if kind == "first" else "first after %g s" % round_s
+        preds = predictions(est, incarnations(acct), round_s)
+        for kind, restarts in (("first", False), ("after_round", False),
+                               ("first", True), ("after_round", True)):
+            chosen = [d[kind] for (jid, n), d in preds.items()
+                      if kind in d and (n > 0) == restarts]
+            errs = [abs(pred - st) for t, pred, st in chosen]
+            base = [abs(t - st) for t, pred, st in chosen]
+            label = ("restart, " if restarts else "") + \
+                ("first" if kind == "first" else "first after %g s" % round_s)
             if not errs:
                 print("| %s | %s | 0 | | | | | | |" % (sched, label))
                 continue
             e, b = stats(errs), stats(base)
-            own[(sched, kind)] = e
+            own[(sched, kind, restarts)] = e
             r = ["%.2f" % (e[i] / b[i]) if b[i] > 0 else "-" for i in (1, 2, 3)]
             # backfill plans a running job without a time limit to run a
             # year (YEAR_SECONDS in backfill.c): its followers' starts
             # are then about a year ahead, which says "unknown".
-            far = sum(1 for jid, d in preds.items()
-                      if kind in d and d[kind][1] - d[kind][0] > 300 * 86400)
+            far = sum(1 for t, pred, st in chosen if pred - t > 300 * 86400)
             if far:
                 label += " (%d of them a year ahead)" % far
             print("| %s | %s | %d | %.0f | %.0f | %.0f | %s | %s | %s |" % (sched, label, e[0], e[1], e[2], e[3], *r))
             print("| %s | baseline \"now\" | %d | %.0f | %.0f | %.0f | 1 | 1 | 1 |" % (sched, b[0], b[1], b[2], b[3]))
-    h, bf = own.get(("hetsched", "first")), own.get(("backfill", "first"))
-    if h and bf and bf[1] > 0:
+    h, bf = own.get(("hetsched", "first", False)), own.get(("backfill", "first", False))
+    if h and bf and bf[2] > 300 * 86400:
+        print("\nbackfill gave no usable estimate (a year ahead: the jobs have no time limit)")
+    elif h and bf and bf[1] > 0:
         print("\nhetsched's mean error of the first prediction / backfill's: %.2f"
               " (median %s)" % (h[1] / bf[1], "%.2f" % (h[2] / bf[2]) if bf[2] > 0 else "-"))
 
