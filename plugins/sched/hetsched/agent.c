@@ -214,15 +214,28 @@ static void reload(agent_t *a)
 		}
 	} else {
 		int r = hs_conf_load(a->conf_path, &c, why, sizeof(why));
-		if (r < 0) {
-			error(HS_LOG_PREFIX "bad configuration, %s; %s", why,
-			      a->engine ? "keeping the last good one" : "hetsched stays passive");
+		if (r < 0 && !a->engine) {
+			/* a reconfigure before the first round (slurmctld's
+			 * startup calls sched_p_reconfig itself): init()'s
+			 * checked configuration, maybe the last good copy
+			 * (conf_lastgood.h), is the last good one */
+			error(HS_LOG_PREFIX "bad configuration, %s; keeping the last good one "
+			      "(the one slurmctld started with)", why);
+			if (hs_sconf_copy(&c, &a->conf, &err) < 0) {
+				error(HS_LOG_PREFIX "cannot start: %s", err.msg);
+				xfree(ssl);
+				return;
+			}
+		} else if (r < 0) {
+			error(HS_LOG_PREFIX "bad configuration, %s; keeping the last good one", why);
 			xfree(ssl);
 			return;
+		} else {
+			if (r == 1)
+				info(HS_LOG_PREFIX "%s not found: using the defaults",
+				     a->conf_path);
+			reread = 1;
 		}
-		if (r == 1)
-			info(HS_LOG_PREFIX "%s not found: using the defaults", a->conf_path);
-		reread = 1;
 	}
 	const char *status = c.status_file;
 	if (hs_path_join(a->state_path, sizeof(a->state_path), ssl ? ssl : ".", HS_STATE_FILE) < 0 ||
