@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -76,6 +77,19 @@ static inline void hs_job_state_set(job_record_t *job_ptr, uint32_t state)
 #else
 	job_ptr->job_state = state;
 #endif
+}
+
+/* Is this slurmctld the new process `scontrol reconfigure` started? From
+ * 23.11 reconfigure re-executes slurmctld with SLURMCTLD_RECONF=1 in its
+ * environment (controller.c: _try_to_reconfig()); a cold start has none.
+ * When that process fails to start, the old one logs "Resuming operation,
+ * reconfigure failed" and loads its plugins again, without the variable
+ * (it has run them before: conf_lastgood.h tells by the writing process).
+ * 22.05 never sets it (reconfigure calls sched_p_reconfig instead);
+ * honouring it there too lets the tests play the restart. */
+static inline bool hs_slurmctld_reconf_restart(void)
+{
+	return getenv("SLURMCTLD_RECONF") != NULL;
 }
 
 /* Starts a thread of ours (name: up to 15 characters, as ps shows it). */

@@ -9,6 +9,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/sconf.c src/sched/sconf.h src/sched/sconf_impl.h \
 	src/sched/sconf_keys.c src/sched/sconf_values.c \
 	src/sched/conf_include.c src/sched/conf_include.h \
+	src/sched/conf_lastgood.c src/sched/conf_lastgood.h \
 	src/sched/hints.c src/sched/hints.h \
 	src/sched/snapshot.c src/sched/snapshot.h \
 	src/sched/estimate.c src/sched/estimate.h \

@@ -120,6 +120,13 @@ const char *hs_preempt_mode_name(hs_preempt_mode_t m);
  * what is missing in `why`. */
 int hs_sched_params_ok(const char *params, char *why, size_t len);
 
+/* The configuration as hetsched.conf text: "Key=Value" lines for every
+ * key that has a value (unset ones left out), values exact, so that
+ * hs_sconf_parse_text() of it gives the same configuration. malloc'd;
+ * NULL with err when a value cannot be written as a line (a '#' in a
+ * path). */
+char *hs_sconf_write_text(const hs_sconf_t *c, hs_err_t *err);
+
 /* One line with every key's value, in the table's order (for the log). */
 int hs_sconf_describe(const hs_sconf_t *c, char *buf, size_t len);
 

@@ -27,6 +27,10 @@ int hs_conf_bool(const char *key, const char *v, int *out, hs_err_t *err);
 int hs_conf_names(const char *key, const char *v, char ***out, int *nout, hs_err_t *err);
 /* "name:w,name:w" with w in [1e-6, 1e6], no name twice. */
 int hs_conf_wlist(const char *key, const char *v, hs_wlist_t *out, hs_err_t *err);
+/* A number as %g prints it when that reads back as the same double, else
+ * with as many digits as it needs to (at most 17): log lines stay short
+ * and the last good copy (conf_lastgood.h) keeps every value exactly. */
+void hs_conf_fmt_double(char *buf, size_t len, double v);
 /* An absolute path without control characters? */
 int hs_conf_path_ok(const char *v);
 

@@ -10,6 +10,7 @@
  * table (test_sched_parts checks both ways). */
 #include "sched/sconf.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -165,9 +166,11 @@ static void show_wlist(const hs_wlist_t *l, char *buf, size_t len)
 {
 	size_t w = 0;
 	buf[0] = 0;
-	for (int i = 0; i < l->n && w < len; i++)
-		w += (size_t)snprintf(buf + w, len - w, "%s%s:%g", i ? "," : "", l->names[i],
-				      l->w[i]);
+	for (int i = 0; i < l->n && w < len; i++) {
+		char num[32];
+		hs_conf_fmt_double(num, sizeof(num), l->w[i]);
+		w += (size_t)snprintf(buf + w, len - w, "%s%s:%s", i ? "," : "", l->names[i], num);
+	}
 	if (l->n == 0)
 		snprintf(buf, len, "none");
 }
@@ -436,7 +439,7 @@ static void show_value(const hs_sconf_t *c, const key_def_t *k, char *buf, size_
 		snprintf(buf, len, "%lu", *(const unsigned long *)field);
 		return;
 	case K_DOUBLE:
-		snprintf(buf, len, "%g", *(const double *)field);
+		hs_conf_fmt_double(buf, len, *(const double *)field);
 		return;
 	case K_BOOL:
 		snprintf(buf, len, "%s", *(const int *)field ? "yes" : "no");
@@ -468,4 +471,49 @@ int hs_sconf_describe(const hs_sconf_t *c, char *buf, size_t len)
 		w += (size_t)snprintf(buf + w, len - w, "%s%s=%s", i ? " " : "", keys[i].key, v);
 	}
 	return (int)w;
+}
+
+/* Every key with a value, one "Key=Value" line each. A key without a
+ * default whose value is still the defaults' one is unset (its printed
+ * form, such as "none", is no value the parser takes) and left out. */
+char *hs_sconf_write_text(const hs_sconf_t *c, hs_err_t *err)
+{
+	hs_sconf_t d;
+	if (hs_sconf_defaults(&d, err) < 0)
+		return NULL;
+	size_t cap = 1024, w = 0;
+	char *out = malloc(cap), v[HS_CONF_MAX_VALUE + 64], dv[HS_CONF_MAX_VALUE + 64];
+	for (int i = 0; out && i < NKEYS; i++) {
+		show_value(c, &keys[i], v, sizeof(v));
+		if (!keys[i].def) {
+			show_value(&d, &keys[i], dv, sizeof(dv));
+			if (!strcmp(v, dv))
+				continue;
+		}
+		/* the readers cut a line at '#' and trim blanks */
+		if (strlen(v) > HS_CONF_MAX_VALUE || strpbrk(v, "#\n\r") || isspace((unsigned char)*v) ||
+		    (*v && isspace((unsigned char)v[strlen(v) - 1]))) {
+			hs_err_set(err, "%s=%s: cannot be written back as a hetsched.conf line",
+				   keys[i].key, v);
+			free(out);
+			hs_sconf_free(&d);
+			return NULL;
+		}
+		size_t need = strlen(keys[i].key) + strlen(v) + 3;
+		if (w + need > cap) {
+			char *n = realloc(out, cap = 2 * cap + need);
+			if (!n)
+				free(out);
+			out = n;
+			if (!out)
+				break;
+		}
+		w += (size_t)snprintf(out + w, cap - w, "%s=%s\n", keys[i].key, v);
+	}
+	hs_sconf_free(&d);
+	if (!out)
+		hs_err_set(err, "out of memory");
+	else if (!w)
+		out[0] = 0;
+	return out;
 }

@@ -61,6 +61,15 @@ int hs_conf_double(const char *key, const char *v, double lo, double hi, double 
 	return 0;
 }
 
+void hs_conf_fmt_double(char *buf, size_t len, double v)
+{
+	for (int prec = 6; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
 int hs_conf_bool(const char *key, const char *v, int *out, hs_err_t *err)
 {
 	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1")) {

@@ -19,13 +19,14 @@ if BUILD_PLUGINS
 INTEGRATION_TESTS += tests/integration/sched_rounds.sh tests/integration/sched_policy.sh \
 	tests/integration/sched_faults.sh tests/integration/sched_pack.sh \
 	tests/integration/sched_suspend.sh tests/integration/sched_churn.sh \
-	tests/integration/sched_weights.sh tests/integration/sched_conf.sh
+	tests/integration/sched_weights.sh tests/integration/sched_conf.sh \
+	tests/integration/sched_reconf.sh
 endif
 EXTRA_DIST += tests/integration/sched_lib.sh tests/integration/sched_rounds.sh \
 	tests/integration/sched_policy.sh tests/integration/sched_faults.sh \
 	tests/integration/sched_pack.sh tests/integration/sched_suspend.sh \
 	tests/integration/sched_churn.sh tests/integration/sched_weights.sh \
-	tests/integration/sched_conf.sh
+	tests/integration/sched_conf.sh tests/integration/sched_reconf.sh
 # only starts Slurm accepts
 if BUILD_PLUGINS
 TESTS += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.sh \

@@ -22,7 +22,7 @@ check "a good configuration is installed" it_hetsched_conf "$C_DIR" RoundLength=
 echo "RoundLength=0" >"$hconf"
 scontrol reconfigure
 check "reconfigure: bad value logged, last good configuration kept" \
-	wait_log "$log" 30 'bad configuration, .*RoundLength=0: .*keeping the last good one'
+	wait_log "$log" 30 '\(bad configuration, \|hetsched.conf is bad (\).*RoundLength=0: .*keeping the last good'
 check "reconfigure: slurmctld still answers" quiet scontrol ping
 
 # 2. An Include of a missing file: reported at the first tick, without
@@ -31,7 +31,7 @@ echo "Include missing-part.conf" >"$hconf"
 t0=$(date +%s)
 scontrol reconfigure
 check "Include of a missing file: error names it" \
-	wait_log "$log" 30 'bad configuration, .*Include .*missing-part.conf: No such file'
+	wait_log "$log" 30 '\(bad configuration, \|hetsched.conf is bad (\).*Include .*missing-part.conf: No such file'
 echo "reported after $(($(date +%s) - t0)) s" | diag
 check "Include of a missing file: Slurm's parser never retried it" \
 	test "$(grep -c 'retrying in 1sec up to 60sec' "$log")" = 0

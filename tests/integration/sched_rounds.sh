@@ -58,12 +58,12 @@ check "every round logs solve and lock times" grep -q 'sched/hetsched: round [0-
 # A bad hetsched.conf keeps the last good configuration.
 printf 'RoundLength=abc\n' >"$R_DIR/etc/hetsched.conf"
 scontrol reconfigure
-check "bad hetsched.conf: the error names the key" wait_log "$log" 30 'sched/hetsched: bad configuration, .*RoundLength=abc: expected an integer'
+check "bad hetsched.conf: the error names the key" wait_log "$log" 30 'sched/hetsched: \(bad configuration, \|hetsched.conf is bad (\).*RoundLength=abc: expected an integer'
 wait_rounds "$R_DIR" 1 30
 check "bad hetsched.conf: the last good round length stays" test "$(status_field "$R_DIR" 's["round_length"]')" = 4
 printf 'NoSuchKey=1\n' >"$R_DIR/etc/hetsched.conf"
 scontrol reconfigure
-check "unknown key is refused by Slurm's parser" wait_log "$log" 30 'sched/hetsched: bad configuration, .*syntax error or unknown key'
+check "unknown key is refused by Slurm's parser" wait_log "$log" 30 'sched/hetsched: \(bad configuration, \|hetsched.conf is bad (\).*syntax error or unknown key'
 
 # The shipped example is accepted by Slurm's parser and our checks.
 n=$(grep -c 'sched/hetsched: configuration: Policy=max_min_fairness_perf RoundLength=360' "$log")

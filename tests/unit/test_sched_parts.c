@@ -17,6 +17,7 @@
 
 #include "report/record.h"
 #include "sched/conf_include.h"
+#include "sched/conf_lastgood.h"
 #include "sched/estimate.h"
 #include "sched/hints.h"
 #include "sched/sconf.h"
@@ -592,6 +593,119 @@ static void test_status_keep_user(void **state)
 	json_object_put(doc);
 }
 
+/* ---- last good copy (conf_lastgood.h) ---------------------------------------- */
+
+/* write_text -> parse_text gives the same configuration, every value
+ * exact (a number %g would round, lists, shares, paths, unset keys) */
+static void check_round_trip(const char *text)
+{
+	hs_sconf_t c, d;
+	hs_err_t err;
+	char a[8192], b[8192];
+	assert_int_equal(hs_sconf_defaults(&c, &err), 0);
+	if (hs_sconf_parse_text(&c, text, &err) < 0)
+		fail_msg("%s", err.msg);
+	char *w = hs_sconf_write_text(&c, &err);
+	assert_non_null(w);
+	assert_null(strstr(w, "none")); /* unset keys are left out */
+	assert_int_equal(hs_sconf_defaults(&d, &err), 0);
+	if (hs_sconf_parse_text(&d, w, &err) < 0)
+		fail_msg("%s in\n%s", err.msg, w);
+	hs_sconf_describe(&c, a, sizeof(a));
+	hs_sconf_describe(&d, b, sizeof(b));
+	assert_string_equal(a, b);
+	assert_true(d.pack_threshold == c.pack_threshold);
+	for (int i = 0; i < c.qos_weights.n; i++)
+		assert_true(d.qos_weights.w[i] == c.qos_weights.w[i]);
+	free(w);
+	hs_sconf_free(&c);
+	hs_sconf_free(&d);
+}
+
+static void test_conf_write_text(void **state)
+{
+	(void)state;
+	check_round_trip("");
+	check_round_trip("Policy=max_min_fairness\nRoundLength=30\nPreemptMode=suspend\n"
+			 "Partitions=gpu,big\nQosWeights=normal:1,high:4.123456789\n"
+			 "AccountWeights=shares\nThroughputTable=/a/t1.json,/b/t:2.json\n"
+			 "EntityMode=fifo\nPackThreshold=1.23456789012\nSeed=42\n"
+			 "StatusFile=/var/x y/status.json\nBackfill=no\nPinnedAdmission=share\n"
+			 "MinResetInterval=100000\nUnknownJobSeconds=1.1\n");
+	check_round_trip("AccountWeights=a:2,b:0.5\nGpuPrices=v100:2.48,k80:0.9\n"
+			 "Policy=min_cost\nMetricsFile=/tmp/m.prom\n");
+	/* the log line keeps %g's short form where it is exact */
+	hs_sconf_t c;
+	hs_err_t err;
+	char desc[8192];
+	hs_sconf_defaults(&c, &err);
+	assert_int_equal(hs_sconf_parse_text(&c, "PackThreshold=1.5\nMinResetInterval=100000\n",
+					     &err), 0);
+	hs_sconf_describe(&c, desc, sizeof(desc));
+	assert_non_null(strstr(desc, "PackThreshold=1.5 "));
+	assert_non_null(strstr(desc, "MinResetInterval=100000 "));
+	/* a value the readers would cut is refused, not written wrong */
+	assert_int_equal(hs_sconf_set(&c, "StatusFile", "/a#b", &err), 0);
+	assert_null(hs_sconf_write_text(&c, &err));
+	assert_non_null(strstr(err.msg, "StatusFile"));
+	hs_sconf_free(&c);
+}
+
+static void test_conf_last_good(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/hs_lastgood_XXXXXX", path[4096], file[4200];
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/%s", dir, HS_CONF_LAST_GOOD);
+	hs_sconf_t c, d;
+	hs_err_t err;
+	int same = -1;
+	/* none yet */
+	assert_int_equal(hs_conf_last_good_load(dir, &d, &same, path, sizeof(path), &err), 0);
+	assert_int_equal(same, 0);
+
+	hs_sconf_defaults(&c, &err);
+	assert_int_equal(hs_sconf_parse_text(&c, "RoundLength=42\nPartitions=gpu\n", &err), 0);
+	assert_int_equal(hs_conf_last_good_save(dir, &c, "/etc/slurm/hetsched.conf", &err), 0);
+	struct stat st;
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(hs_conf_last_good_load(dir, &d, &same, path, sizeof(path), &err), 1);
+	assert_string_equal(path, file);
+	assert_int_equal(same, 1); /* written by this process */
+	assert_int_equal(d.round_s, 42);
+	assert_int_equal(d.npartitions, 1);
+	hs_sconf_free(&d);
+
+	/* written by another process (a cold start after a restart) */
+	FILE *f = fopen(file, "w");
+	assert_non_null(f);
+	fprintf(f, "# writer=1:1\nRoundLength=43\n");
+	fclose(f);
+	assert_int_equal(hs_conf_last_good_load(dir, &d, &same, path, sizeof(path), &err), 1);
+	assert_int_equal(same, 0);
+	assert_int_equal(d.round_s, 43);
+	hs_sconf_free(&d);
+
+	/* unusable: a bad value, a symlink */
+	f = fopen(file, "w");
+	fprintf(f, "RoundLength=0\n");
+	fclose(f);
+	assert_int_equal(hs_conf_last_good_load(dir, &d, &same, path, sizeof(path), &err), -1);
+	assert_non_null(strstr(err.msg, "RoundLength"));
+	unlink(file);
+	assert_int_equal(symlink("/etc/hostname", file), 0);
+	assert_int_equal(hs_conf_last_good_load(dir, &d, &same, path, sizeof(path), &err), -1);
+	unlink(file);
+	/* a directory that is not there: the save fails with a message */
+	char missing[4200];
+	snprintf(missing, sizeof(missing), "%s/nope", dir);
+	assert_int_equal(hs_conf_last_good_save(missing, &c, NULL, &err), -1);
+	assert_non_null(strstr(err.msg, "nope"));
+	hs_sconf_free(&c);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -603,6 +717,8 @@ int main(void)
 		cmocka_unit_test(test_conf_includes),
 		cmocka_unit_test(test_sched_params),
 		cmocka_unit_test(test_conf_example),
+		cmocka_unit_test(test_conf_write_text),
+		cmocka_unit_test(test_conf_last_good),
 		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_statefile),

@@ -29,6 +29,7 @@
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/state_save.h"
 
+#include "sched/conf_lastgood.h"
 #include "sched/metrics.h"
 #include "sched/statefile.h"
 #include "sched/status_private.h"
@@ -201,6 +202,7 @@ static void reload(agent_t *a)
 
 	hs_sconf_t c;
 	hs_err_t err;
+	int reread = 0;
 	if (a->startup_conf) {
 		/* the first time: the configuration init() checked (the file
 		 * is re-read only on reconfigure) */
@@ -212,14 +214,28 @@ static void reload(agent_t *a)
 		}
 	} else {
 		int r = hs_conf_load(a->conf_path, &c, why, sizeof(why));
-		if (r < 0) {
-			error(HS_LOG_PREFIX "bad configuration, %s; %s", why,
-			      a->engine ? "keeping the last good one" : "hetsched stays passive");
+		if (r < 0 && !a->engine) {
+			/* a reconfigure before the first round (slurmctld's
+			 * startup calls sched_p_reconfig itself): init()'s
+			 * checked configuration, maybe the last good copy
+			 * (conf_lastgood.h), is the last good one */
+			error(HS_LOG_PREFIX "bad configuration, %s; keeping the last good one "
+			      "(the one slurmctld started with)", why);
+			if (hs_sconf_copy(&c, &a->conf, &err) < 0) {
+				error(HS_LOG_PREFIX "cannot start: %s", err.msg);
+				xfree(ssl);
+				return;
+			}
+		} else if (r < 0) {
+			error(HS_LOG_PREFIX "bad configuration, %s; keeping the last good one", why);
 			xfree(ssl);
 			return;
+		} else {
+			if (r == 1)
+				info(HS_LOG_PREFIX "%s not found: using the defaults",
+				     a->conf_path);
+			reread = 1;
 		}
-		if (r == 1)
-			info(HS_LOG_PREFIX "%s not found: using the defaults", a->conf_path);
 	}
 	const char *status = c.status_file;
 	if (hs_path_join(a->state_path, sizeof(a->state_path), ssl ? ssl : ".", HS_STATE_FILE) < 0 ||
@@ -227,7 +243,6 @@ static void reload(agent_t *a)
 		    : hs_path_join(a->status_path, sizeof(a->status_path), ssl ? ssl : ".",
 				   HS_STATUS_FILE) < 0))
 		error(HS_LOG_PREFIX "StateSaveLocation path too long");
-	xfree(ssl);
 
 	char desc[4096]; /* every key's value; a longer line is cut */
 	hs_sconf_describe(&c, desc, sizeof(desc));
@@ -241,16 +256,23 @@ static void reload(agent_t *a)
 			error(HS_LOG_PREFIX "cannot start with %s: %s; hetsched stays passive "
 			      "(scontrol reconfigure after the fix)", desc, err.msg);
 			hs_sconf_free(&c);
+			xfree(ssl);
 			return;
 		}
 		load_state(a);
 	} else if (hs_engine_reconfigure(a->engine, &c, &err) < 0) {
 		error(HS_LOG_PREFIX "bad configuration (%s); keeping the last good one", err.msg);
 		hs_sconf_free(&c);
+		xfree(ssl);
 		return;
 	}
 	hs_sconf_free(&a->conf);
 	a->conf = c;
+	/* a re-read file that runs (22.05's reconfigure) is the new last good
+	 * copy, as init() saves it (conf_lastgood.h) */
+	if (reread && ssl && hs_conf_last_good_save(ssl, &a->conf, a->conf_path, &err) < 0)
+		error(HS_LOG_PREFIX "cannot save the last good configuration: %s", err.msg);
+	xfree(ssl);
 	info(HS_LOG_PREFIX "configuration: %s", desc);
 }
 

@@ -5,7 +5,8 @@
  *
  * This file holds only the entry points: init() checks hetsched.conf
  * (a bad one makes init fail, so slurmctld exits with the reason in its
- * log) and starts the scheduling thread (agent.c) with it, fini() stops and joins it, sched_p_reconfig() asks it
+ * log, except on a restart for reconfigure, which keeps the last good
+ * copy: conf_lastgood.h) and starts the scheduling thread (agent.c) with it, fini() stops and joins it, sched_p_reconfig() asks it
  * to re-read hetsched.conf. The thread snapshots slurmctld's state under
  * read locks, runs the Slurm-free round engine (src/sched) with no lock,
  * and applies the plan under write locks. Slurm's own FIFO loop must be
@@ -15,6 +16,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdio.h>
 
 #include "compat/hs_slurm.h"
 #include "slurm/slurm.h"
@@ -27,6 +29,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "hs_plugin.h"
+#include "sched/conf_lastgood.h"
 
 const char plugin_name[] = "hetsched heterogeneity-aware GPU scheduler";
 const char plugin_type[] = "sched/hetsched";
@@ -36,17 +39,71 @@ static pthread_t agent_thread;
 static pthread_mutex_t thread_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Reads and checks hetsched.conf the way the thread will use it (values,
- * then the engine: throughput tables, policy). NULL with the reason
- * logged when it is bad: like a bad slurm.conf, a bad hetsched.conf
- * stops slurmctld at startup rather than running on defaults nobody
- * asked for. A missing file means the defaults. */
+ * then the engine: throughput tables, policy): 0 (1 for a missing file,
+ * the defaults) with *c filled, or -1 with the reason in why. */
+static int check_conf(const char *path, hs_sconf_t *c, char *why, size_t len)
+{
+	hs_err_t err;
+	int r = hs_conf_load(path, c, why, len);
+	if (r < 0)
+		return -1;
+	hs_engine_t *e = hs_engine_new(c, NULL, NULL, &err);
+	if (!e) {
+		snprintf(why, len, "%s", err.msg);
+		hs_sconf_free(c);
+		return -1;
+	}
+	hs_engine_free(e);
+	return r;
+}
+
+/* hetsched.conf is bad: on a restart for `scontrol reconfigure` (the new
+ * process, or the old one resuming after that failed) the last good copy
+ * is loaded instead, so a typo does not take slurmctld down. 0 with *c
+ * filled, -1 when there is no usable copy or this is a cold start. */
+static int fallback_conf(const char *ssl, hs_sconf_t *c, const char *why)
+{
+	char path[4096];
+	hs_err_t err;
+	int same = 0, reconf = hs_slurmctld_reconf_restart();
+	int r = hs_conf_last_good_load(ssl, c, &same, path, sizeof(path), &err);
+	if (r < 0)
+		error(HS_LOG_PREFIX "%s", err.msg);
+	if (r <= 0)
+		return -1;
+	if (!reconf && !same) { /* a cold start */
+		hs_sconf_free(c);
+		return -1;
+	}
+	/* the tables it names may have changed since */
+	hs_engine_t *e = hs_engine_new(c, NULL, NULL, &err);
+	if (!e) {
+		error(HS_LOG_PREFIX "the last good configuration %s cannot run either: %s",
+		      path, err.msg);
+		hs_sconf_free(c);
+		return -1;
+	}
+	hs_engine_free(e);
+	error(HS_LOG_PREFIX "hetsched.conf is bad (%s): keeping the last good configuration "
+	      "from %s until it is fixed", why, path);
+	return 0;
+}
+
+/* The configuration init() starts with, NULL with the reason logged:
+ * like a bad slurm.conf, a bad hetsched.conf stops slurmctld at a cold
+ * start rather than running on defaults nobody asked for (but see
+ * fallback_conf). A missing file means the defaults. Every good load is
+ * saved as the last good copy in StateSaveLocation. */
 static hs_sconf_t *startup_conf(void)
 {
 	char why[600], *path = get_extra_conf_path("hetsched.conf");
+	/* init() runs in slurmctld's main thread, before any thread of ours,
+	 * with slurm.conf read: no lock needed to read it */
+	const char *ssl = slurm_conf.state_save_location;
 	hs_sconf_t *c = xmalloc(sizeof(*c));
 	hs_err_t err;
-	int r = hs_conf_load(path, c, why, sizeof(why));
-	if (r < 0) {
+	int r = check_conf(path, c, why, sizeof(why));
+	if (r < 0 && (!ssl || fallback_conf(ssl, c, why) < 0)) {
 		error(HS_LOG_PREFIX "bad configuration, %s: slurmctld does not start until "
 		      "hetsched.conf is fixed", why);
 		xfree(c);
@@ -55,16 +112,11 @@ static hs_sconf_t *startup_conf(void)
 	}
 	if (r == 1)
 		info(HS_LOG_PREFIX "%s not found: using the defaults", path);
+	/* also after a fallback: this process now runs the copy (see
+	 * conf_lastgood.h on the writing process) */
+	if (ssl && hs_conf_last_good_save(ssl, c, path, &err) < 0)
+		error(HS_LOG_PREFIX "cannot save the last good configuration: %s", err.msg);
 	xfree(path);
-	hs_engine_t *e = hs_engine_new(c, NULL, NULL, &err);
-	if (!e) {
-		error(HS_LOG_PREFIX "bad configuration, %s: slurmctld does not start until "
-		      "hetsched.conf is fixed", err.msg);
-		hs_sconf_free(c);
-		xfree(c);
-		return NULL;
-	}
-	hs_engine_free(e);
 	return c;
 }
 
