@@ -78,7 +78,13 @@ static char *read_small(const char *path, hs_err_t *err)
 		return NULL;
 	}
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > HS_CONF_LAST_GOOD_MAX) {
+	if (fstat(fd, &st) < 0) {
+		hs_err_set(err, "%s: %s", path, strerror(errno));
+		close(fd);
+		errno = EIO;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > HS_CONF_LAST_GOOD_MAX) {
 		close(fd);
 		hs_err_set(err, "%s: not a regular file of at most %ld bytes", path,
 			   HS_CONF_LAST_GOOD_MAX);
@@ -97,8 +103,8 @@ static char *read_small(const char *path, hs_err_t *err)
 	}
 	close(fd);
 	if (!buf || got != len) {
-		free(buf);
 		hs_err_set(err, "%s: %s", path, buf ? "short read" : "out of memory");
+		free(buf);
 		errno = EIO;
 		return NULL;
 	}
