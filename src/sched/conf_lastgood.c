@@ -4,12 +4,9 @@
 #define _GNU_SOURCE /* asprintf */
 #include "sched/conf_lastgood.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sched/statefile.h"
@@ -67,60 +64,17 @@ int hs_conf_last_good_save(const char *dir, const hs_sconf_t *c, const char *sou
 	return rc;
 }
 
-/* The whole file, NUL-terminated (malloc'd); NULL with errno ENOENT when
- * it does not exist, else NULL with err. */
-static char *read_small(const char *path, hs_err_t *err)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT)
-			hs_err_set(err, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		hs_err_set(err, "%s: %s", path, strerror(errno));
-		close(fd);
-		errno = EIO;
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > HS_CONF_LAST_GOOD_MAX) {
-		close(fd);
-		hs_err_set(err, "%s: not a regular file of at most %ld bytes", path,
-			   HS_CONF_LAST_GOOD_MAX);
-		errno = EINVAL;
-		return NULL;
-	}
-	size_t len = (size_t)st.st_size, got = 0;
-	char *buf = malloc(len + 1);
-	while (buf && got < len) {
-		ssize_t r = read(fd, buf + got, len - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	if (!buf || got != len) {
-		hs_err_set(err, "%s: %s", path, buf ? "short read" : "out of memory");
-		free(buf);
-		errno = EIO;
-		return NULL;
-	}
-	buf[len] = 0;
-	return buf;
-}
-
 int hs_conf_last_good_load(const char *dir, hs_sconf_t *out, int *same_process, char *path,
 			   size_t len, hs_err_t *err)
 {
 	*same_process = 0;
 	if (hs_path_join(path, len, dir, HS_CONF_LAST_GOOD) < 0)
 		return hs_err_set(err, "%s/%s: path too long", dir, HS_CONF_LAST_GOOD);
-	char *text = read_small(path, err);
-	if (!text)
-		return errno == ENOENT ? 0 : -1;
+	char *text;
+	size_t text_len;
+	int r = hs_file_read_small(path, HS_CONF_LAST_GOOD_MAX, &text, &text_len, err);
+	if (r <= 0)
+		return r;
 	if (hs_sconf_defaults(out, err) < 0) {
 		free(text);
 		return -1;

@@ -76,9 +76,10 @@ int hs_json_write_atomic(const char *path, json_object *o, int mode, hs_err_t *e
 	return hs_file_write_atomic(path, text, strlen(text), mode, err);
 }
 
-int hs_json_read(const char *path, json_object **out, hs_err_t *err)
+int hs_file_read_small(const char *path, long max, char **out, size_t *len, hs_err_t *err)
 {
 	*out = NULL;
+	*len = 0;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
@@ -86,20 +87,23 @@ int hs_json_read(const char *path, json_object **out, hs_err_t *err)
 		return hs_err_set(err, "%s: %s", path, strerror(errno));
 	}
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > HS_STATEFILE_MAX) {
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
 		close(fd);
-		return hs_err_set(err, "%s: not a regular file of at most %ld bytes", path,
-				  HS_STATEFILE_MAX);
+		return hs_err_set(err, "%s: %s", path, strerror(e));
 	}
-	size_t len = (size_t)st.st_size;
-	char *buf = malloc(len + 1);
+	if (!S_ISREG(st.st_mode) || st.st_size > max) {
+		close(fd);
+		return hs_err_set(err, "%s: not a regular file of at most %ld bytes", path, max);
+	}
+	size_t want = (size_t)st.st_size, got = 0;
+	char *buf = malloc(want + 1);
 	if (!buf) {
 		close(fd);
 		return hs_err_set(err, "out of memory");
 	}
-	size_t got = 0;
-	while (got < len) {
-		ssize_t r = read(fd, buf + got, len - got);
+	while (got < want) {
+		ssize_t r = read(fd, buf + got, want - got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -107,11 +111,24 @@ int hs_json_read(const char *path, json_object **out, hs_err_t *err)
 		got += (size_t)r;
 	}
 	close(fd);
-	buf[got] = 0;
-	if (got != len) {
+	if (got != want) {
 		free(buf);
 		return hs_err_set(err, "%s: short read", path);
 	}
+	buf[got] = 0;
+	*out = buf;
+	*len = got;
+	return 1;
+}
+
+int hs_json_read(const char *path, json_object **out, hs_err_t *err)
+{
+	*out = NULL;
+	char *buf;
+	size_t len;
+	int r = hs_file_read_small(path, HS_STATEFILE_MAX, &buf, &len, err);
+	if (r <= 0)
+		return r;
 	json_tokener *tok = json_tokener_new();
 	if (!tok) {
 		free(buf);

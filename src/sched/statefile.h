@@ -29,6 +29,12 @@ int hs_file_write_atomic(const char *path, const char *text, size_t len, int mod
 /* Serializes o (compact) and writes it atomically. */
 int hs_json_write_atomic(const char *path, json_object *o, int mode, hs_err_t *err);
 
+/* Reads a regular file of at most max bytes (opened without following a
+ * symlink) into *out, NUL-terminated (malloc'd), its length in *len:
+ * 1 = read, 0 = the file does not exist, -1 = unreadable, not a regular
+ * file or too big (message in err). */
+int hs_file_read_small(const char *path, long max, char **out, size_t *len, hs_err_t *err);
+
 /* Reads a JSON file: 1 = parsed into *out, 0 = the file does not exist,
  * -1 = unreadable or not JSON (message in err). */
 int hs_json_read(const char *path, json_object **out, hs_err_t *err);
