@@ -101,12 +101,15 @@ void hs_plan_start_times(hs_engine_t *e, const hs_snap_t *s, const hs_round_buil
 		est_of[snap[n]] = n;
 		n++;
 	}
-	/* eligible jobs outside the problem wait without a share; the ones
-	 * that can never fit (NOFIT, not busy) get no estimate */
+	/* eligible jobs outside the problem wait without a share: beyond
+	 * MaxJobs, or unpreemptible ones beyond their group's share waiting
+	 * for GPUs that jobs nobody preempts hold (PIN_WAIT); the ones that
+	 * can never fit (NOFIT, not busy) get no estimate */
 	for (int i = 0; i < s->njobs; i++) {
 		const hs_sjob_t *sj = &s->jobs[i];
 		if (sj->state != HS_SJ_PENDING || sj->gpus <= 0 ||
-		    !(b->role[i] == HS_ROLE_CUT || (b->role[i] == HS_ROLE_NOFIT && b->busy[i])))
+		    !(b->role[i] == HS_ROLE_CUT || b->role[i] == HS_ROLE_PIN_WAIT ||
+		      (b->role[i] == HS_ROLE_NOFIT && b->busy[i])))
 			continue;
 		jobs[n] = (hs_start_job_t){ .gpus = sj->gpus,
 					    .remaining_s = sj->time_limit_min > 0

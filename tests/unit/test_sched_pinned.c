@@ -116,7 +116,7 @@ static void test_half_pinned_share(void **state)
 	hs_engine_free(e);
 }
 
-/* The waiting pinned jobs say why in squeue. */
+/* The waiting pinned jobs say why in squeue, and when they should start. */
 static void test_pin_wait_reason(void **state)
 {
 	(void)state;
@@ -131,6 +131,12 @@ static void test_pin_wait_reason(void **state)
 		if (strstr(p.jobs[k].reason, "cannot be preempted")) {
 			assert_int_equal(p.jobs[k].id % 2, 1);
 			assert_int_equal(p.jobs[k].op, HS_PLAN_NONE);
+			/* and when they should start (squeue --start): after
+			 * now, behind the jobs that hold the GPUs */
+			if (!(p.jobs[k].expected_start > f.now))
+				fail_msg("waiting pinned job %u: expected start %lld, now %lld",
+					 p.jobs[k].id, (long long)p.jobs[k].expected_start,
+					 (long long)f.now);
 			waiting++;
 		}
 	assert_int_equal(waiting, 2);
