@@ -6,8 +6,10 @@
 # another user (nobody) cannot see someone else's job in the per-job view
 # but sees their own, from the per-user status document; and the
 # MetricsFile slurmctld writes after each round parses with the strict
-# OpenMetrics parser of python3-prometheus-client and counts this cluster. One GPU, FIFO
-# policy: one job runs, the others queue. TAP output.
+# OpenMetrics parser of python3-prometheus-client and counts this cluster;
+# a job array's pending tasks get expected starts, before and after a
+# slurmctld restart. One GPU, FIFO policy: one job runs, the others queue.
+# TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
 it_begin "sched/hetsched: expected start times and the per-job view"
@@ -109,7 +111,36 @@ diag <"$work/nb.txt"
 check "nobody: hetsched job $b (root's job) is refused" \
 	sh -c "test $rc -eq 1 && grep -q 'no job $b among' '$work/nb.txt' && ! grep -q '^job $b' '$work/nb.txt'"
 
-scancel "$a" "$b" "$n"
-it_wait_jobs 30 "$a" "$b" "$n" >/dev/null 2>&1
+# A job array behind the running job: every pending task has an expected
+# start (Slurm keeps the pending tasks in one record until they are split
+# off), and the estimates come back after slurmctld restarts (SIGTERM, as
+# systemd stops it; the plugin restores its state).
+arr=$(sbatch --parsable -o /dev/null --gres=gpu:1 -t 3 --array=1-3 --wrap "sleep 300")
+# wait_starts JOB N: until squeue shows N dated expected starts for JOB.
+wait_starts() {
+	local end=$(($(date +%s) + 60))
+	while [ "$(squeue -h -r -t PD -j "$1" -o %S 2>/dev/null | grep -cE '^[0-9]{4}-')" -lt "$2" ]; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 1
+	done
+}
+# Known bug, found in review (2026-12-01), cause not yet found: once the
+# array is queued behind the running pinned job, squeue shows N/A for the
+# array's tasks, and after the restart for job $b too. TODO until fixed
+# (an XPASS then fails the suite, so the marker cannot outlive the fix).
+check "array $arr: each of its 3 pending tasks has an expected start # TODO no estimate behind a pinned job (known bug)" wait_starts "$arr" 3
+squeue --start -r -j "$arr" | diag
+ctld=$(pid_of "$J_DIR" slurmctld)
+kill "$ctld"
+check "restart: slurmctld stopped" sh -c "for i in \$(seq 60); do kill -0 $ctld 2>/dev/null || exit 0; sleep 1; done; exit 1"
+check "restart: hs-cluster up starts it again" sched_cluster_up_again "$J_DIR" "$J_PORT"
+check "after the restart: the array's 3 tasks and job $b have expected starts again # TODO same bug" \
+	sh -c "$(declare -f wait_starts); wait_starts $arr 3 && wait_starts $b 1"
+squeue --start -r | diag
+check "after the restart: job $a still runs, nothing started on its GPU" \
+	test "$(squeue -h -t R -o %i | paste -sd,)" = "$a"
+
+scancel "$a" "$b" "$n" "$arr"
+it_wait_jobs 30 "$a" "$b" "$n" "$arr" >/dev/null 2>&1
 rm -rf "$work"
 it_done
