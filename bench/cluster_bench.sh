@@ -85,7 +85,8 @@ say() { echo "cluster_bench: $(date -u +%H:%M:%S) [load $(cut -d' ' -f1-3 /proc/
 # (and into every progress line) so the report can state the conditions.
 ( while :; do echo "$(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)"; sleep 30; done >"$out/load.txt" ) &
 loadlog=$!
-trap 'kill $loadlog 2>/dev/null' EXIT
+# the load logger and a run's squeue sampler stop with the script
+trap 'kill $loadlog $(jobs -p) 2>/dev/null' EXIT
 scale=10
 gpus=v100:1:2,p100:1:2,k80:1:2
 

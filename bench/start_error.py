@@ -30,20 +30,20 @@ def epoch(s):
 
 
 def incarnations(path):
-    """jobid -> (first submit, sorted starts of its incarnations) from
+    """jobid -> (first submit, sorted (start, end) of its incarnations) from
     sacct -D lines (a requeue gives the next incarnation a new Submit)."""
-    subs, starts = {}, {}
+    subs, runs = {}, {}
     with open(path) as f:
         for line in f:
             p = line.rstrip("\n").split("|")
-            if len(p) < 4:
+            if len(p) < 5:
                 continue
-            sub, st = epoch(p[2]), epoch(p[3])
+            sub, st, end = epoch(p[2]), epoch(p[3]), epoch(p[4])
             if sub is None or st is None:
                 continue
             subs[p[0]] = min(subs.get(p[0], sub), sub)
-            starts.setdefault(p[0], []).append(st)
-    return {j: (subs[j], sorted(starts[j])) for j in subs}
+            runs.setdefault(p[0], []).append((st, end))
+    return {j: (subs[j], sorted(runs[j])) for j in subs}
 
 
 def predictions(path, jobs, round_s):
@@ -51,23 +51,23 @@ def predictions(path, jobs, round_s):
     ...}: for each time a job waited (incarnation 0: before its first
     start; n > 0: after a requeue, before its n-th restart), its first
     prediction and its first one made at least ROUND_S into the wait."""
-    out, wait_began = {}, {}
+    out = {}
     with open(path) as f:
         for line in f:
             p = line.split()
             if len(p) != 3 or p[1] not in jobs:
                 continue
             now, pred = float(p[0]), epoch(p[2])
-            sub, starts = jobs[p[1]]
-            n = sum(1 for st in starts if st <= now)   # incarnations begun
-            if pred is None or n >= len(starts):
+            sub, runs = jobs[p[1]]
+            n = sum(1 for st, end in runs if st <= now)   # incarnations begun
+            if pred is None or n >= len(runs):
                 continue
-            key = (p[1], n)
-            began = wait_began.setdefault(key, sub if n == 0 else now)
-            d = out.setdefault(key, {})
-            d.setdefault("first", (now, pred, starts[n]))
+            # a wait after a requeue begins when the previous run ended
+            began = sub if n == 0 else (runs[n - 1][1] or now)
+            d = out.setdefault((p[1], n), {})
+            d.setdefault("first", (now, pred, runs[n][0]))
             if now >= began + round_s:
-                d.setdefault("after_round", (now, pred, starts[n]))
+                d.setdefault("after_round", (now, pred, runs[n][0]))
     return out
 
 
