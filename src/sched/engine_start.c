@@ -59,6 +59,34 @@ static void job_rho(hs_engine_t *e, const hs_problem_t *pb, const double *cap, i
 			  (jb->age_s + jb->remaining_steps / iso);
 }
 
+/* Running jobs nobody preempts (HS_ROLE_PINNED) are out of the problem
+ * and their GPUs out of the round's usable count, but the queue waits for
+ * exactly those GPUs: each joins the estimator as a running job that
+ * frees its GPUs when its time limit ends (unlimited: after the unknown
+ * duration, an optimistic guess). Without them a cluster whose every GPU
+ * is pinned had an empty pool and no job got an estimate. Appends them
+ * at jobs[*n] (est_of not set: they are not pending, no plan entry
+ * reads their estimate) and returns their GPUs. */
+static int add_pinned(const hs_snap_t *s, const hs_round_build_t *b, hs_start_job_t *jobs,
+		      int *snap, int *n)
+{
+	int gpus = 0;
+	for (int i = 0; i < s->njobs; i++) {
+		const hs_sjob_t *sj = &s->jobs[i];
+		if (b->role[i] != HS_ROLE_PINNED || sj->nheld <= 0)
+			continue;
+		double left = -1;
+		if (sj->time_limit_min > 0 && sj->start_time > 0)
+			left = fmax(1.0, (double)(sj->start_time - s->now) +
+						 sj->time_limit_min * 60.0);
+		jobs[*n] = (hs_start_job_t){ .gpus = sj->nheld, .running = 1, .remaining_s = left };
+		snap[*n] = i;
+		(*n)++;
+		gpus += sj->nheld;
+	}
+	return gpus;
+}
+
 void hs_plan_start_times(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 			 const hs_round_out_t *out, hs_plan_t *plan)
 {
@@ -119,6 +147,7 @@ void hs_plan_start_times(hs_engine_t *e, const hs_snap_t *s, const hs_round_buil
 		est_of[i] = n;
 		n++;
 	}
+	int pinned_gpus = add_pinned(s, b, jobs, snap, &n);
 	free(tcap);
 	free(in_alloc);
 	/* the estimator's queue in Slurm's order; MaxJobs' cut may leave
@@ -141,7 +170,7 @@ void hs_plan_start_times(hs_engine_t *e, const hs_snap_t *s, const hs_round_buil
 			     .since_reset_s = since,
 			     .sharing = e->mopts.backfill,
 			     .next_reset = (double)s->now - since + e->mopts.min_reset_s,
-			     .gpus = out->gpus_usable,
+			     .gpus = out->gpus_usable + pinned_gpus,
 			     .unknown_s = e->conf.unknown_steps_s > 0 ? e->conf.unknown_steps_s
 									: e->conf.round_s };
 	hs_err_t err;

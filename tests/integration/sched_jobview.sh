@@ -124,17 +124,17 @@ wait_starts() {
 		sleep 1
 	done
 }
-# Known bug, found in review (2026-12-01), cause not yet found: once the
-# array is queued behind the running pinned job, squeue shows N/A for the
-# array's tasks, and after the restart for job $b too. TODO until fixed
-# (an XPASS then fails the suite, so the marker cannot outlive the fix).
-check "array $arr: each of its 3 pending tasks has an expected start # TODO no estimate behind a pinned job (known bug)" wait_starts "$arr" 3
+# Every GPU is held by the running pinned job here, so the round has no
+# usable GPU: the estimator must still count the GPUs it will free (before
+# that was fixed, squeue showed N/A for the array's tasks, and after the
+# restart for job $b too).
+check "array $arr: each of its 3 pending tasks has an expected start" wait_starts "$arr" 3
 squeue --start -r -j "$arr" | diag
 ctld=$(pid_of "$J_DIR" slurmctld)
 kill "$ctld"
 check "restart: slurmctld stopped" sh -c "for i in \$(seq 60); do kill -0 $ctld 2>/dev/null || exit 0; sleep 1; done; exit 1"
 check "restart: hs-cluster up starts it again" sched_cluster_up_again "$J_DIR" "$J_PORT"
-check "after the restart: the array's 3 tasks and job $b have expected starts again # TODO same bug" \
+check "after the restart: the array's 3 tasks and job $b have expected starts again" \
 	sh -c "$(declare -f wait_starts); wait_starts $arr 3 && wait_starts $b 1"
 squeue --start -r | diag
 check "after the restart: job $a still runs, nothing started on its GPU" \

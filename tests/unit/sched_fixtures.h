@@ -49,6 +49,7 @@ typedef struct fx_job {
 	hs_sgpu_t held[16];
 	unsigned restart_cnt;
 	int64_t submit, start, begin;
+	uint32_t time_limit_min; /* 0 = unlimited */
 	uint32_t prio;
 	const char *account;
 	uint32_t uid;            /* owner */
@@ -220,6 +221,7 @@ static inline void fx_snapshot(const fx_t *f, hs_snap_t *s)
 		sj->submit_time = j->submit;
 		sj->start_time = j->start;
 		sj->begin_time = j->begin;
+		sj->time_limit_min = j->time_limit_min;
 		sj->batch = j->batch;
 		sj->requeue_ok = j->requeue_ok;
 		sj->restart_cnt = j->restart_cnt;

@@ -144,6 +144,49 @@ static void test_pin_wait_reason(void **state)
 	hs_engine_free(e);
 }
 
+/* Every GPU held by a running job nobody preempts (FIFO, one GPU): the
+ * round has no usable GPU, yet the waiting jobs, a plain one and an
+ * array's tasks, still get expected starts, one after another, from
+ * when the running job's time limit ends (squeue --start showed N/A). */
+static void test_start_behind_pinned(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->state = HS_SJ_RUNNING;
+	a->start = f.now - 60;
+	a->time_limit_min = 5;
+	a->held[a->nheld++] = (hs_sgpu_t){ .node = 0, .gpu = 0 };
+	for (uint32_t id = 2; id <= 4; id++) {
+		fx_job_t *j = fx_add(&f, id, 1);
+		j->submit = f.now - 50 + id;
+		j->time_limit_min = 3;
+	}
+	hs_engine_t *e = engine_with("RoundLength=10\nPolicy=fifo\n");
+	for (int r = 0; r < 3; r++) {
+		hs_plan_t p;
+		fx_counts_t c;
+		f.now += 10;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		assert_int_equal(c.start, 0);
+		int64_t prev = a->start + 5 * 60;
+		for (uint32_t id = 2; id <= 4; id++) {
+			const hs_plan_job_t *pj = plan_job(&p, id);
+			assert_non_null(pj);
+			/* no earlier than the job ahead of it can end, and
+			 * within a round of it */
+			if (!(pj->expected_start >= prev && pj->expected_start <= prev + 10))
+				fail_msg("round %d: job %u expected start %lld, want [%lld, %lld]", r,
+					 id, (long long)pj->expected_start, (long long)prev,
+					 (long long)prev + 10);
+			prev = pj->expected_start + 3 * 60;
+		}
+		hs_plan_free(&p);
+	}
+	hs_engine_free(e);
+}
+
 /* The old behaviour, kept as PinnedAdmission=always: every pending
  * pinned job got a time share, and each one started kept its GPU, until
  * pinned jobs held more than their share. */
@@ -186,6 +229,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_half_pinned_share),
 		cmocka_unit_test(test_pin_wait_reason),
+		cmocka_unit_test(test_start_behind_pinned),
 		cmocka_unit_test(test_half_pinned_always),
 		cmocka_unit_test(test_no_pinned),
 	};
