@@ -39,6 +39,11 @@ if BUILD_PLUGINS
 TESTS += tests/integration/sched_jobview.sh
 endif
 EXTRA_DIST += tests/integration/sched_jobview.sh
+# a mixed queue: half the jobs cannot be preempted
+if BUILD_PLUGINS
+TESTS += tests/integration/sched_pinned_mix.sh
+endif
+EXTRA_DIST += tests/integration/sched_pinned_mix.sh
 EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \

@@ -275,11 +275,19 @@ static void set_reason(job_record_t *job_ptr, const char *why)
 	if (IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr)) {
 		if (job_ptr->state_reason == WAIT_RESOURCES && !xstrcmp(job_ptr->state_desc, why))
 			return;
-		/* Keep Slurm's own blocking reasons (held, dependency...). */
+		/* Keep Slurm's own blocking reasons (held, dependency...),
+		 * except a partition-down reason once the partition is up:
+		 * schedule() set it while it was down and, with the main
+		 * scheduler off, nothing else clears it (squeue showed
+		 * PartitionDown for jobs waiting on our rounds). */
+		int part_reason = job_ptr->state_reason == WAIT_PART_DOWN ||
+				  job_ptr->state_reason == WAIT_PART_INACTIVE;
+		int part_up = job_ptr->part_ptr &&
+			      (job_ptr->part_ptr->state_up & PARTITION_SCHED) == PARTITION_SCHED;
 		if (job_ptr->state_reason != WAIT_NO_REASON &&
 		    job_ptr->state_reason != WAIT_RESOURCES &&
 		    job_ptr->state_reason != WAIT_PRIORITY && job_ptr->state_reason != WAIT_TIME &&
-		    job_ptr->state_reason != WAIT_NODE_NOT_AVAIL)
+		    job_ptr->state_reason != WAIT_NODE_NOT_AVAIL && !(part_reason && part_up))
 			return;
 		job_ptr->state_reason = WAIT_RESOURCES;
 		xfree(job_ptr->state_desc);

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# sched_pinned_mix.sh — a mixed queue on a live cluster: half the jobs
+# cannot be preempted (plain batch jobs, no checkpoints: "pinned"), half
+# checkpoint (time-scaled emulated training jobs), 4 of each on 4 GPUs
+# (2 nodes x 2 v100), max_min_fairness, PinnedAdmission=share
+# (doc/policies.md "Jobs that cannot be preempted"): the pinned group's
+# share is 4 GPUs x 4/8 = 2. Checked from squeue sampled every second:
+# pinned jobs never hold more than 2 GPUs, and do hold 2; the waiting
+# ones say why; the preemptible jobs share the other 2 GPUs (mean over
+# the samples); no pinned job is ever requeued; when pinned jobs end the
+# waiting ones start; the GPUs stay busy.
+# PIN_MODES="always share" (bench/pinned/cluster.sh) also runs
+# PinnedAdmission=always first, on the same cluster and workload, and
+# prints both modes' figures; only share is checked. TAP output.
+. "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+. "$HS_SRCDIR/tests/integration/sched_lib.sh"
+it_begin "sched/hetsched: a mixed queue, half the jobs cannot be preempted"
+
+[ -r "$HS_TABLE" ] || bail "Gavel table not found at $HS_TABLE (set HS_GAVEL_DATA)"
+sched_cluster m v100:2:2 || bail "cluster did not come up"
+work=$(mktemp -d /tmp/hs-it-pinmix.XXXXXX)
+export PATH=$HS_BUILDDIR:$PATH
+printf '#!/bin/bash\nsrun %s --table %s --time-scale 10\n' "$HS_EMU" "$HS_TABLE" >"$work/emu.sh"
+chmod +x "$work/emu.sh"
+PIN_SLEEP=${PIN_SLEEP:-30} # how long a pinned job runs
+SAMPLE_S=${SAMPLE_S:-65}   # how long the queue is watched
+
+# run_mode MODE: one workload under PinnedAdmission=MODE; samples go to
+# $work/MODE.samples ("t pinned_running preemptible_running
+# pinned_waiting_with_reason"), job ids to $work/MODE.pinned and .pre.
+run_mode() {
+	local mode=$1 ids=() pin=() i t0 now
+	scancel -u root 2>/dev/null
+	# shellcheck disable=SC2046
+	[ -z "$(squeue -h -o %i)" ] || wait_gone 120 $(squeue -h -o %i) || return 1
+	it_hetsched_conf "$M_DIR" Policy=max_min_fairness RoundLength=6 MinRoundInterval=2 \
+		"ThroughputTable=$HS_TABLE" CheckpointGrace=20 "PinnedAdmission=$mode" || return 1
+	# into a stopped partition, then started: one round sees them all
+	scontrol update PartitionName=gpu State=DOWN || return 1
+	for i in 1 2 3 4; do
+		pin+=("$(sbatch --parsable -o /dev/null -J "pin-$i" --gres=gpu:1 -t 5 \
+			--wrap "sleep $PIN_SLEEP")")
+		ids+=("$(sbatch --parsable --requeue --open-mode=append -J "pre-$i" \
+			-o "$work/$mode-pre-$i.out" --gres=gpu:1 --hs-ckpt-dir="$work/ck/%j" \
+			--hs-model="ResNet-18 (batch size 64)" --hs-steps=100000000 "$work/emu.sh")")
+	done
+	echo "${pin[*]}" >"$work/$mode.pinned"
+	echo "${ids[*]}" >"$work/$mode.pre"
+	scontrol update PartitionName=gpu State=UP || return 1
+	t0=$(date +%s)
+	: >"$work/$mode.samples"
+	while now=$(date +%s) && [ $((now - t0)) -lt "$SAMPLE_S" ]; do
+		squeue -h -o '%j|%T|%R' | tee -a "$work/$mode.raw" | awk -F'|' -v t=$((now - t0)) '
+			$1 ~ /^pin-/ && $2 == "RUNNING" { p++ }
+			$1 ~ /^pre-/ && $2 == "RUNNING" { q++ }
+			$1 ~ /^pin-/ && $2 == "PENDING" && $3 ~ /cannot be preempted/ { w++ }
+			END { printf "%d %d %d %d\n", t, p, q, w }' >>"$work/$mode.samples"
+		sleep 1
+	done
+	cp "$M_DIR/log/slurmctld.log" "$work/$mode.ctld.log"
+}
+
+# figures MODE: max pinned GPUs, mean pinned, mean preemptible and mean
+# busy GPUs over the samples after the first 10 s (the first rounds).
+figures() {
+	awk '$1 >= 10 { n++; if ($2 > mp) mp = $2; sp += $2; sq += $3; sb += $2 + $3 }
+	     END { printf "max_pinned=%d mean_pinned=%.2f mean_preemptible=%.2f mean_busy=%.2f samples=%d\n",
+		   mp, sp / n, sq / n, sb / n, n }' "$work/$1.samples"
+}
+field() { figures "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+for mode in ${PIN_MODES:-share}; do
+	check "PinnedAdmission=$mode: workload ran ${SAMPLE_S} s" run_mode "$mode"
+	echo "mode $mode: $(figures "$mode")" | diag
+done
+mode=share
+check "share: pinned jobs never held more than their share (2 GPUs)" \
+	test "$(awk '$2 > 2' "$work/share.samples" | wc -l)" = 0
+check "share: pinned jobs did hold their share (2 GPUs at some point)" \
+	test "$(awk '$2 == 2' "$work/share.samples" | wc -l)" -gt 0
+check "share: a waiting pinned job said why (squeue reason)" \
+	test "$(awk '$4 > 0' "$work/share.samples" | wc -l)" -gt 0 ||
+	grep '^pin-.*PENDING' "$work/share.raw" | sort | uniq -c | head -5 | diag
+# the preemptible jobs' share is 2 GPUs; checkpoint, requeue and restart
+# at each switch cost seconds, hence 1.5 on the mean
+check "share: preemptible jobs held 1.5 GPUs or more on the mean (share 2)" \
+	awk -v m="$(field share mean_preemptible)" 'BEGIN { exit !(m >= 1.5) }'
+check "share: the GPUs stayed busy (mean 3.5 of 4 or more)" \
+	awk -v m="$(field share mean_busy)" 'BEGIN { exit !(m >= 3.5) }'
+# shellcheck disable=SC2046
+pinned_restarts=$(sacct -n -X -D -P -o JobID -j "$(tr ' ' ',' <"$work/share.pinned")" | sort | uniq -d | wc -l)
+check "share: no pinned job was requeued (one incarnation each in sacct)" test "$pinned_restarts" = 0
+check "share: waiting pinned jobs started when the first ones ended (4 ran)" \
+	test "$(sacct -n -X -P -o JobName,Start -j "$(tr ' ' ',' <"$work/share.pinned")" |
+		awk -F'|' '$2 != "Unknown" && $2 != "None"' | wc -l)" -ge 4
+check "share: slurmctld logged no hetsched error" \
+	sh -c "! grep -q 'error: sched/hetsched' '$work/share.ctld.log'"
+scancel -u root 2>/dev/null
+rm -rf "$work"
+it_done
