@@ -25,4 +25,4 @@ EXTRA_DIST += bench/arrays_fill.sh
 # sched/hetsched (not a test, minutes of CPU):
 #   nice -n 10 bench/scale.sh [-q QUEUE] [-t SECS]   (root, from the build dir)
 EXTRA_DIST += bench/scale.sh bench/scale_report.py bench/scale.gp
-EXTRA_DIST += bench/pinned/run.sh
+EXTRA_DIST += bench/pinned/run.sh bench/pinned/cluster.sh

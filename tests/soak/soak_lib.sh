@@ -228,7 +228,10 @@ soak_slurmd_kill() {
 	node=$(squeue -h -t R -o %N | grep -v , | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
 	[ -n "$node" ] || node=k80-1
 	kill -KILL "$(pid_of "$SOAK_DIR" "slurmd-$node")"
-	victims=$(squeue -h -w "$node" -o %i | tr '\n' ' ')
+	# %A, the unique id of each array task (JobId=8), not %i (2_1):
+	# the tasks' processes and slurmstepd titles carry the unique id, so
+	# with %i an array task's processes on the dead node lived on
+	victims=$(squeue -h -w "$node" -o %A | tr '\n' ' ')
 	soak_event "slurmd SIGKILL $node (jobs there: $victims)"
 	for pass in 1 2 3 4 5; do
 		for p in $(it_procs_of "$SOAK_DIR"); do
