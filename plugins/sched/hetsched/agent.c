@@ -175,6 +175,24 @@ static void load_state(agent_t *a)
 		      "fresh", e2msg, err.msg);
 }
 
+/* Seconds after a restart before Slurm's view of running jobs can be
+ * trusted (hs_engine_set_settle): AuthInfo's cred_expire (read as
+ * slurm_cred.c reads it: default 120, below 5 invalid) + 1, Slurm's own
+ * requeue delay, plus KillWait: a job whose start the restart lost is
+ * aborted on its node only when the node registers, and its processes
+ * may take KillWait to end. Conf read lock held. */
+static int settle_seconds(void)
+{
+	int cred_expire = 120;
+	const char *tok = slurm_conf.authinfo ? strstr(slurm_conf.authinfo, "cred_expire=") : NULL;
+	if (tok) {
+		int v = atoi(tok + strlen("cred_expire="));
+		if (v >= 5)
+			cred_expire = v;
+	}
+	return cred_expire + 1 + (int)slurm_conf.kill_wait;
+}
+
 /* (Re)reads hetsched.conf and slurm.conf's SchedulerParameters. */
 static void reload(agent_t *a)
 {
@@ -188,6 +206,7 @@ static void reload(agent_t *a)
 	/* Slurm's own answer: users see only their jobs, so the world-
 	 * readable status document must not list them (status_private.h) */
 	a->private_jobs = (slurm_conf.private_data & PRIVATE_DATA_JOBS) != 0;
+	int settle = settle_seconds();
 	unlock_slurmctld(conf_read);
 
 	int ok = hs_sched_params_ok(params, why, sizeof(why));
@@ -243,12 +262,14 @@ static void reload(agent_t *a)
 			hs_sconf_free(&c);
 			return;
 		}
+		hs_engine_set_settle(a->engine, settle);
 		load_state(a);
 	} else if (hs_engine_reconfigure(a->engine, &c, &err) < 0) {
 		error(HS_LOG_PREFIX "bad configuration (%s); keeping the last good one", err.msg);
 		hs_sconf_free(&c);
 		return;
 	}
+	hs_engine_set_settle(a->engine, settle);
 	hs_sconf_free(&a->conf);
 	a->conf = c;
 	info(HS_LOG_PREFIX "configuration: %s", desc);
