@@ -407,7 +407,7 @@ static void do_tick(agent_t *a)
 	hs_round_stats_t st;
 	memset(&st, 0, sizeof(st));
 	lock_slurmctld(write_locks);
-	int acted = nops ? hs_ops_tick(a->engine, &st, a->packing > 0) : 0;
+	int acted = nops ? hs_ops_tick(a->engine, &st, a->packing > 0, 0) : 0;
 	int started = 0;
 	if (changed) {
 		/* a new het job is refused within a tick, not a round */
@@ -418,6 +418,23 @@ static void do_tick(agent_t *a)
 	}
 	unlock_slurmctld(write_locks);
 	if (st.started || st.requeued || started) {
+		schedule_node_save();
+		schedule_job_save();
+	}
+	if (acted)
+		save_state(a);
+}
+
+/* During the startup delay: only the requeues in-flight ops ask for. */
+static void startup_requeues(agent_t *a)
+{
+	slurmctld_lock_t write_locks = HS_LOCKS_WRITE;
+	hs_round_stats_t st;
+	memset(&st, 0, sizeof(st));
+	lock_slurmctld(write_locks);
+	int acted = hs_ops_tick(a->engine, &st, 0, 1);
+	unlock_slurmctld(write_locks);
+	if (st.requeued) {
 		schedule_node_save();
 		schedule_job_save();
 	}
@@ -454,8 +471,15 @@ void *hs_agent(void *arg)
 		if (!a.engine || !a.params_ok)
 			continue;
 		time_t now = time(NULL);
-		if (now < started + HS_STARTUP_DELAY_S)
+		if (now < started + HS_STARTUP_DELAY_S) {
+			/* No starts yet, but a requeue the crash lost cannot
+			 * wait: the job's processes were told to stop and end
+			 * within seconds, and Slurm, which has the job running,
+			 * would then fail it (doc/robustness.md, 1b). */
+			if (hs_engine_nops(a.engine))
+				startup_requeues(&a);
 			continue;
+		}
 		if (a.packing < 0) {
 			/* asked once the select plugin is up, not in init() */
 			a.packing = hs_pack_available();
