@@ -75,6 +75,7 @@ hs_engine_t *hs_engine_new(const hs_sconf_t *conf, hs_log_fn log, void *log_arg,
 	e->log = log;
 	e->log_arg = log_arg;
 	e->warned_no_types = -1;
+	e->settle_s = HS_SETTLE_DEFAULT_S;
 	if (hs_sconf_check(conf, err) < 0 || hs_sconf_copy(&e->conf, conf, err) < 0) {
 		free(e);
 		return NULL;
@@ -154,6 +155,11 @@ int hs_engine_reconfigure(hs_engine_t *e, const hs_sconf_t *conf, hs_err_t *err)
 	return 0;
 }
 
+void hs_engine_set_settle(hs_engine_t *e, int seconds)
+{
+	e->settle_s = seconds > 0 ? seconds : 0;
+}
+
 void hs_engine_set_packing(hs_engine_t *e, int available)
 {
 	e->packing = available != 0;
@@ -205,6 +211,13 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 		if (s->jobs[i].state != HS_SJ_SUSPENDED)
 			ac->suspended_by_us = 0;
 		else if (ac->suspended_by_us)
+			ac->seen_round = round;
+		/* A job held after a lost start (not active meanwhile) keeps
+		 * its hold; a job hetsched started keeps the record of that
+		 * start for a while even when it is pinned, not active: the
+		 * state file must know the start until Slurm has saved it. */
+		if (ac->hold_until > s->now ||
+		    (ac->started_t && s->now - ac->started_t < HS_STARTED_KEEP_S))
 			ac->seen_round = round;
 	}
 	hs_acct_drop_unseen(e, round);
@@ -320,6 +333,8 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 	if (reused > 0)
 		hs_engine_logf(e, HS_LOG_INFO, "%d job id(s) now belong to new jobs (a slurmctld "
 			       "restart lost the old ones): their accounting starts afresh", reused);
+	if (e->recover)
+		hs_recover_lost(e, s);
 	if (hs_build_round(e, s, &b, err) < 0)
 		return -1;
 	set_prices(e, &b.problem.cluster);
@@ -400,8 +415,10 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 		plan->gpus_used = out.gpus_used;
 		rc = hs_build_plan(e, s, &b, &out, plan, err);
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		hs_recover_defer_preemptions(e, s, plan);
 		hs_plan_start_times(e, s, &b, &out, plan);
+	}
 	if (have_alloc)
 		hs_alloc_free(&alloc);
 	hs_round_out_free(&out);

@@ -138,6 +138,14 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
  * member alone and the other waits. */
 void hs_engine_set_packing(hs_engine_t *e, int available);
 
+/* Seconds a restarted slurmctld needs before what it reports of running
+ * jobs can be trusted: its nodes register, a job it lost the start of is
+ * aborted there and its old processes end (the plugin: AuthInfo's
+ * cred_expire + 1 + KillWait; default 121, Slurm's default cred_expire
+ * + 1). After a state restore a job whose start Slurm lost is not
+ * started again, and running jobs are not preempted, for this long. */
+void hs_engine_set_settle(hs_engine_t *e, int seconds);
+
 /* Is a round due at time now? (round length over, or an early round:
  * GPU jobs arrived or left and MinRoundInterval passed). `changed` is
  * whether the plugin saw the GPU job set change since the last round. */

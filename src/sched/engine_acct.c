@@ -51,6 +51,16 @@ hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)
 	return a;
 }
 
+void hs_acct_started(hs_engine_t *e, uint32_t id, unsigned rc, int64_t now)
+{
+	hs_jacct_t *a = hs_acct_get(e, id, now);
+	if (!a)
+		return; /* out of memory: only the lost-start check misses it */
+	a->started_t = now;
+	a->started_rc = rc;
+	a->hold_until = 0;
+}
+
 void hs_acct_drop_unseen(hs_engine_t *e, long round)
 {
 	int k = 0;

@@ -20,6 +20,12 @@
  * left out of the rounds (it would hold a restart target, and GPUs with
  * it, that it cannot use) until it is pending again. */
 #define HS_LEAVING_MAX_S 60
+/* hs_engine_set_settle's default: Slurm's default cred_expire (120) + 1. */
+#define HS_SETTLE_DEFAULT_S 121
+/* How long a job's entry keeps the record of hetsched's start of it
+ * while it is not active (pinned): far longer than Slurm's job state
+ * save interval, after which a crash cannot lose the start any more. */
+#define HS_STARTED_KEEP_S 600
 /* Cap on GPU types tracked by the accounting (far above real clusters). */
 #define HS_MAX_TYPES 64
 
@@ -43,6 +49,14 @@ typedef struct hs_jacct {
 	unsigned restart_cnt;      /* the id (0 = not seen yet; see
 	                            * hs_acct_forget_reused) */
 	long seen_round;           /* last round it was active */
+	/* The last start hetsched made (saved: a slurmctld crash within
+	 * its job state save interval loses the start, but not this). A
+	 * start of a pending incarnation leaves Slurm's restart_cnt as is;
+	 * any requeue raises it (engine_recover.c). */
+	int64_t started_t;         /* 0 = never started by hetsched */
+	unsigned started_rc;       /* restart_cnt of the incarnation started */
+	int64_t hold_until;        /* lost start: not startable before this
+	                            * (0 = no hold; not saved) */
 	char last_op[16];
 	char reason[192];
 	/* last round's estimates (engine_start.c; not saved: a restart
@@ -75,6 +89,11 @@ typedef struct hs_op {
 	int *gpus;
 	char *type;
 	uint32_t partner;          /* start packed with this job, 0 = alone */
+	int restored;              /* read from the state file: the requeue it
+	                            * records may be one a slurmctld crash lost
+	                            * (engine_ops.c requeues such a job again,
+	                            * once) */
+	unsigned start_rc;         /* restart_cnt seen by the last HS_OPA_START */
 } hs_op_t;
 
 /* Per-job problems the engine works around every round and logs once
@@ -130,6 +149,13 @@ struct hs_engine {
 
 	int nwarned, cap_warned;
 	hs_warned_t *warned;       /* sorted by id: per-job problems logged */
+
+	/* After a state restore (engine_recover.c): */
+	int recover;               /* 1 = restored, first round not run yet */
+	int settle_s;              /* seconds Slurm needs after a restart to
+	                            * learn from its nodes what still runs
+	                            * (hs_engine_set_settle) */
+	int64_t settle_until;      /* until then running jobs are not preempted */
 };
 
 /* engine.c */
@@ -146,6 +172,18 @@ void hs_acct_drop_unseen(hs_engine_t *e, long round);
  * job; returns how many were dropped. */
 int hs_acct_forget_reused(hs_engine_t *e, const hs_snap_t *s);
 void hs_acct_reset(hs_engine_t *e);
+
+/* engine_acct.c: records a successful start of incarnation rc at now. */
+void hs_acct_started(hs_engine_t *e, uint32_t id, unsigned rc, int64_t now);
+
+/* engine_recover.c: at the first round after a restore, finds starts and
+ * requeues the restarted slurmctld lost (see the file comment). */
+void hs_recover_lost(hs_engine_t *e, const hs_snap_t *s);
+/* A pending job held back after a lost start (clears an expired hold). */
+int hs_recover_held(hs_engine_t *e, uint32_t id, int64_t now);
+/* Until settle_until: checkpoints and requeues of running jobs in the
+ * plan become KEEP. */
+void hs_recover_defer_preemptions(const hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan);
 
 /* engine_warn.c */
 /* 1 the first time (id, kind) is asked while the job stays in the

@@ -194,6 +194,7 @@ int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t
 		if (ok) {
 			e->tot_started++;
 			hs_op_remove(e, pj->id);
+			hs_acct_started(e, pj->id, pj->restart_cnt, t0);
 			return 0;
 		}
 		/* Not startable yet (GPUs still held by a job being preempted,
@@ -278,13 +279,30 @@ hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t
 										 : HS_OPA_WAIT;
 			if (now < want)
 				return HS_OPA_WAIT;
+			op->start_rc = v->restart_cnt;
 			*nodes = op->nodes;
 			*gpus = op->gpus;
 			*nnodes = op->nnodes;
 			return HS_OPA_START;
 		}
-		if (v->state == HS_SJ_RUNNING || v->state == HS_SJ_SUSPENDED)
-			return v->restart_cnt != op->restart_cnt ? HS_OPA_DROP : HS_OPA_WAIT;
+		if (v->state == HS_SJ_RUNNING || v->state == HS_SJ_SUSPENDED) {
+			if (v->restart_cnt != op->restart_cnt)
+				return HS_OPA_DROP;
+			/* A requeue raises restart_cnt at once: the incarnation
+			 * we requeued running after a restore is a requeue the
+			 * slurmctld crash lost. Its processes were told to stop
+			 * (after a checkpoint): requeue it again, not let it
+			 * fail. */
+			if (!op->restored)
+				return HS_OPA_WAIT;
+			if (!op->requeue_tries)
+				hs_engine_logf(e, HS_LOG_INFO,
+					       "job %u: slurmctld restarted with it still running, "
+					       "but hetsched had requeued it at %lld: the requeue "
+					       "was lost, it is requeued again",
+					       id, (long long)op->t0);
+			return HS_OPA_REQUEUE;
+		}
 		if (!v->completing || now > op->t0 + HS_REQUEUED_TIMEOUT_S)
 			return HS_OPA_DROP; /* ended (cancelled...) or stuck */
 		return HS_OPA_WAIT; /* still completing */
@@ -292,6 +310,7 @@ hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t
 		if (now >= op->deadline)
 			return HS_OPA_DROP;
 		if (v->state == HS_SJ_PENDING && !v->completing && v->begin_time <= now) {
+			op->start_rc = v->restart_cnt;
 			*nodes = op->nodes;
 			*gpus = op->gpus;
 			*nnodes = op->nnodes;
@@ -314,7 +333,11 @@ void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, 
 		hs_op_remove(e, id);
 		return;
 	case HS_OPA_REQUEUE:
-		if (ok) {
+		if (ok && op->kind == HS_OP_REQUEUED) {
+			/* a lost requeue repeated (counted the first time) */
+			op->restored = 0;
+			op->t0 = now;
+		} else if (ok) {
 			op->kind = HS_OP_REQUEUED;
 			op->t0 = now;
 			e->tot_requeued++;
@@ -338,6 +361,7 @@ void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, 
 	case HS_OPA_START:
 		if (ok) {
 			e->tot_started++;
+			hs_acct_started(e, id, op->start_rc, now);
 			hs_op_remove(e, id);
 		} else {
 			op->start_tries++;

@@ -336,7 +336,11 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 		}
 		switch (sj->state) {
 		case HS_SJ_RUNNING:
-			if (op && op->kind == HS_OP_CKPT && op->restart_cnt == sj->restart_cnt)
+			/* checkpoint in flight, or a requeue a slurmctld crash
+			 * lost that the ops repeat (engine_recover.c) */
+			if (op && (op->kind == HS_OP_CKPT ||
+				   (op->kind == HS_OP_REQUEUED && op->restored)) &&
+			    op->restart_cnt == sj->restart_cnt)
 				role = HS_ROLE_LEAVING;
 			else if (holds_ok && hs_job_preemptible(c, &b->hints[i], sj))
 				role = HS_ROLE_ACTIVE;
@@ -360,6 +364,9 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 			if ((sj->eligible || (op && op->kind == HS_OP_REQUEUED)) && sj->shape_ok &&
 			    part_up)
 				role = HS_ROLE_ACTIVE;
+			/* its lost start may still run on its node */
+			if (hs_recover_held(e, sj->id, s->now))
+				role = HS_ROLE_SKIP;
 			break;
 		case HS_SJ_OTHER:
 			if (op && op->kind == HS_OP_REQUEUED && s->now - op->t0 < HS_LEAVING_MAX_S)

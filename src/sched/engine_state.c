@@ -9,7 +9,9 @@
  *              "active_total": <s>, "suspended_by_us": <0|1>,
  *              "submit_time": <s>, "restart_cnt": <n> (both optional),
  *              "recv_reset": [<s per type>], "recv_total": [...],
- *              "x": [...], "thr": [...], "meas": [...], "src": <0..2>}],
+ *              "x": [...], "thr": [...], "meas": [...], "src": <0..2>,
+ *              "started_t": <s>, "started_rc": <n> (optional: hetsched's
+ *              last start of the job, its incarnation)}],
  *    "ops": [{"id": <job id>, "kind": "checkpoint"|"requeued"|"start",
  *             "t0": <s>, "deadline": <s>, "restart_cnt": <n>,
  *             "orig_begin": <s>, "begin_cleared": <0|1>,
@@ -81,6 +83,10 @@ json_object *hs_engine_save(const hs_engine_t *e, hs_err_t *err)
 		json_object_object_add(j, "thr", darr(a->thr, e->ntypes));
 		json_object_object_add(j, "meas", darr(a->meas, e->ntypes));
 		json_object_object_add(j, "src", json_object_new_int(a->src));
+		if (a->started_t) {
+			json_object_object_add(j, "started_t", json_object_new_int64(a->started_t));
+			json_object_object_add(j, "started_rc", json_object_new_int64(a->started_rc));
+		}
 		json_object_array_add(jobs, j);
 	}
 	json_object_object_add(o, "jobs", jobs);
@@ -237,6 +243,7 @@ static int restore_ops(restored_t *r, json_object *ops, hs_err_t *err)
 		op->restart_cnt = (unsigned)rc;
 		op->orig_begin = ob;
 		op->begin_cleared = (int)bc;
+		op->restored = 1; /* its requeue may be one Slurm lost */
 		json_object *nodes;
 		if (get(j, "nodes", json_type_array, &nodes, err) < 0)
 			return -1;
@@ -390,6 +397,16 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 			restored_free(&r);
 			return -1;
 		}
+		/* optional: hetsched's last start of the job (engine_recover.c) */
+		int64_t stt = 0, strc = 0;
+		if (json_object_object_get_ex(j, "started_t", &v) &&
+		    (get_i64(j, "started_t", 1, INT64_MAX / 2, &stt, err) < 0 ||
+		     get_i64(j, "started_rc", 0, UINT32_MAX, &strc, err) < 0)) {
+			restored_free(&r);
+			return -1;
+		}
+		a->started_t = stt;
+		a->started_rc = (unsigned)strc;
 		a->submit_time = st;
 		a->restart_cnt = (unsigned)rc;
 		a->id = (uint32_t)id;
@@ -454,6 +471,8 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 	e->tot_ckpt_acked = tv[7];
 	e->tot_start_failed = tv[8];
 	e->tot_solve_failed = solve_failed;
+	/* the first round compares this state with Slurm's (engine_recover.c) */
+	e->recover = 1;
 	if (strcmp(json_object_get_string(json_object_object_get(st, "policy")) ?: "",
 		   e->conf.policy))
 		e->force_solve = 1;

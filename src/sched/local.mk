@@ -22,6 +22,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/engine_warn.c \
 	src/sched/solve_leaving_out.c src/sched/solve_leaving_out.h \
 	src/sched/engine_ops.c \
+	src/sched/engine_recover.c \
 	src/sched/engine_state.c \
 	src/sched/engine_status.c \
 	src/sched/engine_start.c src/sched/engine_order.c \

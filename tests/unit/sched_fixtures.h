@@ -369,7 +369,8 @@ static inline void fx_apply(fx_t *f, hs_engine_t *e, const hs_plan_t *p, fx_coun
 					hs_engine_applied(e, &(hs_plan_job_t){ .id = pj->id,
 						.op = HS_PLAN_START, .nnodes = pj->nnodes,
 						.nodes = pj->nodes, .type_name = pj->type_name,
-						.partner = pj->partner },
+						.partner = pj->partner,
+						.restart_cnt = pj->restart_cnt },
 						ok, f->now, 0, NULL);
 				}
 			}

@@ -615,6 +615,197 @@ static void test_reused_job_id(void **state)
 	hs_engine_free(e);
 }
 
+/* A copy of e's state in a new engine (a slurmctld restart) whose
+ * settle time (hs_engine_set_settle) is `settle` seconds. */
+static hs_engine_t *restarted(const hs_engine_t *e, const char *conf, int settle)
+{
+	hs_err_t err;
+	json_object *st = hs_engine_save(e, &err);
+	assert_non_null(st);
+	hs_engine_t *e2 = engine_with(conf);
+	hs_engine_set_settle(e2, settle);
+	if (hs_engine_restore(e2, st, &err) < 0)
+		fail_msg("restore: %s", err.msg);
+	json_object_put(st);
+	return e2;
+}
+
+/* doc/robustness.md finding 1: slurmctld was killed within its state
+ * save interval after hetsched started a job, so the restarted slurmctld
+ * has that incarnation pending while it still runs on its node. It is
+ * not started again (on that very node) until the settle time has
+ * passed, logged once; a requeued job (higher restart_cnt) is not held. */
+static void test_lost_start_held(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1,k80:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1), *b = fx_add(&f, 2, 1);
+	a->ckpt = b->ckpt = 1;
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	assert_int_equal(b->state, HS_SJ_RUNNING);
+	/* the crash: a's start is lost; b was requeued by someone else */
+	a->state = HS_SJ_PENDING;
+	a->nheld = 0;
+	fx_requeue(b);
+	hs_engine_t *e2 = restarted(e, NULL, 36);
+	hs_engine_free(e);
+	f.now += 3;
+	log_needle = "without hetsched's start";
+	nlogs_with = 0;
+	assert_int_equal(fx_round(&f, e2, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_PENDING);
+	assert_int_equal(b->state, HS_SJ_RUNNING);
+	f.now += 20;
+	assert_int_equal(fx_round(&f, e2, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_PENDING);
+	assert_int_equal(nlogs_with, 1);
+	log_needle = "";
+	/* settled: started again */
+	f.now += 20;
+	assert_int_equal(fx_round(&f, e2, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	hs_engine_free(e2);
+}
+
+/* doc/robustness.md finding 1b: hetsched requeued a job after its
+ * checkpoint; the restarted slurmctld has that incarnation running. The
+ * restored op requeues it again, once; an engine that was not restarted
+ * keeps waiting as before. */
+static void test_lost_requeue_repeated(void **state)
+{
+	(void)state;
+	hs_engine_t *e = engine_with("CheckpointGrace=60\nRestartDelay=2\n");
+	hs_plan_job_t pj = { .id = 7, .op = HS_PLAN_REQUEUE, .restart_cnt = 3 };
+	int64_t t0 = 5000, begin = 0;
+	char **names = NULL;
+	int *gpus = NULL, nn = 0;
+	assert_int_equal(hs_engine_applied(e, &pj, 1, t0, 0, NULL), 0);
+	hs_op_view_t v = { .exists = 1, .state = HS_SJ_RUNNING, .restart_cnt = 3 };
+	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 1, &begin, &names, &gpus, &nn),
+			 HS_OPA_WAIT);
+	hs_engine_t *e2 = restarted(e, NULL, 36);
+	hs_engine_free(e);
+	log_needle = "the requeue was lost";
+	nlogs_with = 0;
+	assert_int_equal(hs_engine_op_step(e2, 7, &v, t0 + 30, &begin, &names, &gpus, &nn),
+			 HS_OPA_REQUEUE);
+	hs_engine_op_result(e2, 7, HS_OPA_REQUEUE, 1, t0 + 30);
+	assert_int_equal(nlogs_with, 1);
+	log_needle = "";
+	/* once: Slurm still shows it running (being requeued): wait */
+	assert_int_equal(hs_engine_op_step(e2, 7, &v, t0 + 31, &begin, &names, &gpus, &nn),
+			 HS_OPA_WAIT);
+	/* then pending, the new incarnation: the op ends as usual */
+	v = (hs_op_view_t){ .exists = 1, .state = HS_SJ_PENDING, .restart_cnt = 4 };
+	assert_int_equal(hs_engine_op_step(e2, 7, &v, t0 + 32, &begin, &names, &gpus, &nn),
+			 HS_OPA_DROP);
+	hs_engine_op_result(e2, 7, HS_OPA_DROP, 1, t0 + 32);
+	assert_int_equal(hs_engine_nops(e2), 0);
+	hs_engine_free(e2);
+}
+
+/* Finding 1 with a requeue before the start: hetsched requeued a job and
+ * restarted it (restart_cnt 1); the restarted slurmctld lost both and
+ * has restart 0 running. Both were hetsched's: the job is requeued
+ * again (not left running where its processes were stopped), out of the
+ * round meanwhile. */
+static void test_lost_requeue_and_start(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->ckpt = 1;
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	/* requeued and restarted by an op (restart 1) */
+	hs_plan_job_t pj = { .id = 1, .op = HS_PLAN_START, .restart_cnt = 1 };
+	assert_int_equal(hs_engine_applied(e, &pj, 1, f.now + 10, 0, NULL), 0);
+	hs_engine_t *e2 = restarted(e, NULL, 36);
+	hs_engine_free(e);
+	f.now += 30; /* Slurm has restart 0 running */
+	log_needle = "the requeue was lost";
+	nlogs_with = 0;
+	assert_int_equal(fx_round(&f, e2, &p, &c), 0);
+	assert_int_equal(c.ckpt + c.requeue, 0);
+	const hs_plan_job_t *q = plan_job(&p, 1);
+	if (q) /* leaving: no plan for it */
+		assert_int_equal(q->op, HS_PLAN_NONE);
+	hs_plan_free(&p);
+	assert_int_equal(nlogs_with, 1);
+	log_needle = "";
+	assert_int_equal(hs_engine_nops(e2), 1);
+	int64_t begin = 0;
+	char **names = NULL;
+	int *gpus = NULL, nn = 0;
+	hs_op_view_t v = { .exists = 1, .state = HS_SJ_RUNNING, .restart_cnt = 0 };
+	assert_int_equal(hs_engine_op_step(e2, 1, &v, f.now + 1, &begin, &names, &gpus, &nn),
+			 HS_OPA_REQUEUE);
+	hs_engine_free(e2);
+}
+
+/* After a restore, running jobs are not checkpointed or requeued until
+ * the settle time has passed (Slurm may report as running a job that
+ * ended meanwhile): the same round with settle 0 preempts. */
+static void test_settle_no_preemption(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1,k80:1:1");
+	double thr[3][2] = { { 10, 1 }, { 4, 3 }, { 6, 2 } };
+	for (int i = 0; i < 3; i++) {
+		fx_job_t *j = fx_add(&f, 201 + (uint32_t)i, 1);
+		fx_measure(j, "v100", thr[i][0]);
+		fx_measure(j, "k80", thr[i][1]);
+		j->ckpt = 1;
+	}
+	hs_engine_t *e = engine_with("RoundLength=360\n");
+	hs_plan_t p, p2;
+	fx_counts_t c;
+	hs_err_t err;
+	int seen = 0;
+	for (int r = 0; r < 100 && !seen; r++) {
+		hs_snap_t s;
+		fx_snapshot(&f, &s);
+		hs_engine_t *e0 = restarted(e, "RoundLength=360\n", 0);
+		hs_engine_t *e2 = restarted(e, "RoundLength=360\n", 100);
+		assert_int_equal(hs_engine_round(e0, &s, &p, &err), 0);
+		assert_int_equal(hs_engine_round(e2, &s, &p2, &err), 0);
+		hs_snap_free(&s);
+		if (p.ncheckpoint + p.nrequeue > 0) {
+			seen = 1;
+			assert_int_equal(p2.ncheckpoint + p2.nrequeue, 0);
+			int kept = 0;
+			for (int i = 0; i < p2.njobs; i++)
+				kept += p2.jobs[i].op == HS_PLAN_KEEP &&
+					strstr(p2.jobs[i].reason, "slurmctld restarted") != NULL;
+			assert_true(kept > 0);
+		}
+		hs_plan_free(&p);
+		hs_plan_free(&p2);
+		hs_engine_free(e0);
+		hs_engine_free(e2);
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		hs_plan_free(&p);
+		f.now += 360;
+	}
+	assert_true(seen);
+	hs_engine_free(e);
+}
+
 /* A running GPU job on GPUs the snapshot does not model (an
  * index above its node's count; a node with several GPU types or no
  * File=, which the snapshot gives 0 GPUs) made every round fail. Now the
@@ -1757,6 +1948,10 @@ int main(void)
 		cmocka_unit_test(test_suspended_not_stranded),
 		cmocka_unit_test(test_suspended_cut_restart),
 		cmocka_unit_test(test_reused_job_id),
+		cmocka_unit_test(test_lost_start_held),
+		cmocka_unit_test(test_lost_requeue_repeated),
+		cmocka_unit_test(test_lost_requeue_and_start),
+		cmocka_unit_test(test_settle_no_preemption),
 		cmocka_unit_test(test_suspended_unmanaged),
 		cmocka_unit_test(test_unmodelled_gpus),
 		cmocka_unit_test(test_makespan_huge_steps),

@@ -176,6 +176,24 @@ static void load_state(agent_t *a)
 		      "fresh", e2msg, err.msg);
 }
 
+/* Seconds after a restart before Slurm's view of running jobs can be
+ * trusted (hs_engine_set_settle): AuthInfo's cred_expire (read as
+ * slurm_cred.c reads it: default 120, below 5 invalid) + 1, Slurm's own
+ * requeue delay, plus KillWait: a job whose start the restart lost is
+ * aborted on its node only when the node registers, and its processes
+ * may take KillWait to end. Conf read lock held. */
+static int settle_seconds(void)
+{
+	int cred_expire = 120;
+	const char *tok = slurm_conf.authinfo ? strstr(slurm_conf.authinfo, "cred_expire=") : NULL;
+	if (tok) {
+		int v = atoi(tok + strlen("cred_expire="));
+		if (v >= 5)
+			cred_expire = v;
+	}
+	return cred_expire + 1 + (int)slurm_conf.kill_wait;
+}
+
 /* (Re)reads hetsched.conf and slurm.conf's SchedulerParameters. */
 static void reload(agent_t *a)
 {
@@ -189,6 +207,7 @@ static void reload(agent_t *a)
 	/* Slurm's own answer: users see only their jobs, so the world-
 	 * readable status document must not list them (status_private.h) */
 	a->private_jobs = (slurm_conf.private_data & PRIVATE_DATA_JOBS) != 0;
+	int settle = settle_seconds();
 	unlock_slurmctld(conf_read);
 
 	int ok = hs_sched_params_ok(params, why, sizeof(why));
@@ -259,6 +278,7 @@ static void reload(agent_t *a)
 			xfree(ssl);
 			return;
 		}
+		hs_engine_set_settle(a->engine, settle);
 		load_state(a);
 	} else if (hs_engine_reconfigure(a->engine, &c, &err) < 0) {
 		error(HS_LOG_PREFIX "bad configuration (%s); keeping the last good one", err.msg);
@@ -266,6 +286,7 @@ static void reload(agent_t *a)
 		xfree(ssl);
 		return;
 	}
+	hs_engine_set_settle(a->engine, settle);
 	hs_sconf_free(&a->conf);
 	a->conf = c;
 	/* a re-read file that runs (22.05's reconfigure) is the new last good
@@ -408,7 +429,7 @@ static void do_tick(agent_t *a)
 	hs_round_stats_t st;
 	memset(&st, 0, sizeof(st));
 	lock_slurmctld(write_locks);
-	int acted = nops ? hs_ops_tick(a->engine, &st, a->packing > 0) : 0;
+	int acted = nops ? hs_ops_tick(a->engine, &st, a->packing > 0, 0) : 0;
 	int started = 0;
 	if (changed) {
 		/* a new het job is refused within a tick, not a round */
@@ -419,6 +440,23 @@ static void do_tick(agent_t *a)
 	}
 	unlock_slurmctld(write_locks);
 	if (st.started || st.requeued || started) {
+		schedule_node_save();
+		schedule_job_save();
+	}
+	if (acted)
+		save_state(a);
+}
+
+/* During the startup delay: only the requeues in-flight ops ask for. */
+static void startup_requeues(agent_t *a)
+{
+	slurmctld_lock_t write_locks = HS_LOCKS_WRITE;
+	hs_round_stats_t st;
+	memset(&st, 0, sizeof(st));
+	lock_slurmctld(write_locks);
+	int acted = hs_ops_tick(a->engine, &st, 0, 1);
+	unlock_slurmctld(write_locks);
+	if (st.requeued) {
 		schedule_node_save();
 		schedule_job_save();
 	}
@@ -455,8 +493,15 @@ void *hs_agent(void *arg)
 		if (!a.engine || !a.params_ok)
 			continue;
 		time_t now = time(NULL);
-		if (now < started + HS_STARTUP_DELAY_S)
+		if (now < started + HS_STARTUP_DELAY_S) {
+			/* No starts yet, but a requeue the crash lost cannot
+			 * wait: the job's processes were told to stop and end
+			 * within seconds, and Slurm, which has the job running,
+			 * would then fail it (doc/robustness.md, 1b). */
+			if (hs_engine_nops(a.engine))
+				startup_requeues(&a);
 			continue;
+		}
 		if (a.packing < 0) {
 			/* asked once the select plugin is up, not in init() */
 			a.packing = hs_pack_available();

@@ -98,7 +98,10 @@ int hs_refill(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 
 /* ops.c: advances every in-flight op once; returns how many acted.
  * Caller holds the write locks. */
-int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing);
+/* requeues_only: only the requeues the ops ask for (during the startup
+ * delay: a requeue a slurmctld crash lost is repeated before the job's
+ * stopped processes report their end and Slurm fails the job). */
+int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing, int requeues_only);
 
 /* cpujobs.c: starts pending jobs without GPUs in priority order, filling
  * free CPUs (at most conf->cpu_fill_max attempts). Write locks held. */

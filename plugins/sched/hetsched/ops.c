@@ -18,7 +18,7 @@
 
 #include "hs_plugin.h"
 
-int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing)
+int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing, int requeues_only)
 {
 	int n = hs_engine_nops(e), acted = 0;
 	if (n <= 0)
@@ -56,6 +56,8 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing)
 		char **nodes = NULL;
 		int *gpus = NULL, nn = 0, ok = 1, rc;
 		hs_op_action_t a = hs_engine_op_step(e, id, &v, now, &begin, &nodes, &gpus, &nn);
+		if (requeues_only && a != HS_OPA_REQUEUE)
+			continue; /* asked again at a later tick */
 		switch (a) {
 		case HS_OPA_WAIT:
 			continue;
