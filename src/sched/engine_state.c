@@ -245,7 +245,8 @@ static int restore_ops(restored_t *r, json_object *ops, hs_err_t *err)
 			return hs_err_set(err, "state: ops[%d]: too many nodes", i);
 		if (nn == 0)
 			continue;
-		if (get(j, "type", json_type_string, &v, err) < 0)
+		json_object *type;   /* read once: the target's GPU type */
+		if (get(j, "type", json_type_string, &type, err) < 0)
 			return -1;
 		hs_plan_node_t *pn = calloc((size_t)nn, sizeof(*pn));
 		if (!pn)
@@ -276,12 +277,8 @@ static int restore_ops(restored_t *r, json_object *ops, hs_err_t *err)
 			free(pn);
 			return -1;
 		}
-		if (get(j, "type", json_type_string, &v, err) < 0) {
-			free(pn);
-			return -1;
-		}
 		hs_plan_job_t pj = { .nnodes = nn, .nodes = pn, .partner = (uint32_t)partner };
-		int sr = hs_op_set_target(op, &pj, json_object_get_string(v));
+		int sr = hs_op_set_target(op, &pj, json_object_get_string(type));
 		free(pn);
 		if (sr < 0)
 			return hs_err_set(err, "out of memory");
