@@ -43,6 +43,7 @@ static atomic_uint_fast64_t pending_ckpt;  /* an acknowledgement the listener
                                             * refused: step + 1, 0 = none */
 static atomic_ulong n_sent, n_coalesced, n_dropped, n_noop;
 static volatile sig_atomic_t ckpt_flag;
+static pid_t owner_pid;                    /* the process that opened sock */
 
 static uint64_t mono_ns(void)
 {
@@ -90,11 +91,16 @@ static int unread_bytes(void)
  * the exit waits until the listener has read what was sent, because the
  * listener checks in /proc that a report's sender belongs to the job and
  * drops reports of a sender that is already gone (one `hetsched-report`
- * command per step, a program's final report). */
+ * command per step, a program's final report).
+ * A forked child (a data loader worker, a shell pipeline) inherits the
+ * socket and this handler: it skips both, since it would otherwise wait
+ * at its exit for the reports of its parent, which still runs. */
 static void flush_at_exit(void)
 {
 	uint64_t end = mono_ns() + EXIT_RETRY_NS;
 
+	if (getpid() != owner_pid)
+		return;
 	while (hs_report_flush() < 0 && errno == EAGAIN && mono_ns() < end)
 		sleep_slice();
 	end = mono_ns() + EXIT_WAIT_NS;
@@ -131,6 +137,7 @@ static void init(void)
 		return;
 	}
 	sock = fd;
+	owner_pid = getpid();
 	/* a coalesced last report must not be lost when the job ends */
 	atexit(flush_at_exit);
 }

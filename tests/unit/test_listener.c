@@ -454,6 +454,61 @@ static void client_library(void **state)
 	pthread_mutex_destroy(&p.mu);
 }
 
+/* A reporting process forks (a data loader worker, a shell pipeline) and
+ * the child exits: the child shares the socket, so it must not run the
+ * library's exit wait for the parent's unread reports (up to seconds per
+ * child). The receiving socket here never reads, so the parent's report
+ * stays unread while the child exits; the parent itself still waits
+ * until the socket is closed. */
+static void forked_child_no_exit_wait(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char name[64], out[64] = "";
+	double child_s = -1;
+	pid_t helper;
+	int rx, status, fds[2];
+	ssize_t n;
+	(void)state;
+
+	snprintf(name, sizeof(name), "@hetsched.test.fork.%d", (int)getpid());
+	memcpy(sa.sun_path, name, strlen(name));
+	sa.sun_path[0] = '\0';
+	rx = socket(AF_UNIX, SOCK_DGRAM, 0);
+	assert_true(rx >= 0);
+	assert_int_equal(bind(rx, (struct sockaddr *)&sa,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name))), 0);
+	assert_int_equal(pipe(fds), 0);
+	helper = fork();
+	assert_true(helper >= 0);
+	if (helper == 0) {
+		char cmd[1024];
+		const char *bd = getenv("HS_BUILDDIR");
+
+		snprintf(cmd, sizeof(cmd), "%s/tests/unit/report_helper", bd ? bd : ".");
+		dup2(fds[1], 1);
+		setenv("HS_REPORT_SOCKET", name, 1);
+		execl(cmd, cmd, "fork", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	n = read(fds[0], out, sizeof(out) - 1);   /* after the child exited */
+	close(fds[0]);
+	if (n > 0) {
+		out[n] = '\0';
+		child_s = strtod(out, NULL);
+	}
+	/* the report is still unread, so the parent is still in its exit wait */
+	assert_int_equal(waitpid(helper, &status, WNOHANG), 0);
+	close(rx);   /* drops the unread report: the parent's wait ends */
+	assert_int_equal(waitpid(helper, &status, 0), helper);
+	printf("# forked child exited in %.3f s\n", child_s);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(child_s >= 0);
+	/* the exit wait is 5 s (EXIT_WAIT_NS); a child that skips it is far
+	 * below 1 s even on a loaded machine */
+	assert_true(child_s < 1.0);
+}
+
 /* A reporter stopped for 0.6 s (shorter than any gap rule) and resumed:
  * the stopped interval is excluded, as for a Slurm suspend. */
 static void stopped_reporter(void **state)
@@ -697,6 +752,7 @@ int main(void)
 		cmocka_unit_test(stalled_listener),
 		cmocka_unit_test(exiting_reporter),
 		cmocka_unit_test(final_publish_retried),
+		cmocka_unit_test(forked_child_no_exit_wait),
 	};
 	return cmocka_run_group_tests_name("listener", tests, NULL, NULL);
 }
