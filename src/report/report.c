@@ -29,7 +29,7 @@
 /* At exit: how long to retry a last report the busy listener refused, then
  * how long to wait for the listener to read what was sent (see
  * flush_at_exit). Bounds, reached only while the listener is stuck. */
-#define EXIT_RETRY_NS 2000000000ULL
+#define EXIT_RETRY_MS 2000U
 #define EXIT_WAIT_NS 5000000000ULL
 #define RETRY_SLICE_NS 10000000L
 
@@ -97,12 +97,11 @@ static int unread_bytes(void)
  * at its exit for the reports of its parent, which still runs. */
 static void flush_at_exit(void)
 {
-	uint64_t end = mono_ns() + EXIT_RETRY_NS;
+	uint64_t end;
 
 	if (getpid() != owner_pid)
 		return;
-	while (hs_report_flush() < 0 && errno == EAGAIN && mono_ns() < end)
-		sleep_slice();
+	(void)hs_report_flush_wait(EXIT_RETRY_MS);
 	end = mono_ns() + EXIT_WAIT_NS;
 	while (unread_bytes() > 0 && mono_ns() < end)
 		sleep_slice();
@@ -261,6 +260,16 @@ int hs_report_flush(void)
 	return send_report(&r);
 }
 
+int hs_report_flush_wait(unsigned timeout_ms)
+{
+	uint64_t end = mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	int rc;
+
+	while ((rc = hs_report_flush()) < 0 && errno == EAGAIN && mono_ns() < end)
+		sleep_slice();
+	return rc;
+}
+
 int hs_report_checkpoint(uint64_t step)
 {
 	hs_wire_report_t r = { 0 };
@@ -328,9 +337,8 @@ unsigned hs_report_ckpt_hold(void)
 
 	/* An acknowledgement the busy listener refused is what the scheduler
 	 * waits for during the hold: retry it first (bounded). */
-	while (atomic_load(&pending_ckpt) && hs_report_flush() < 0 && errno == EAGAIN &&
-	       mono_ns() < start + EXIT_RETRY_NS)
-		sleep_slice();
+	if (atomic_load(&pending_ckpt))
+		(void)hs_report_flush_wait(EXIT_RETRY_MS);
 	for (;;) {
 		uint64_t now = mono_ns();
 		struct timespec ts;

@@ -8,7 +8,12 @@
  * "report_helper fork": reports step 1, forks a child that only calls
  * exit(0), and prints how long the child took to exit (seconds), to check
  * that the library's exit wait runs only in the process that opened the
- * socket. */
+ * socket.
+ *
+ * "report_helper flushwait": reports steps until the (never reading)
+ * listener refuses one, prints "STEP RC SECONDS" for hs_report_flush_wait
+ * (100 ms) on the still full queue, then "RC SECONDS" for
+ * hs_report_flush_wait(10 s) while the test drains the queue. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +53,28 @@ static int fork_mode(void)
 	return 0;
 }
 
+static int flushwait_mode(void)
+{
+	unsigned long i;
+	double t0;
+	int rc = 0;
+
+	for (i = 1; i < 1000000 && rc == 0; i++)
+		rc = hs_report_step(i);   /* HS_REPORT_MIN_INTERVAL_US=0 */
+	if (rc != -1 || errno != EAGAIN)
+		return 3;
+	i--;                              /* the refused step, now pending */
+	t0 = mono_s();
+	rc = hs_report_flush_wait(100);
+	printf("%lu %d %.3f\n", i, rc == -1 && errno == EAGAIN ? -1 : rc, mono_s() - t0);
+	fflush(stdout);
+	t0 = mono_s();
+	rc = hs_report_flush_wait(10000);
+	printf("%d %.3f\n", rc, mono_s() - t0);
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct timespec gap = { 0, 2000000 };
@@ -59,6 +86,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(argv[1], "fork"))
 		return fork_mode();
+	if (!strcmp(argv[1], "flushwait"))
+		return flushwait_mode();
 	n = strtoul(argv[1], NULL, 10);
 	bad |= !hs_report_active();
 	for (unsigned long i = 1; i <= n; i++) {
