@@ -358,7 +358,7 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 		if (get_i64(j, "id", 1, UINT32_MAX, &id, err) < 0 ||
 		    get_i64(j, "first_seen", 0, INT64_MAX / 2, &fs, err) < 0 ||
 		    get_i64(j, "suspended_by_us", 0, 1, &sb, err) < 0 ||
-		    get_i64(j, "src", 0, HS_EST_MEASURED, &src, err) < 0 ||
+		    get_i64(j, "src", 0, HS_ESTIMATE_MEASURED, &src, err) < 0 ||
 		    get_dbl(j, "active_reset", &a->active_reset_s, err) < 0 ||
 		    get_dbl(j, "active_total", &a->active_total_s, err) < 0 ||
 		    get_darr(j, "recv_reset", nt, a->recv_reset, err) < 0 ||
