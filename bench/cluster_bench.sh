@@ -9,7 +9,8 @@
 #   --quick     12 jobs instead of 20 (about an hour: a job stuck on a k80
 #               under backfill runs up to 10x longer); the lock figure is
 #               still measured with --pending jobs (1000 by default, the
-#               issue's target), only the JCT workload shrinks
+#               pending-queue size the lock figure is specified for),
+#               only the JCT workload shrinks
 #   --jobs N    jobs in the workload (default 20)
 #   --seed S    workload seed (default 1)
 #   --policy P  hetsched policy (default max_min_fairness_perf)

@@ -9,7 +9,7 @@
 #     (primal, standard basis, no scaling, no presolve), and
 #   - the numbers Gavel published for its CVXPY solver (max-min fairness
 #     with space sharing: ~1.7 s at 256 jobs, 7.5 s at 512, 39 s at 1,024).
-# Then the targets (10,000 jobs x 4 types; packed 1,024 jobs), a
+# Then the target sizes (10,000 jobs x 4 types; packed 1,024 jobs), a
 # GLPK method comparison and POP partitioning.
 #
 # Instances: Gavel's measured throughput table (k80/p100/v100, plus a 4th

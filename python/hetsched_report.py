@@ -103,14 +103,22 @@ class _Reporter:
         except OSError:
             return
         self.sock = s
+        self.owner_pid = os.getpid()
         atexit.register(self.at_exit)
 
-    def _send(self, step=None, samples=None, ckpt=None):
-        """Sends one report (with any refused acknowledgement); what the
-        busy listener refuses (EAGAIN) is kept for the next datagram."""
+    def _format(self, step=None, samples=None, ckpt=None):
+        """The report to send (with any refused acknowledgement) as
+        (ckpt, wire bytes); raises ValueError on a bad value. Callers
+        format before they change any state, so a bad value leaves the
+        reporter as it was, and send these bytes (formatted once)."""
         if ckpt is None:
             ckpt = self.pending_ckpt
-        data = format_report(step=step, samples=samples, ckpt=ckpt)
+        return ckpt, format_report(step=step, samples=samples, ckpt=ckpt)
+
+    def _send(self, data, step=None, samples=None, ckpt=None):
+        """Sends data, the report _format made of step, samples and ckpt;
+        what the busy listener refuses (EAGAIN) is kept for the next
+        datagram."""
         try:
             self.sock.send(data)
             self.counts["sent"] += 1
@@ -145,7 +153,10 @@ class _Reporter:
         listener refuses it, and the exit waits (bounded) until the
         listener has read what was sent, because it checks in /proc that
         the sender belongs to the job and drops reports of a sender that
-        is already gone."""
+        is already gone. A forked child (it shares the socket) skips
+        both: it would wait for its parent's reports."""
+        if os.getpid() != self.owner_pid:
+            return
         self.retry(_EXIT_RETRY_S)
         end = time.monotonic() + _EXIT_WAIT_S
         while self.unread() > 0 and time.monotonic() < end:
@@ -163,10 +174,10 @@ class _Reporter:
                 self.pending = (n, samples)
                 self.counts["coalesced"] += 1
                 return 0
-            format_report(step=n, samples=samples)   # validates
+            ckpt, data = self._format(step=n, samples=samples)
             self.last_sent = now
             self.pending = None
-            return self._send(step=n, samples=samples)
+            return self._send(data, step=n, samples=samples, ckpt=ckpt)
 
     def flush(self):
         if self.sock is None:
@@ -175,9 +186,10 @@ class _Reporter:
             if self.pending is None and self.pending_ckpt is None:
                 return 0
             n, samples = self.pending or (None, None)
+            ckpt, data = self._format(step=n, samples=samples)
             self.pending = None
             self.last_sent = time.monotonic()
-            return self._send(step=n, samples=samples)
+            return self._send(data, step=n, samples=samples, ckpt=ckpt)
 
     def checkpoint(self, n):
         _flag.clear()
@@ -185,11 +197,10 @@ class _Reporter:
             self.counts["noop"] += 1
             return 1
         with self.lock:
-            p = self.pending
-            format_report(ckpt=n)   # validates
+            step, samples = self.pending or (None, None)
+            ckpt, data = self._format(step=step, samples=samples, ckpt=n)
             self.pending = None
-            return self._send(step=p[0] if p else None,
-                              samples=p[1] if p else None, ckpt=n)
+            return self._send(data, step=step, samples=samples, ckpt=ckpt)
 
 
 _flag = threading.Event()

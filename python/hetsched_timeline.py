@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """hetsched_timeline -- draw which job ran on which GPU, round by round, as SVG.
 
-The engine of `hetsched report` (hetsched-report(1)); standard library only.
+The engine of `hetsched timeline` (hetsched-timeline(1)); standard library only.
 Two inputs, one picture:
 
   --timeline FILE   the simulator's per-round placement log
@@ -475,7 +475,7 @@ def _run(cmd):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        prog="hetsched report",
+        prog="hetsched timeline",
         description="Draw which job ran on which GPU over time as SVG.")
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--timeline", metavar="FILE",
@@ -519,7 +519,7 @@ def main(argv=None):
                                 a.types.split(",") if a.types else None,
                                 "round" if a.timeline else "run (incarnation)")
     except (OSError, ValueError, subprocess.CalledProcessError) as e:
-        print("hetsched report: %s" % e, file=sys.stderr)
+        print("hetsched timeline: %s" % e, file=sys.stderr)
         return 1
     with open(a.output, "w", encoding="utf-8") as f:
         f.write(svg)

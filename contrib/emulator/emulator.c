@@ -392,11 +392,7 @@ static int run(emu_t *e)
 	}
 	/* the last report: retried (bounded) while the listener's queue is
 	 * full, so the counters below are final */
-	for (int i = 0; i < 200 && hs_report_flush() < 0 && errno == EAGAIN; i++) {
-		struct timespec slice = { 0, 10000000L };
-
-		nanosleep(&slice, NULL);
-	}
+	(void)hs_report_flush_wait(2000);
 	if (terminated) {
 		say(&e->o, "terminated by signal %d step=%llu ran=%llu last_ckpt=%llu",
 		    (int)terminated, (unsigned long long)e->step,

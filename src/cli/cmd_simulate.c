@@ -68,7 +68,7 @@ static void usage(FILE *f)
 		"  --max-time SECONDS    stop after this much simulated time (exit 3)\n"
 		"  --csv FILE            per-job CSV\n"
 		"  --timeline FILE       one CSV line per job per GPU per round (where\n"
-		"                        it ran; `hetsched report` draws it as SVG)\n"
+		"                        it ran; `hetsched timeline` draws it as SVG)\n"
 		"  --save-failed FILE    write the first problem the policy fails to\n"
 		"                        solve there (hetsched solve input)\n"
 		"  --quiet               no progress on stderr\n", HS_ROUND_S_DEFAULT);

@@ -29,7 +29,7 @@
 /* At exit: how long to retry a last report the busy listener refused, then
  * how long to wait for the listener to read what was sent (see
  * flush_at_exit). Bounds, reached only while the listener is stuck. */
-#define EXIT_RETRY_NS 2000000000ULL
+#define EXIT_RETRY_MS 2000U
 #define EXIT_WAIT_NS 5000000000ULL
 #define RETRY_SLICE_NS 10000000L
 
@@ -43,6 +43,7 @@ static atomic_uint_fast64_t pending_ckpt;  /* an acknowledgement the listener
                                             * refused: step + 1, 0 = none */
 static atomic_ulong n_sent, n_coalesced, n_dropped, n_noop;
 static volatile sig_atomic_t ckpt_flag;
+static pid_t owner_pid;                    /* the process that opened sock */
 
 static uint64_t mono_ns(void)
 {
@@ -90,13 +91,17 @@ static int unread_bytes(void)
  * the exit waits until the listener has read what was sent, because the
  * listener checks in /proc that a report's sender belongs to the job and
  * drops reports of a sender that is already gone (one `hetsched-report`
- * command per step, a program's final report). */
+ * command per step, a program's final report).
+ * A forked child (a data loader worker, a shell pipeline) inherits the
+ * socket and this handler: it skips both, since it would otherwise wait
+ * at its exit for the reports of its parent, which still runs. */
 static void flush_at_exit(void)
 {
-	uint64_t end = mono_ns() + EXIT_RETRY_NS;
+	uint64_t end;
 
-	while (hs_report_flush() < 0 && errno == EAGAIN && mono_ns() < end)
-		sleep_slice();
+	if (getpid() != owner_pid)
+		return;
+	(void)hs_report_flush_wait(EXIT_RETRY_MS);
 	end = mono_ns() + EXIT_WAIT_NS;
 	while (unread_bytes() > 0 && mono_ns() < end)
 		sleep_slice();
@@ -131,6 +136,7 @@ static void init(void)
 		return;
 	}
 	sock = fd;
+	owner_pid = getpid();
 	/* a coalesced last report must not be lost when the job ends */
 	atexit(flush_at_exit);
 }
@@ -254,6 +260,16 @@ int hs_report_flush(void)
 	return send_report(&r);
 }
 
+int hs_report_flush_wait(unsigned timeout_ms)
+{
+	uint64_t end = mono_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	int rc;
+
+	while ((rc = hs_report_flush()) < 0 && errno == EAGAIN && mono_ns() < end)
+		sleep_slice();
+	return rc;
+}
+
 int hs_report_checkpoint(uint64_t step)
 {
 	hs_wire_report_t r = { 0 };
@@ -321,9 +337,8 @@ unsigned hs_report_ckpt_hold(void)
 
 	/* An acknowledgement the busy listener refused is what the scheduler
 	 * waits for during the hold: retry it first (bounded). */
-	while (atomic_load(&pending_ckpt) && hs_report_flush() < 0 && errno == EAGAIN &&
-	       mono_ns() < start + EXIT_RETRY_NS)
-		sleep_slice();
+	if (atomic_load(&pending_ckpt))
+		(void)hs_report_flush_wait(EXIT_RETRY_MS);
 	for (;;) {
 		uint64_t now = mono_ns();
 		struct timespec ts;

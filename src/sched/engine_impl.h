@@ -41,7 +41,7 @@ typedef struct hs_jacct {
 	double x[HS_MAX_TYPES];    /* share in the allocation in force */
 	double thr[HS_MAX_TYPES];  /* estimate used in the last round */
 	double meas[HS_MAX_TYPES]; /* measured (0 = not measured) */
-	int src;                   /* hs_est_source_t */
+	int src;                   /* hs_estimate_source_t */
 	double weight;             /* policy weight in the last round */
 	char account[64];          /* entity (Slurm account) in the last round */
 	int suspended_by_us;       /* hetsched suspended it (may resume) */
@@ -241,7 +241,7 @@ typedef struct hs_round_build {
 	int *owner;                /* per server GPU: owning snapshot job or -1
 	                            * (flat, offsets in owner_base) */
 	int *owner_base;           /* [nservers] */
-	hs_est_source_t *src;      /* [njobs] */
+	hs_estimate_source_t *src; /* [njobs] */
 	double *meas;              /* [njobs * ntypes] */
 	double *units;             /* [njobs] the job's estimates / problem's
 	                            * (1, or its factor in table units for

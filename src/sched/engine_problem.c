@@ -571,7 +571,7 @@ int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_e
 				hs_engine_logf(e, HS_LOG_DEBUG, "job %u: AdminComment ignored: %s",
 					       sj->id, re.msg);
 		}
-		hs_est_in_t ein = { .cluster = &pb->cluster, .tables = &e->tables,
+		hs_estimate_in_t ein = { .cluster = &pb->cluster, .tables = &e->tables,
 				    .model = b->hints[i].model, .scale_factor = sj->gpus,
 				    .rec = recp, .allowed = &allowed[(size_t)i * J] };
 		b->src[k] = hs_estimate(&ein, jb->thr, &b->meas[(size_t)k * J]);

@@ -252,7 +252,8 @@ static int restore_ops(restored_t *r, json_object *ops, hs_err_t *err)
 			return hs_err_set(err, "state: ops[%d]: too many nodes", i);
 		if (nn == 0)
 			continue;
-		if (get(j, "type", json_type_string, &v, err) < 0)
+		json_object *type;   /* read once: the target's GPU type */
+		if (get(j, "type", json_type_string, &type, err) < 0)
 			return -1;
 		hs_plan_node_t *pn = calloc((size_t)nn, sizeof(*pn));
 		if (!pn)
@@ -283,12 +284,8 @@ static int restore_ops(restored_t *r, json_object *ops, hs_err_t *err)
 			free(pn);
 			return -1;
 		}
-		if (get(j, "type", json_type_string, &v, err) < 0) {
-			free(pn);
-			return -1;
-		}
 		hs_plan_job_t pj = { .nnodes = nn, .nodes = pn, .partner = (uint32_t)partner };
-		int sr = hs_op_set_target(op, &pj, json_object_get_string(v));
+		int sr = hs_op_set_target(op, &pj, json_object_get_string(type));
 		free(pn);
 		if (sr < 0)
 			return hs_err_set(err, "out of memory");
@@ -368,7 +365,7 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 		if (get_i64(j, "id", 1, UINT32_MAX, &id, err) < 0 ||
 		    get_i64(j, "first_seen", 0, INT64_MAX / 2, &fs, err) < 0 ||
 		    get_i64(j, "suspended_by_us", 0, 1, &sb, err) < 0 ||
-		    get_i64(j, "src", 0, HS_EST_MEASURED, &src, err) < 0 ||
+		    get_i64(j, "src", 0, HS_ESTIMATE_MEASURED, &src, err) < 0 ||
 		    get_dbl(j, "active_reset", &a->active_reset_s, err) < 0 ||
 		    get_dbl(j, "active_total", &a->active_total_s, err) < 0 ||
 		    get_darr(j, "recv_reset", nt, a->recv_reset, err) < 0 ||

@@ -221,7 +221,7 @@ static json_object *plan_job_doc(const hs_engine_t *e, const hs_snap_t *s,
 		if (a->remaining_s > 0 && isfinite(a->remaining_s))
 			add_dbl(j, "remaining_s", a->remaining_s);
 		json_object_object_add(j, "estimate",
-				       json_object_new_string(hs_est_source_name(a->src)));
+				       json_object_new_string(hs_estimate_source_name(a->src)));
 		json_object_object_add(j, "target", per_type(e, a->x, 1, 0));
 		json_object_object_add(j, "received",
 				       per_type(e, a->recv_reset, a->active_reset_s, 0));

@@ -44,14 +44,14 @@ static int tables_find(const hs_tables_t *tb, const char *model, int sf, int *jt
 	return -1;
 }
 
-const char *hs_est_source_name(hs_est_source_t s)
+const char *hs_estimate_source_name(hs_estimate_source_t s)
 {
 	switch (s) {
-	case HS_EST_AGNOSTIC:
+	case HS_ESTIMATE_AGNOSTIC:
 		return "agnostic";
-	case HS_EST_TABLE:
+	case HS_ESTIMATE_TABLE:
 		return "table";
-	case HS_EST_MEASURED:
+	case HS_ESTIMATE_MEASURED:
 		return "measured";
 	}
 	return "?";
@@ -67,7 +67,7 @@ static int ok_value(double v)
 	return isfinite(v) && v >= 1e-6 && v < 1e12;
 }
 
-hs_est_source_t hs_estimate(const hs_est_in_t *in, double *thr, double *measured)
+hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double *measured)
 {
 	const int J = in->cluster->ntypes;
 	double tab[J > 0 ? J : 1], mea[J > 0 ? J : 1];
@@ -103,7 +103,8 @@ hs_est_source_t hs_estimate(const hs_est_in_t *in, double *thr, double *measured
 			both_t += tab[j];
 		}
 	}
-	hs_est_source_t src = nm ? HS_EST_MEASURED : nt ? HS_EST_TABLE : HS_EST_AGNOSTIC;
+	hs_estimate_source_t src = nm ? HS_ESTIMATE_MEASURED
+				 : nt ? HS_ESTIMATE_TABLE : HS_ESTIMATE_AGNOSTIC;
 	double scale = nboth ? both_m / both_t : nm ? 0 : 1;
 	double guess = nm ? sum_m / nm : nt ? sum_t / nt : 1.0;
 	for (int j = 0; j < J; j++) {

@@ -35,26 +35,26 @@ typedef struct hs_tables {
 int hs_tables_load(hs_tables_t *tb, const hs_sconf_t *c, hs_err_t *err);
 void hs_tables_free(hs_tables_t *tb);
 
-typedef enum hs_est_source {
-	HS_EST_AGNOSTIC = 0,  /* nothing known: equal on every allowed type */
-	HS_EST_TABLE,         /* offline table only */
-	HS_EST_MEASURED,      /* measured on at least one type */
-} hs_est_source_t;
+typedef enum hs_estimate_source {
+	HS_ESTIMATE_AGNOSTIC = 0,  /* nothing known: equal on every allowed type */
+	HS_ESTIMATE_TABLE,         /* offline table only */
+	HS_ESTIMATE_MEASURED,      /* measured on at least one type */
+} hs_estimate_source_t;
 
-const char *hs_est_source_name(hs_est_source_t s);
+const char *hs_estimate_source_name(hs_estimate_source_t s);
 
-typedef struct hs_est_in {
+typedef struct hs_estimate_in {
 	const hs_cluster_t *cluster;   /* type names */
 	const hs_tables_t *tables;     /* may be NULL */
 	const char *model;             /* NULL or "" = unknown */
 	int scale_factor;              /* GPUs */
 	const hs_record_t *rec;        /* may be NULL */
 	const unsigned char *allowed;  /* [ntypes] 1 = may run there; NULL = all */
-} hs_est_in_t;
+} hs_estimate_in_t;
 
 /* Fills thr[ntypes] (steps/s of the whole job) and, if measured is not
  * NULL, measured[ntypes] (0 = not measured). Never fails on bad data
  * (records are validated by their parser); returns the source. */
-hs_est_source_t hs_estimate(const hs_est_in_t *in, double *thr, double *measured);
+hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double *measured);
 
 #endif /* HS_SCHED_ESTIMATE_H */

@@ -85,9 +85,6 @@ typedef struct hs_sconf {
 /* The i-th key of the table (sconf_keys.c), NULL past the last: the
  * plugin registers each with s_p_*. */
 const char *hs_sconf_key_name(int i);
-/* A key's default as the text a file would carry, NULL when it has none
- * (unset) or the key is unknown. */
-const char *hs_sconf_key_default(const char *key);
 
 /* Fills c with every key's default from the table (Policy=
  * max_min_fairness_perf, RoundLength=HS_ROUND_S_DEFAULT, ...). */
@@ -103,8 +100,9 @@ int hs_sconf_set(hs_sconf_t *c, const char *key, const char *value, hs_err_t *er
 int hs_sconf_check(const hs_sconf_t *c, hs_err_t *err);
 
 /* Parses a whole "Key=Value" text (one pair per line, '#' comments): the
- * Slurm-free reader used by tests and `hetsched status --conf`; the
- * plugin uses Slurm's s_p_* parser instead. */
+ * Slurm-free reader used by tests, by `hetsched status` (to find
+ * StatusFile) and for the last good copy (conf_lastgood.c); the plugin
+ * reads hetsched.conf with Slurm's s_p_* parser instead. */
 int hs_sconf_parse_text(hs_sconf_t *c, const char *text, hs_err_t *err);
 
 /* Is the partition managed? (no Partitions list = all) */

@@ -422,12 +422,6 @@ int hs_sconf_defaults(hs_sconf_t *c, hs_err_t *err)
 	return 0;
 }
 
-const char *hs_sconf_key_default(const char *key)
-{
-	const key_def_t *k = find(key);
-	return k ? k->def : NULL;
-}
-
 static void show_value(const hs_sconf_t *c, const key_def_t *k, char *buf, size_t len)
 {
 	const void *field = (const char *)c + k->off;

@@ -82,7 +82,7 @@ typedef struct hs_sim_opts {
 	                              * `hetsched solve` input (for replay) */
 	FILE *timeline;              /* if set, one CSV line per job per GPU
 	                              * per round (hs_sim_timeline_header;
-	                              * `hetsched report` draws it); rounds
+	                              * `hetsched timeline` draws it); rounds
 	                              * mode only */
 } hs_sim_opts_t;
 

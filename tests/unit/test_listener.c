@@ -454,6 +454,117 @@ static void client_library(void **state)
 	pthread_mutex_destroy(&p.mu);
 }
 
+/* Binds a receiving socket that reads only when the test says so (a
+ * stand-in for a stuck listener); fills name. */
+static int stuck_socket(char *name, size_t len, const char *tag)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int rx;
+
+	snprintf(name, len, "@hetsched.test.%s.%d", tag, (int)getpid());
+	memcpy(sa.sun_path, name, strlen(name));
+	sa.sun_path[0] = '\0';
+	rx = socket(AF_UNIX, SOCK_DGRAM, 0);
+	assert_true(rx >= 0);
+	assert_int_equal(bind(rx, (struct sockaddr *)&sa,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name))), 0);
+	return rx;
+}
+
+/* Runs report_helper MODE against the socket name; its stdout is *out. */
+static pid_t run_helper(const char *mode, const char *name, const char *min_us, FILE **out)
+{
+	int fds[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char cmd[1024];
+		const char *bd = getenv("HS_BUILDDIR");
+
+		snprintf(cmd, sizeof(cmd), "%s/tests/unit/report_helper", bd ? bd : ".");
+		dup2(fds[1], 1);
+		setenv("HS_REPORT_SOCKET", name, 1);
+		if (min_us)
+			setenv("HS_REPORT_MIN_INTERVAL_US", min_us, 1);
+		execl(cmd, cmd, mode, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	*out = fdopen(fds[0], "r");
+	assert_non_null(*out);
+	return pid;
+}
+
+/* A reporting process forks (a data loader worker, a shell pipeline) and
+ * the child exits: the child shares the socket, so it must not run the
+ * library's exit wait for the parent's unread reports (up to seconds per
+ * child). The receiving socket here never reads, so the parent's report
+ * stays unread while the child exits; the parent itself still waits
+ * until the socket is closed. */
+static void forked_child_no_exit_wait(void **state)
+{
+	char name[64];
+	double child_s = -1;
+	FILE *out;
+	pid_t helper;
+	int rx, status;
+	(void)state;
+
+	rx = stuck_socket(name, sizeof(name), "fork");
+	helper = run_helper("fork", name, NULL, &out);
+	assert_int_equal(fscanf(out, "%lf", &child_s), 1);   /* the child exited */
+	fclose(out);
+	/* the report is still unread, so the parent is still in its exit wait */
+	assert_int_equal(waitpid(helper, &status, WNOHANG), 0);
+	close(rx);   /* drops the unread report: the parent's wait ends */
+	assert_int_equal(waitpid(helper, &status, 0), helper);
+	printf("# forked child exited in %.3f s\n", child_s);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* the exit wait is 5 s (EXIT_WAIT_NS); a child that skips it is far
+	 * below 1 s even on a loaded machine */
+	assert_true(child_s >= 0 && child_s < 1.0);
+}
+
+/* hs_report_flush_wait: bounded while the listener stays busy, and the
+ * refused report gets through once the listener reads again. */
+static void flush_wait(void **state)
+{
+	char name[64], msg[64], want[64];
+	struct timeval tv = { 0, 300000 };
+	unsigned long step = 0;
+	double s1 = -1, s2 = -1;
+	int rx, rc1 = 1, rc2 = 1, status, last_ok = 0;
+	ssize_t n;
+	FILE *out;
+	pid_t helper;
+	(void)state;
+
+	rx = stuck_socket(name, sizeof(name), "flushwait");
+	helper = run_helper("flushwait", name, "0", &out);
+	assert_int_equal(fscanf(out, "%lu %d %lf", &step, &rc1, &s1), 3);
+	/* the listener reads again: drain until the helper has nothing more */
+	setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	snprintf(want, sizeof(want), "hs1 step=%lu", step);
+	while ((n = recv(rx, msg, sizeof(msg) - 1, 0)) > 0) {
+		msg[n] = '\0';
+		last_ok = !strcmp(msg, want);
+	}
+	assert_int_equal(fscanf(out, "%d %lf", &rc2, &s2), 2);
+	fclose(out);
+	close(rx);
+	assert_int_equal(waitpid(helper, &status, 0), helper);
+	printf("# queue full at step %lu; busy: rc %d after %.3f s; drained: rc %d after %.3f s\n",
+	       step, rc1, s1, rc2, s2);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(rc1, -1);              /* still busy at the timeout */
+	assert_true(s1 >= 0.09 && s1 < 5.0);    /* waited, and bounded */
+	assert_int_equal(rc2, 0);
+	assert_true(last_ok);                   /* the refused step arrived last */
+}
+
 /* A reporter stopped for 0.6 s (shorter than any gap rule) and resumed:
  * the stopped interval is excluded, as for a Slurm suspend. */
 static void stopped_reporter(void **state)
@@ -697,6 +808,8 @@ int main(void)
 		cmocka_unit_test(stalled_listener),
 		cmocka_unit_test(exiting_reporter),
 		cmocka_unit_test(final_publish_retried),
+		cmocka_unit_test(forked_child_no_exit_wait),
+		cmocka_unit_test(flush_wait),
 	};
 	return cmocka_run_group_tests_name("listener", tests, NULL, NULL);
 }

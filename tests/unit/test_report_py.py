@@ -91,6 +91,38 @@ def main():
     check("ack carries pending progress",
           got == [b"hs1 step=101", b"hs1 step=102 ckpt=102"], got)
 
+    # --- each report is formatted (and validated) once
+    calls = []
+    real_format = hs.format_report
+
+    def counting_format(**kw):
+        calls.append(kw)
+        return real_format(**kw)
+    hs.format_report = counting_format
+    try:
+        time.sleep(0.06)      # past the minimum interval: the step is due
+        hs.step(103)
+        hs.checkpoint(103)
+    finally:
+        hs.format_report = real_format
+    got = recv_all(sock)
+    check("each report formatted once",
+          len(calls) == 2 and got == [b"hs1 step=103", b"hs1 ckpt=103"], (calls, got))
+
+    # --- a forked child does not wait at exit for its parent's unread report
+    time.sleep(0.06)
+    hs.step(104)          # stays unread in sock until recv_all below
+    child = os.fork()
+    if child == 0:
+        t0 = time.monotonic()
+        hs._get().at_exit()
+        os._exit(0 if time.monotonic() - t0 < 1.0 else 1)
+    _, status = os.waitpid(child, 0)
+    check("forked child skips the exit wait",
+          os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status)
+    got = recv_all(sock)
+    check("the parent's report arrives", got == [b"hs1 step=104"], got)
+
     # --- checkpoint signal and hold
     hs.ckpt_watch()
     check("no request yet", not hs.ckpt_requested())

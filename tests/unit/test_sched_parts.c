@@ -399,10 +399,10 @@ static void test_estimate(void **state)
 	hs_tables_t tb;
 	est_setup(&c, &tb);
 	double thr[4], meas[4];
-	hs_est_in_t in = { .cluster = &c, .tables = &tb, .model = "ResNet-18", .scale_factor = 1 };
+	hs_estimate_in_t in = { .cluster = &c, .tables = &tb, .model = "ResNet-18", .scale_factor = 1 };
 
 	/* table only: table values; a100 (not in the table) the table mean */
-	assert_int_equal(hs_estimate(&in, thr, meas), HS_EST_TABLE);
+	assert_int_equal(hs_estimate(&in, thr, meas), HS_ESTIMATE_TABLE);
 	assert_true(fabs(thr[0] - 2) < 1e-9 && fabs(thr[1] - 5) < 1e-9 && fabs(thr[2] - 10) < 1e-9);
 	assert_true(fabs(thr[3] - 17.0 / 3) < 1e-9);
 
@@ -412,7 +412,7 @@ static void test_estimate(void **state)
 	hs_record_thr_set(&r, "v100", 20, 3, 1);
 	hs_record_thr_set(&r, "v100:shared", 7, 3, 1); /* packed: not an alone rate */
 	in.rec = &r;
-	assert_int_equal(hs_estimate(&in, thr, meas), HS_EST_MEASURED);
+	assert_int_equal(hs_estimate(&in, thr, meas), HS_ESTIMATE_MEASURED);
 	assert_true(fabs(thr[2] - 20) < 1e-9);
 	assert_true(fabs(thr[1] - 10) < 1e-9);
 	assert_true(fabs(thr[0] - 4) < 1e-9);
@@ -421,12 +421,12 @@ static void test_estimate(void **state)
 	/* unknown model: agnostic 1.0, then the measured mean */
 	in.model = "Unknown";
 	in.rec = NULL;
-	assert_int_equal(hs_estimate(&in, thr, NULL), HS_EST_AGNOSTIC);
+	assert_int_equal(hs_estimate(&in, thr, NULL), HS_ESTIMATE_AGNOSTIC);
 	for (int j = 0; j < 4; j++)
 		assert_true(fabs(thr[j] - 1) < 1e-9);
 	in.rec = &r;
 	hs_record_thr_set(&r, "k80", 4, 3, 1);
-	assert_int_equal(hs_estimate(&in, thr, NULL), HS_EST_MEASURED);
+	assert_int_equal(hs_estimate(&in, thr, NULL), HS_ESTIMATE_MEASURED);
 	assert_true(fabs(thr[0] - 4) < 1e-9 && fabs(thr[2] - 20) < 1e-9);
 	assert_true(fabs(thr[1] - 12) < 1e-9 && fabs(thr[3] - 12) < 1e-9);
 
@@ -443,7 +443,7 @@ static void test_estimate(void **state)
 	in.rec = &bad;
 	in.model = "ResNet-18";
 	in.allowed = NULL;
-	assert_int_equal(hs_estimate(&in, thr, meas), HS_EST_TABLE);
+	assert_int_equal(hs_estimate(&in, thr, meas), HS_ESTIMATE_TABLE);
 	assert_true(fabs(thr[2] - 10) < 1e-9 && meas[2] == 0);
 
 	/* scale factor 2 is another job type: not in the table */
@@ -451,7 +451,7 @@ static void test_estimate(void **state)
 	in.rec = NULL;
 	in.model = "ResNet-18";
 	in.scale_factor = 2;
-	assert_int_equal(hs_estimate(&in, thr, NULL), HS_EST_AGNOSTIC);
+	assert_int_equal(hs_estimate(&in, thr, NULL), HS_ESTIMATE_AGNOSTIC);
 	hs_tables_free(&tb);
 	hs_cluster_free(&c);
 }

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define HS_REPORT_API_VERSION 1
+#define HS_REPORT_API_VERSION 2   /* 2: hs_report_flush_wait */
 
 /* 1 when reports reach a hetsched listener (the plugin is present), else 0. */
 int hs_report_active(void);
@@ -44,6 +44,10 @@ int hs_report_step(uint64_t step);
 int hs_report_step_samples(uint64_t step, uint64_t samples);
 /* Sends any coalesced report now (e.g. before the job ends). Same returns. */
 int hs_report_flush(void);
+/* hs_report_flush(), retried every 10 ms while the listener is busy
+ * (EAGAIN) for up to timeout_ms milliseconds, e.g. before printing final
+ * counters. Same returns (-1 EAGAIN: still busy at the timeout). */
+int hs_report_flush_wait(unsigned timeout_ms);
 
 /* Installs a handler for the checkpoint signal (HS_CKPT_SIGNAL, default
  * SIGURG) that only sets a flag. Returns 0, or -1 (errno) on failure. */
