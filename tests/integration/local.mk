@@ -44,6 +44,11 @@ if BUILD_PLUGINS
 TESTS += tests/integration/sched_pinned_mix.sh
 endif
 EXTRA_DIST += tests/integration/sched_pinned_mix.sh
+# an array task whose node dies
+if BUILD_PLUGINS
+TESTS += tests/integration/sched_array_nodefail.sh
+endif
+EXTRA_DIST += tests/integration/sched_array_nodefail.sh
 EXTRA_DIST += tests/integration/lib.sh \
 	tests/integration/cluster.sh \
 	tests/integration/plugins.sh \
