@@ -52,6 +52,7 @@ for a in 0 1 2 3; do
 	grep -q "done step=$steps " "$work/arr_$a.out" 2>/dev/null || missing="$missing $a"
 done
 check "every task trained all its steps (missing:$missing)" test -z "$missing"
+# shellcheck disable=SC2086 # word splitting trims the list
 grep -E "JobId=($(echo $victims | tr ' ' '|'))[^0-9]|finishing the requeue" "$N_DIR/log/slurmctld.log" | tail -20 | diag
 scancel "$arr" 2>/dev/null
 rm -rf "$work"
