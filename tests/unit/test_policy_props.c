@@ -345,6 +345,60 @@ static void gavel_packed_never_worse(void **state)
 	hs_thrtable_free(&t);
 }
 
+/* Packed max-min and makespan start from a basis built from the unpacked
+ * solution (policy_packed.c, warm_start): on Gavel instances of 50-200
+ * jobs, distinct (noise) and in classes, with folding forced on, the
+ * objective equals the cold start's (the previous method) and the
+ * allocation is feasible; the warm basis must actually have been used. */
+static void packed_warm_start_matches_cold(void **state)
+{
+	(void)state;
+	char path[4096];
+	if (hs_test_gavel_path(path, sizeof(path), "simulation_throughputs.json") < 0)
+		skip();
+	hs_thrtable_t t;
+	hs_err_t err;
+	if (hs_thrtable_load(&t, path, &err) < 0)
+		fail_msg("%s", err.msg);
+	const char *pols[] = { "max_min_fairness_packed", "min_total_duration_packed" };
+	int n = RUNNING_ON_VALGRIND ? 2 : 8, warm = 0;
+	for (int seed = 1; seed <= n; seed++) {
+		hs_problem_t p;
+		int M = 50 + 150 * (seed - 1) / (n > 1 ? n - 1 : 1);
+		char spec[96];
+		snprintf(spec, sizeof(spec), "v100:%d,p100:%d,k80:%d", M / 6, M / 8 + 1, M / 5);
+		fx_gavel(&p, &t, spec, (unsigned long long)seed + 4000, M, seed % 3 ? 0.1 : 0.0);
+		for (size_t i = 0; i < sizeof(pols) / sizeof(pols[0]); i++) {
+			double v[2];
+			for (int cold = 0; cold < 2; cold++) {
+				hs_policy_ctx_t *ctx = hs_policy_ctx_new(pols[i], NULL, &err);
+				ctx->no_warm_start = cold;
+				ctx->active_min_items = 30;
+				hs_alloc_t a;
+				if (hs_policy_solve(ctx, &p, &a, &err) < 0)
+					fail_msg("seed %d, %s (cold %d): %s", seed, pols[i], cold, err.msg);
+				char why[160];
+				if (!fx_feasible(&a, &p, why, sizeof(why)))
+					fail_msg("seed %d, %s (cold %d): %s", seed, pols[i], cold, why);
+				if (cold)
+					assert_false(ctx->last_warm_start);
+				else
+					warm += ctx->last_warm_start;
+				v[cold] = a.objective;
+				hs_alloc_free(&a);
+				hs_policy_ctx_free(ctx);
+			}
+			if (fabs(v[0] - v[1]) > 1e-6 * (1 + fabs(v[1])))
+				fail_msg("seed %d, %d jobs, %s: warm start %.10g vs cold %.10g", seed, M, pols[i],
+					 v[0], v[1]);
+		}
+		hs_problem_free(&p);
+	}
+	hs_thrtable_free(&t);
+	/* most solves started from the built basis (a rejected one is legal) */
+	assert_true(warm >= n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +409,7 @@ int main(void)
 		cmocka_unit_test(water_filling_first_level),
 		cmocka_unit_test(water_filling_fast_matches_full),
 		cmocka_unit_test(gavel_packed_never_worse),
+		cmocka_unit_test(packed_warm_start_matches_cold),
 	};
 	return cmocka_run_group_tests_name("policy_props", tests, NULL, NULL);
 }
