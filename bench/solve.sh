@@ -10,8 +10,8 @@
 #   - the numbers Gavel published for its CVXPY solver (max-min fairness
 #     with space sharing: ~1.7 s at 256 jobs, 7.5 s at 512, 39 s at 1,024).
 # Water filling rows have the baseline too (the full-LP method with its
-# LP2/LP3 certificates). Then packed max-min and makespan with their warm
-# start against the cold start (--no-warm), the target sizes (10,000
+# LP2/LP3 certificates). Then packed max-min with its warm start against
+# the cold start (--no-warm), the target sizes (10,000
 # jobs x 4 types; packed 1,024 jobs), a GLPK method comparison and POP
 # partitioning.
 #
@@ -143,10 +143,30 @@ echo "== Water filling (LP rounds until every job is frozen)"
 table "max_min_fairness_water_filling max_min_fairness_water_filling_perf" "$wsizes" "$wbmax"
 echo
 
-echo "== Packed max-min and makespan: starting basis from the unpacked solution"
+echo "== Water filling with 8 accounts (hierarchical: fairness entities of weights"
+echo "   1..8, jobs round robin), against the full-LP method (baseline)"
+printf '%-36s %6s %10s %11s %9s\n' policy jobs "solve s" "baseline s" speedup
+for n in $wsizes; do
+	pol=max_min_fairness_water_filling_perf
+	say "water filling, 8 accounts, $n jobs"
+	e=$(run "$pol" "$n" 3 engine --entities 8)
+	b=$(run "$pol" "$n" 3 baseline --baseline --entities 8)
+	if [ "$e" = timeout ]; then
+		printf '%-36s %6s %10s\n' "$pol" "$n" "> ${tmo}s"
+	elif [ "$b" = timeout ]; then
+		printf '%-36s %6s %10.3f %11s %9s\n' "$pol" "$n" "${e% *}" "> $tmo" \
+			"> $(awk "BEGIN { printf \"%.0f\", $tmo / ${e% *} }")x"
+	else
+		printf '%-36s %6s %10.3f %11.3f %8.1fx\n' "$pol" "$n" "${e% *}" "${b% *}" \
+			"$(awk "BEGIN { print ${b% *} / ${e% *} }")"
+	fi
+done
+echo
+
+echo "== Packed max-min: starting basis from the unpacked solution"
 echo "   (default) against the cold start of before (--no-warm), same run, 3 types"
 printf '%-30s %6s %10s %10s %8s\n' policy jobs "warm s" "cold s" ratio
-for pol in max_min_fairness_packed min_total_duration_packed; do
+for pol in max_min_fairness_packed; do
 	for n in $wsizes_warm; do
 		say "warm start: $pol, $n jobs"
 		w=$(run "$pol" "$n" 3 engine)

@@ -18,7 +18,7 @@
  *   --method M, --noscale   GLPK options, to compare them
  *   --entities K jobs in K fairness-mode entities (Slurm accounts) of
  *                weights 1..K, round robin: the hierarchical policies
- *   --no-warm    packed max-min/makespan: no starting basis from the
+ *   --no-warm    packed max-min: no starting basis from the
  *                unpacked solution (the previous method, for comparison)
  */
 #include "core/policy_impl.h"

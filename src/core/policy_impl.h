@@ -52,7 +52,7 @@ struct hs_policy_ctx {
 	int no_classes;          /* benchmark baseline: no class aggregation */
 	int no_active_set;       /* benchmark baseline: full LP, no folding */
 	int active_min_items;    /* tests: fold from this many items (0: default) */
-	int no_warm_start;       /* packed max-min/makespan: no start from the
+	int no_warm_start;       /* packed max-min: no start from the
 	                          * unpacked solution (tests, bench) */
 	/* statistics of the last solve (bench, diagnostics) */
 	long last_iterations;    /* simplex iterations */
