@@ -282,6 +282,61 @@ static void water_filling_fast_matches_full(void **state)
 	assert_true(folded > 0);
 }
 
+/* Random small degenerate instances like test_policy's hierarchical_hand
+ * (one type, every throughput 1, a fair-share and a FIFO entity with
+ * random weights, some jobs in neither): the jobs stuck at a level have
+ * zero duals there, and freezing changes the weights. The fast path must
+ * give every job the full-LP method's level. */
+static void water_filling_entities_degenerate(void **state)
+{
+	(void)state;
+	unsigned long long s = 77;
+	int n = RUNNING_ON_VALGRIND ? 5 : 60;
+	for (int seed = 1; seed <= n; seed++) {
+		int M = 3 + (int)(fx_rand(&s) * 8);
+		double thr[12], w[12];
+		char cl[16];
+		snprintf(cl, sizeof(cl), "t:%d", 2 + (int)(fx_rand(&s) * 4));
+		for (int m = 0; m < M; m++) {
+			thr[m] = 1.0;
+			w[m] = 1.0 + (int)(fx_rand(&s) * 3);
+		}
+		hs_problem_t p;
+		fx_problem(&p, cl, M, thr, NULL, w, NULL);
+		p.entities.n = 2;
+		p.entities.names = calloc(2, sizeof(char *));
+		p.entities.weight = calloc(2, sizeof(double));
+		p.entities.mode = calloc(2, sizeof(hs_entity_mode_t));
+		p.entities.names[0] = strdup("A");
+		p.entities.names[1] = strdup("B");
+		p.entities.weight[0] = 1.0 + (int)(fx_rand(&s) * 2);
+		p.entities.weight[1] = 1.0 + (int)(fx_rand(&s) * 2);
+		p.entities.mode[1] = HS_ENTITY_FIFO;
+		for (int m = 0; m < M; m++) {
+			p.jobs[m].entity = (int)(fx_rand(&s) * 3) - 1;
+			p.jobs[m].age_s = 10.0 * m + 5.0 * fx_rand(&s);
+		}
+		const char *pol = "max_min_fairness_water_filling_perf";
+		double r[2][12];
+		for (int full = 0; full < 2; full++) {
+			hs_err_t err;
+			hs_policy_ctx_t *ctx = hs_policy_ctx_new(pol, NULL, &err);
+			ctx->no_active_set = full;
+			hs_alloc_t a;
+			if (hs_policy_solve(ctx, &p, &a, &err) < 0)
+				fail_msg("seed %d (full %d): %s", seed, full, err.msg);
+			wf_levels(pol, &p, &a, r[full]);
+			hs_alloc_free(&a);
+			hs_policy_ctx_free(ctx);
+		}
+		for (int m = 0; m < M; m++)
+			if (fabs(r[0][m] - r[1][m]) > 1e-6 * (1 + fabs(r[1][m])))
+				fail_msg("seed %d, %s, job %d of %d: level %.9g (fast) vs %.9g (full LP)", seed,
+					 cl, m, M, r[0][m], r[1][m]);
+		hs_problem_free(&p);
+	}
+}
+
 /* Realistic instances from Gavel's table: every policy feasible (pairs
  * included); space sharing never worse than the same policy without it
  * (max-min value >= unpacked, makespan and FTF rho <= unpacked); column
@@ -408,6 +463,7 @@ int main(void)
 		cmocka_unit_test(active_set_is_exact),
 		cmocka_unit_test(water_filling_first_level),
 		cmocka_unit_test(water_filling_fast_matches_full),
+		cmocka_unit_test(water_filling_entities_degenerate),
 		cmocka_unit_test(gavel_packed_never_worse),
 		cmocka_unit_test(packed_warm_start_matches_cold),
 	};
