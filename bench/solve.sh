@@ -9,8 +9,11 @@
 #     (primal, standard basis, no scaling, no presolve), and
 #   - the numbers Gavel published for its CVXPY solver (max-min fairness
 #     with space sharing: ~1.7 s at 256 jobs, 7.5 s at 512, 39 s at 1,024).
-# Then the target sizes (10,000 jobs x 4 types; packed 1,024 jobs), a
-# GLPK method comparison and POP partitioning.
+# Water filling rows have the baseline too (the full-LP method with its
+# LP2/LP3 certificates). Then packed max-min with its warm start against
+# the cold start (--no-warm), the target sizes (10,000
+# jobs x 4 types; packed 1,024 jobs), a GLPK method comparison and POP
+# partitioning.
 #
 # Instances: Gavel's measured throughput table (k80/p100/v100, plus a 4th
 # type at 1.5x v100 for the 4-type rows), jobs of random job types, each
@@ -32,7 +35,7 @@ build=
 for a in "$@"; do
 	case "$a" in
 	--quick) quick=1 ;;
-	-h|--help) sed -n '3,31p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,30p' "$0"; exit 0 ;;
 	*) build=$a ;;
 	esac
 done
@@ -53,14 +56,16 @@ if [ $quick = 1 ]; then
 	reps=1
 	sizes="256 1024 4096"
 	psizes="256 1024"
-	wsizes="256"
-	bmax=1024 pbmax=256
+	wsizes="256 1024"
+	wsizes_warm="1024"
+	bmax=1024 pbmax=256 wbmax=1024
 else
 	reps=3
 	sizes="256 512 1024 2048 4096 8192 16384"
 	psizes="256 512 1024 2048"
-	wsizes="256 1024 4096"
-	bmax=4096 pbmax=1024
+	wsizes="1024 2048 4096"
+	wsizes_warm="1024 2048 4096"
+	bmax=4096 pbmax=1024 wbmax=4096
 fi
 lp="max_min_fairness max_min_fairness_perf finish_time_fairness finish_time_fairness_perf
 min_total_duration min_total_duration_perf max_sum_throughput_perf min_cost min_cost_slo"
@@ -135,7 +140,45 @@ echo "== Space sharing (packed) policies"
 table "$packed" "$psizes" "$pbmax"
 echo
 echo "== Water filling (LP rounds until every job is frozen)"
-table "max_min_fairness_water_filling max_min_fairness_water_filling_perf" "$wsizes" 0
+table "max_min_fairness_water_filling max_min_fairness_water_filling_perf" "$wsizes" "$wbmax"
+echo
+
+echo "== Water filling with 8 accounts (hierarchical: fairness entities of weights"
+echo "   1..8, jobs round robin), against the full-LP method (baseline)"
+printf '%-36s %6s %10s %11s %9s\n' policy jobs "solve s" "baseline s" speedup
+for n in $wsizes; do
+	pol=max_min_fairness_water_filling_perf
+	say "water filling, 8 accounts, $n jobs"
+	e=$(run "$pol" "$n" 3 engine --entities 8)
+	b=$(run "$pol" "$n" 3 baseline --baseline --entities 8)
+	if [ "$e" = timeout ]; then
+		printf '%-36s %6s %10s\n' "$pol" "$n" "> ${tmo}s"
+	elif [ "$b" = timeout ]; then
+		printf '%-36s %6s %10.3f %11s %9s\n' "$pol" "$n" "${e% *}" "> $tmo" \
+			"> $(awk "BEGIN { printf \"%.0f\", $tmo / ${e% *} }")x"
+	else
+		printf '%-36s %6s %10.3f %11.3f %8.1fx\n' "$pol" "$n" "${e% *}" "${b% *}" \
+			"$(awk "BEGIN { print ${b% *} / ${e% *} }")"
+	fi
+done
+echo
+
+echo "== Packed max-min: starting basis from the unpacked solution"
+echo "   (default) against the cold start of before (--no-warm), same run, 3 types"
+printf '%-30s %6s %10s %10s %8s\n' policy jobs "warm s" "cold s" ratio
+for pol in max_min_fairness_packed; do
+	for n in $wsizes_warm; do
+		say "warm start: $pol, $n jobs"
+		w=$(run "$pol" "$n" 3 engine)
+		c=$(run "$pol" "$n" 3 engine --no-warm)
+		if [ "$w" = timeout ] || [ "$c" = timeout ]; then
+			printf '%-30s %6s %10s %10s\n' "$pol" "$n" "${w% *}" "${c% *}"
+			continue
+		fi
+		printf '%-30s %6s %10.3f %10.3f %7.1fx\n' "$pol" "$n" "${w% *}" "${c% *}" \
+			"$(awk "BEGIN { print ${c% *} / ${w% *} }")"
+	done
+done
 echo
 
 echo "== Targets: 10,000 jobs x 4 types (non-packed, < 1 s); packed 1,024 jobs x 3 types (< 2 s)"

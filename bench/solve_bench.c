@@ -16,6 +16,10 @@
  *                GLPK's default simplex settings (primal, standard basis,
  *                no scaling, no presolve)
  *   --method M, --noscale   GLPK options, to compare them
+ *   --entities K jobs in K fairness-mode entities (Slurm accounts) of
+ *                weights 1..K, round robin: the hierarchical policies
+ *   --no-warm    packed max-min: no starting basis from the
+ *                unpacked solution (the previous method, for comparison)
  */
 #include "core/policy_impl.h"
 #include "core/thrtable.h"
@@ -93,6 +97,30 @@ static int build(hs_problem_t *p, const hs_thrtable_t *t, int N, int types, doub
 	return 0;
 }
 
+/* K fairness-mode entities of weights 1..K, jobs assigned round robin. */
+static int add_entities(hs_problem_t *p, int K, hs_err_t *err)
+{
+	if (K <= 0)
+		return 0;
+	p->entities.names = calloc((size_t)K, sizeof(char *));
+	p->entities.weight = calloc((size_t)K, sizeof(double));
+	p->entities.mode = calloc((size_t)K, sizeof(hs_entity_mode_t));
+	if (!p->entities.names || !p->entities.weight || !p->entities.mode)
+		return hs_err_set(err, "out of memory");
+	p->entities.n = K;
+	for (int e = 0; e < K; e++) {
+		char name[32];
+		snprintf(name, sizeof(name), "acct%d", e);
+		if (!(p->entities.names[e] = strdup(name)))
+			return hs_err_set(err, "out of memory");
+		p->entities.weight[e] = 1.0 + e;
+		p->entities.mode[e] = HS_ENTITY_FAIRNESS;
+	}
+	for (int m = 0; m < p->njobs; m++)
+		p->jobs[m].entity = m % K;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -106,10 +134,12 @@ int main(int argc, char **argv)
 		{ "baseline", no_argument, NULL, 'b' },
 		{ "method", required_argument, NULL, 'm' },
 		{ "noscale", no_argument, NULL, 'S' },
+		{ "no-warm", no_argument, NULL, 'W' },
+		{ "entities", required_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policy = "max_min_fairness_perf", *table = NULL, *method = NULL;
-	int N = 1024, types = 3, baseline = 0, pop = 1, noscale = 0;
+	int N = 1024, types = 3, baseline = 0, pop = 1, noscale = 0, nowarm = 0, nent = 0;
 	double noise = 0.1;
 	unsigned long long seed = 1;
 	int c;
@@ -125,9 +155,11 @@ int main(int argc, char **argv)
 		case 'b': baseline = 1; break;
 		case 'm': method = optarg; break;
 		case 'S': noscale = 1; break;
+		case 'W': nowarm = 1; break;
+		case 'E': nent = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: solve_bench --table FILE [--policy P] [--jobs N] [--types 3|4] "
-					"[--noise X] [--seed S] [--pop K] [--baseline] [--method primal|dual|interior] [--noscale]\n");
+					"[--noise X] [--seed S] [--pop K] [--baseline] [--method primal|dual|interior] [--noscale] [--no-warm] [--entities K]\n");
 			return 2;
 		}
 	}
@@ -138,7 +170,8 @@ int main(int argc, char **argv)
 	hs_err_t err;
 	hs_thrtable_t t;
 	hs_problem_t p;
-	if (hs_thrtable_load(&t, table, &err) < 0 || build(&p, &t, N, types, noise, seed, &err) < 0) {
+	if (hs_thrtable_load(&t, table, &err) < 0 || build(&p, &t, N, types, noise, seed, &err) < 0 ||
+	    add_entities(&p, nent, &err) < 0) {
 		fprintf(stderr, "solve_bench: %s\n", err.msg);
 		return 1;
 	}
@@ -159,6 +192,7 @@ int main(int argc, char **argv)
 	}
 	if (noscale)
 		ctx->lp_opts.scale = 0;
+	ctx->no_warm_start = nowarm;
 	if (method)
 		ctx->lp_opts.method = !strcmp(method, "primal") ? HS_LP_PRIMAL
 				     : !strcmp(method, "interior") ? HS_LP_INTERIOR : HS_LP_DUAL;
@@ -183,10 +217,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "time-bound %d split %d both %d\n", tb, split, tbsplit);
 	}
 	printf("policy=%s jobs=%d types=%d mode=%s noise=%g solve_s=%.4f rss_kb=%ld objective=%.10g "
-	       "items=%d lp_items=%d lp_solves=%d iterations=%ld pairs=%d\n",
-	       policy, N, types, baseline ? "baseline" : pop > 1 ? "pop" : "engine", noise, dt,
+	       "items=%d lp_items=%d lp_solves=%d iterations=%ld pairs=%d warm=%d\n",
+	       policy, N, types, baseline ? "baseline" : pop > 1 ? "pop" : nowarm ? "nowarm" : "engine", noise, dt,
 	       ru.ru_maxrss, a.objective, ctx->last_items, ctx->last_lp_items, ctx->last_lp_solves,
-	       ctx->last_iterations, a.npairs);
+	       ctx->last_iterations, a.npairs, ctx->last_warm_start);
 	hs_alloc_free(&a);
 	hs_policy_ctx_free(ctx);
 	hs_problem_free(&p);

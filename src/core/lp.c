@@ -172,6 +172,27 @@ int hs_lp_set_obj(hs_lp_t *lp, int col, double coef, hs_err_t *err)
 	return 0;
 }
 
+static int glpk_stat(hs_lp_stat_t s)
+{
+	return s == HS_LP_BASIC ? GLP_BS : s == HS_LP_AT_UPPER ? GLP_NU : GLP_NL;
+}
+
+int hs_lp_set_start_basis(hs_lp_t *lp, int nrows, const hs_lp_stat_t *row, int ncols,
+			  const hs_lp_stat_t *col, hs_err_t *err)
+{
+	if (dead(lp))
+		return hs_err_set(err, DEAD_MSG);
+	if (nrows != glp_get_num_rows(lp->P) || ncols != glp_get_num_cols(lp->P))
+		return hs_err_set(err, "LP: basis for %d x %d, LP is %d x %d", nrows, ncols,
+				  glp_get_num_rows(lp->P), glp_get_num_cols(lp->P));
+	for (int i = 0; i < nrows; i++)
+		glp_set_row_stat(lp->P, i + 1, glpk_stat(row[i]));
+	for (int i = 0; i < ncols; i++)
+		glp_set_col_stat(lp->P, i + 1, glpk_stat(col[i]));
+	lp->have_basis = 1;
+	return 0;
+}
+
 int hs_lp_add_coef(hs_lp_t *lp, int row, int col, double val, hs_err_t *err)
 {
 	if (dead(lp))

@@ -114,6 +114,21 @@ int hs_lp_set_coef(hs_lp_t *lp, int row, int col, double val, hs_err_t *err);
 int hs_lp_set_col_coefs(hs_lp_t *lp, int col, int len, const int *rows, const double *vals,
 			hs_err_t *err);
 
+/* A starting basis for the next hs_lp_solve (with o->warm), e.g. one
+ * built from a known solution: stat[i] for every row (nrows) and column
+ * (ncols), which must be the LP's current counts. A nonbasic status that
+ * does not fit a row's or column's bounds is replaced by one that does
+ * (GLPK's rule). The basis need not be primal feasible, only valid: a
+ * wrong count of basic variables or a singular basis makes hs_lp_solve
+ * fall back to the standard basis. */
+typedef enum hs_lp_stat {
+	HS_LP_BASIC = 0,
+	HS_LP_AT_LOWER = 1,
+	HS_LP_AT_UPPER = 2,
+} hs_lp_stat_t;
+int hs_lp_set_start_basis(hs_lp_t *lp, int nrows, const hs_lp_stat_t *row, int ncols,
+			  const hs_lp_stat_t *col, hs_err_t *err);
+
 /* Solves; returns the status, or HS_LP_FAILED with err filled. After a
  * numerical failure of the simplex (singular or ill-conditioned basis),
  * a warm start is retried from the standard basis and then the other

@@ -334,23 +334,39 @@ static int waterfill_alp(wf_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		alp.scale[c] = s->p->jobs[s->cl.rep[c]].scale_factor;
 		memcpy(&alp.a[(size_t)c * J], &s->a[(size_t)c * J], (size_t)J * sizeof(double));
 	}
-	int rc = -1, nfrozen = 0;
-	for (int round = 0; nfrozen < C && round <= C + 1; round++) {
-		int active = set_weights(s);
-		if (active < 0) {
-			hs_err_set(err, "out of memory");
-			goto out;
+	int rc = -1, nfrozen = 0, reweight = 1, solves_seen = 0;
+	long it_seen = 0;
+	const int entities = s->p->entities.n > 0;
+	double zlevel = 0.0;
+	/* at most one probe round (no freezing) per freezing round */
+	for (int round = 0; nfrozen < C && round <= 2 * C + 2; round++) {
+		if (!reweight) { /* no class left with demand under the old weights: new ones */
+			int left = 0;
+			for (int c = 0; c < C; c++)
+				left += !s->frozen[c] && s->w[c] > 0.0;
+			reweight = left == 0;
 		}
-		if (active == 0)
-			break;
+		if (reweight) {
+			int active = set_weights(s);
+			if (active < 0) {
+				hs_err_set(err, "out of memory");
+				goto out;
+			}
+			if (active == 0)
+				break;
+		}
 		for (int c = 0; c < C; c++) {
 			alp.alpha[c] = s->frozen[c] ? 0.0 : s->w[c];
 			alp.beta[c] = s->frozen[c] ? s->level[c] : 0.0;
 		}
 		hs_lp_status_t st = round == 0 ? hs_alp_solve(&alp, &ctx->lp_opts, err)
 					       : hs_alp_resolve(&alp, &ctx->lp_opts, err);
-		ctx->last_iterations += alp.iterations;
-		ctx->last_lp_solves += alp.lp_solves;
+		/* alp's counters add up over hs_alp_resolve calls (a fresh
+		 * hs_alp_solve restarts them) */
+		ctx->last_iterations += alp.iterations - (alp.iterations >= it_seen ? it_seen : 0);
+		ctx->last_lp_solves += alp.lp_solves - (alp.lp_solves >= solves_seen ? solves_seen : 0);
+		it_seen = alp.iterations;
+		solves_seen = alp.lp_solves;
 		if (st != HS_LP_OPTIMAL) {
 			if (st != HS_LP_FAILED)
 				hs_err_set(err, "water-filling LP is %s (internal error)",
@@ -360,6 +376,19 @@ static int waterfill_alp(wf_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		if (round == 0)
 			*first_z = alp.z;
 		memcpy(xbest, alp.x, (size_t)C * J * sizeof(double));
+		/* Entities: w' changes once jobs freeze (an entity's share goes to
+		 * its other jobs, a fifo entity's next job starts), so a class
+		 * stuck at z* w' with a zero dual would not be found by an LP1
+		 * with new weights, whose z* may be lower (test_policy's
+		 * hierarchical_hand). The weights stay until an LP1 with the same
+		 * ones shows z* rising above the level: then every class left can
+		 * rise together, none is stuck, and the weights are recomputed. */
+		if (entities && !reweight && alp.z > zlevel * (1.0 + 1e-7) + 1e-12) {
+			reweight = 1;
+			continue;
+		}
+		zlevel = alp.z;
+		reweight = !entities;
 		freeze_by_dual(s, alp.dual);
 		nfrozen = 0;
 		for (int c = 0; c < C; c++) {
@@ -420,10 +449,7 @@ int hs_policy_waterfill_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		}
 		s.rs[c] = mx > 0.0 ? 1.0 / mx : 1.0;
 	}
-	/* the fast path only without entities for now: with them it failed
-	 * test_policy's hierarchical_hand (FIFO entities, w' = 0 jobs); not
-	 * yet understood, so entities keep the full-LP method */
-	if (!ctx->no_active_set && p->entities.n == 0) {
+	if (!ctx->no_active_set) {
 		double z0 = 0.0;
 		if (waterfill_alp(&s, ctx, in, xbest, &z0, err) < 0)
 			goto out;

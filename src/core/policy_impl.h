@@ -52,11 +52,15 @@ struct hs_policy_ctx {
 	int no_classes;          /* benchmark baseline: no class aggregation */
 	int no_active_set;       /* benchmark baseline: full LP, no folding */
 	int active_min_items;    /* tests: fold from this many items (0: default) */
+	int no_warm_start;       /* packed max-min: no start from the
+	                          * unpacked solution (tests, bench) */
 	/* statistics of the last solve (bench, diagnostics) */
 	long last_iterations;    /* simplex iterations */
 	int last_lp_solves;      /* LPs solved */
 	int last_lp_items;       /* items (jobs/classes) with rows of their own */
 	int last_items;          /* items after class aggregation */
+	int last_warm_start;     /* packed: the solve started from a basis
+	                          * built from the unpacked solution */
 	char note[HS_ERRLEN];    /* what the last solve wants users to know */
 };
 

@@ -244,9 +244,9 @@ static void water_filling_fast_matches_full(void **state)
 			fx_random_n(&p, (unsigned long long)seed + 3000, 0, 60 + 10 * (seed % 4));
 		else
 			fx_random(&p, (unsigned long long)seed + 2000, 40);
-		/* entities: the fast path is off for them, both runs take the
-		 * full LP (kept so the comparison covers them once it is on) */
-		if (!big && seed % 2)
+		/* entities (fairness and fifo): many levels, weights that
+		 * change as jobs freeze */
+		if (seed % 2)
 			add_entities(&p);
 		double *r[2];
 		for (size_t i = 0; i < sizeof(pols) / sizeof(pols[0]); i++) {
@@ -280,6 +280,61 @@ static void water_filling_fast_matches_full(void **state)
 	}
 	/* the comparison covered folded (active-set) solves */
 	assert_true(folded > 0);
+}
+
+/* Random small degenerate instances like test_policy's hierarchical_hand
+ * (one type, every throughput 1, a fair-share and a FIFO entity with
+ * random weights, some jobs in neither): the jobs stuck at a level have
+ * zero duals there, and freezing changes the weights. The fast path must
+ * give every job the full-LP method's level. */
+static void water_filling_entities_degenerate(void **state)
+{
+	(void)state;
+	unsigned long long s = 77;
+	int n = RUNNING_ON_VALGRIND ? 5 : 60;
+	for (int seed = 1; seed <= n; seed++) {
+		int M = 3 + (int)(fx_rand(&s) * 8);
+		double thr[12], w[12];
+		char cl[16];
+		snprintf(cl, sizeof(cl), "t:%d", 2 + (int)(fx_rand(&s) * 4));
+		for (int m = 0; m < M; m++) {
+			thr[m] = 1.0;
+			w[m] = 1.0 + (int)(fx_rand(&s) * 3);
+		}
+		hs_problem_t p;
+		fx_problem(&p, cl, M, thr, NULL, w, NULL);
+		p.entities.n = 2;
+		p.entities.names = calloc(2, sizeof(char *));
+		p.entities.weight = calloc(2, sizeof(double));
+		p.entities.mode = calloc(2, sizeof(hs_entity_mode_t));
+		p.entities.names[0] = strdup("A");
+		p.entities.names[1] = strdup("B");
+		p.entities.weight[0] = 1.0 + (int)(fx_rand(&s) * 2);
+		p.entities.weight[1] = 1.0 + (int)(fx_rand(&s) * 2);
+		p.entities.mode[1] = HS_ENTITY_FIFO;
+		for (int m = 0; m < M; m++) {
+			p.jobs[m].entity = (int)(fx_rand(&s) * 3) - 1;
+			p.jobs[m].age_s = 10.0 * m + 5.0 * fx_rand(&s);
+		}
+		const char *pol = "max_min_fairness_water_filling_perf";
+		double r[2][12];
+		for (int full = 0; full < 2; full++) {
+			hs_err_t err;
+			hs_policy_ctx_t *ctx = hs_policy_ctx_new(pol, NULL, &err);
+			ctx->no_active_set = full;
+			hs_alloc_t a;
+			if (hs_policy_solve(ctx, &p, &a, &err) < 0)
+				fail_msg("seed %d (full %d): %s", seed, full, err.msg);
+			wf_levels(pol, &p, &a, r[full]);
+			hs_alloc_free(&a);
+			hs_policy_ctx_free(ctx);
+		}
+		for (int m = 0; m < M; m++)
+			if (fabs(r[0][m] - r[1][m]) > 1e-6 * (1 + fabs(r[1][m])))
+				fail_msg("seed %d, %s, job %d of %d: level %.9g (fast) vs %.9g (full LP)", seed,
+					 cl, m, M, r[0][m], r[1][m]);
+		hs_problem_free(&p);
+	}
 }
 
 /* Realistic instances from Gavel's table: every policy feasible (pairs
@@ -345,6 +400,60 @@ static void gavel_packed_never_worse(void **state)
 	hs_thrtable_free(&t);
 }
 
+/* Packed max-min starts from a basis built from the unpacked
+ * solution (policy_packed.c, warm_start): on Gavel instances of 50-200
+ * jobs, distinct (noise) and in classes, with folding forced on, the
+ * objective equals the cold start's (the previous method) and the
+ * allocation is feasible; the warm basis must actually have been used. */
+static void packed_warm_start_matches_cold(void **state)
+{
+	(void)state;
+	char path[4096];
+	if (hs_test_gavel_path(path, sizeof(path), "simulation_throughputs.json") < 0)
+		skip();
+	hs_thrtable_t t;
+	hs_err_t err;
+	if (hs_thrtable_load(&t, path, &err) < 0)
+		fail_msg("%s", err.msg);
+	const char *pols[] = { "max_min_fairness_packed" };
+	int n = RUNNING_ON_VALGRIND ? 2 : 8, warm = 0;
+	for (int seed = 1; seed <= n; seed++) {
+		hs_problem_t p;
+		int M = 50 + 150 * (seed - 1) / (n > 1 ? n - 1 : 1);
+		char spec[96];
+		snprintf(spec, sizeof(spec), "v100:%d,p100:%d,k80:%d", M / 6, M / 8 + 1, M / 5);
+		fx_gavel(&p, &t, spec, (unsigned long long)seed + 4000, M, seed % 3 ? 0.1 : 0.0);
+		for (size_t i = 0; i < sizeof(pols) / sizeof(pols[0]); i++) {
+			double v[2];
+			for (int cold = 0; cold < 2; cold++) {
+				hs_policy_ctx_t *ctx = hs_policy_ctx_new(pols[i], NULL, &err);
+				ctx->no_warm_start = cold;
+				ctx->active_min_items = 30;
+				hs_alloc_t a;
+				if (hs_policy_solve(ctx, &p, &a, &err) < 0)
+					fail_msg("seed %d, %s (cold %d): %s", seed, pols[i], cold, err.msg);
+				char why[160];
+				if (!fx_feasible(&a, &p, why, sizeof(why)))
+					fail_msg("seed %d, %s (cold %d): %s", seed, pols[i], cold, why);
+				if (cold)
+					assert_false(ctx->last_warm_start);
+				else
+					warm += ctx->last_warm_start;
+				v[cold] = a.objective;
+				hs_alloc_free(&a);
+				hs_policy_ctx_free(ctx);
+			}
+			if (fabs(v[0] - v[1]) > 1e-6 * (1 + fabs(v[1])))
+				fail_msg("seed %d, %d jobs, %s: warm start %.10g vs cold %.10g", seed, M, pols[i],
+					 v[0], v[1]);
+		}
+		hs_problem_free(&p);
+	}
+	hs_thrtable_free(&t);
+	/* most solves started from the built basis (a rejected one is legal) */
+	assert_true(warm >= n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,7 +463,9 @@ int main(void)
 		cmocka_unit_test(active_set_is_exact),
 		cmocka_unit_test(water_filling_first_level),
 		cmocka_unit_test(water_filling_fast_matches_full),
+		cmocka_unit_test(water_filling_entities_degenerate),
 		cmocka_unit_test(gavel_packed_never_worse),
+		cmocka_unit_test(packed_warm_start_matches_cold),
 	};
 	return cmocka_run_group_tests_name("policy_props", tests, NULL, NULL);
 }
