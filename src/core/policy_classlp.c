@@ -10,26 +10,35 @@
 
 #include <string.h>
 
+int hs_alp_init_classes(hs_alp_t *alp, const hs_classes_t *cl, const hs_problem_t *p,
+			const double *cap, const hs_policy_ctx_t *ctx, hs_alp_mode_t mode,
+			hs_err_t *err)
+{
+	const int J = p->cluster.ntypes;
+	if (hs_alp_init(alp, cl->n, J, mode, err) < 0)
+		return -1;
+	memcpy(alp->cap, cap, (size_t)J * sizeof(double));
+	alp->seed = ctx->opts.seed;
+	alp->active_min = ctx->active_min_items;
+	for (int c = 0; c < cl->n; c++) {
+		alp->mult[c] = cl->size[c];
+		alp->scale[c] = p->jobs[cl->rep[c]].scale_factor;
+	}
+	return 0;
+}
+
 int hs_class_lp_init(hs_class_lp_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t *in, int flags,
 		     hs_alp_mode_t mode, hs_err_t *err)
 {
 	const hs_problem_t *p = in->p;
-	const int J = p->cluster.ntypes;
 	memset(s, 0, sizeof(*s));
 	if (hs_job_classes(&s->cl, p, in->cap, ctx->no_classes ? HS_CK_DISTINCT : flags, err) < 0)
 		return -1;
-	if (hs_alp_init(&s->alp, s->cl.n, J, mode, err) < 0) {
+	if (hs_alp_init_classes(&s->alp, &s->cl, p, in->cap, ctx, mode, err) < 0) {
 		hs_class_lp_free(s);
 		return -1;
 	}
-	memcpy(s->alp.cap, in->cap, (size_t)J * sizeof(double));
 	s->alp.active_set = !ctx->no_active_set;
-	s->alp.seed = ctx->opts.seed;
-	s->alp.active_min = ctx->active_min_items;
-	for (int c = 0; c < s->cl.n; c++) {
-		s->alp.mult[c] = s->cl.size[c];
-		s->alp.scale[c] = p->jobs[s->cl.rep[c]].scale_factor;
-	}
 	return 0;
 }
 

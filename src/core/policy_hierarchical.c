@@ -324,16 +324,9 @@ static int waterfill_alp(wf_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 {
 	const int C = s->C, J = s->J;
 	hs_alp_t alp;
-	if (hs_alp_init(&alp, C, J, HS_ALP_MAXMIN, err) < 0)
+	if (hs_alp_init_classes(&alp, &s->cl, s->p, in->cap, ctx, HS_ALP_MAXMIN, err) < 0)
 		return -1;
-	memcpy(alp.cap, in->cap, (size_t)J * sizeof(double));
-	alp.seed = ctx->opts.seed;
-	alp.active_min = ctx->active_min_items;
-	for (int c = 0; c < C; c++) {
-		alp.mult[c] = s->cl.size[c];
-		alp.scale[c] = s->p->jobs[s->cl.rep[c]].scale_factor;
-		memcpy(&alp.a[(size_t)c * J], &s->a[(size_t)c * J], (size_t)J * sizeof(double));
-	}
+	memcpy(alp.a, s->a, (size_t)C * J * sizeof(double));
 	int rc = -1, nfrozen = 0, reweight = 1, solves_seen = 0;
 	long it_seen = 0;
 	const int entities = s->p->entities.n > 0;

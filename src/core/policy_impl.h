@@ -128,6 +128,13 @@ typedef struct hs_class_lp {
 	hs_classes_t cl;
 	hs_alp_t alp;
 } hs_class_lp_t;
+/* alloc_lp items from job classes (cl over p): each class's multiplicity
+ * is its size and its scale its representative's scale factor; the
+ * capacities cap[ntypes], seed and active-set threshold come from ctx.
+ * Coefficients and the mode's other inputs are the caller's. */
+int hs_alp_init_classes(hs_alp_t *alp, const hs_classes_t *cl, const hs_problem_t *p,
+			const double *cap, const hs_policy_ctx_t *ctx, hs_alp_mode_t mode,
+			hs_err_t *err);
 int hs_class_lp_init(hs_class_lp_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t *in, int flags,
 		     hs_alp_mode_t mode, hs_err_t *err);
 int hs_class_lp_finish(hs_class_lp_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t *in,

@@ -453,15 +453,10 @@ static int warm_start(pk_t *k, hs_policy_ctx_t *ctx, const double *alpha, hs_err
 {
 	const int C = k->C, J = k->J;
 	hs_alp_t alp;
-	if (hs_alp_init(&alp, C, J, HS_ALP_MAXMIN, err) < 0)
+	if (hs_alp_init_classes(&alp, &k->cl, k->p, k->cap, ctx, HS_ALP_MAXMIN, err) < 0)
 		return -1;
-	memcpy(alp.cap, k->cap, (size_t)J * sizeof(double));
-	alp.seed = ctx->opts.seed;
-	alp.active_min = ctx->active_min_items;
 	for (int c = 0; c < C; c++) {
 		const hs_job_t *jb = &k->p->jobs[k->cl.rep[c]];
-		alp.mult[c] = k->cl.size[c];
-		alp.scale[c] = jb->scale_factor;
 		alp.alpha[c] = alpha[c];
 		for (int j = 0; j < J; j++)
 			alp.a[(size_t)c * J + j] = k->col0[(size_t)c * J + j] >= 0 ? k->coef[c] * jb->thr[j] : 0.0;

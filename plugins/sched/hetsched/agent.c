@@ -187,9 +187,12 @@ static int settle_seconds(void)
 	int cred_expire = 120;
 	const char *tok = slurm_conf.authinfo ? strstr(slurm_conf.authinfo, "cred_expire=") : NULL;
 	if (tok) {
-		int v = atoi(tok + strlen("cred_expire="));
+		/* as slurm_cred.c reads it, but bounded: a huge value must
+		 * not overflow the sum below (one day is far beyond any
+		 * sensible credential lifetime) */
+		long v = strtol(tok + strlen("cred_expire="), NULL, 10);
 		if (v >= 5)
-			cred_expire = v;
+			cred_expire = v > 86400 ? 86400 : (int)v;
 	}
 	return cred_expire + 1 + (int)slurm_conf.kill_wait;
 }
