@@ -14,18 +14,23 @@
 #     -r  running 1-GPU jobs (default 2000, sleep jobs, not preemptible)
 #     -w  running whole-node jobs besides (default 0): with -r below the
 #         GPU count they keep the queue from simply starting
+#     -p  make the queue preemptible (hetsched.conf RequeueWithoutCheckpoint=yes;
+#         the running and whole-node jobs are --no-requeue, so they stay
+#         pinned): leave a few GPUs free (-r + -w x GPUs per node below the
+#         GPU count) and the policy time-shares them among the whole queue
+#         every round, so the LP holds MaxJobs jobs instead of none
 #     -t  measurement window in seconds (default 180), with 10 sbatch/s
 #     -g  hs-cluster --gpus (default a100:32:16,v100:32:16,p100:32:16,k80:32:16)
 #     -o  output directory (default /tmp/hs-scale.XXXX); summary in
 #         OUTDIR/summary.txt, one line per scheduler in OUTDIR/results.tsv
 # Report ratios hetsched / backfill only: the machine is shared.
 set -u
-queue=5000 running=2000 whole=0 window=180 outdir=
+queue=5000 running=2000 whole=0 window=180 outdir= preempt=0
 gpus=a100:32:16,v100:32:16,p100:32:16,k80:32:16
-while getopts q:r:w:t:g:o: opt; do
+while getopts q:r:w:t:g:o:p opt; do
 	case $opt in
 	q) queue=$OPTARG ;; r) running=$OPTARG ;; w) whole=$OPTARG ;; t) window=$OPTARG ;;
-	g) gpus=$OPTARG ;; o) outdir=$OPTARG ;;
+	g) gpus=$OPTARG ;; o) outdir=$OPTARG ;; p) preempt=1 ;;
 	*) sed -n '2,20p' "$0"; exit 2 ;;
 	esac
 done
@@ -114,6 +119,8 @@ samplers() {
 		squeue -h -o '%i %t' >/dev/null 2>&1 && t1=$(now) && echo "$t1 - $t0" | bc >>"$2/squeue_lat.txt"
 		sdiag >>"$2/sdiag.txt" 2>&1
 		echo "@@" >>"$2/sdiag.txt"
+		# the machine's load, so that the two halves can be compared
+		cut -d' ' -f1 /proc/loadavg >>"$2/load.txt"
 		sleep 3
 	done
 }
@@ -140,16 +147,17 @@ run() {
 	ps -o rss= -C slurmd | awk '{ s += $1; n++ } END { printf "%d slurmd, %.0f MB RSS in all\n", n, s / 1024 }' >"$d/slurmd_mem"
 	if [ "$sched" = hetsched ]; then
 		printf '%s\n' RoundLength=30 MinRoundInterval=5 "ThroughputTable=$outdir/table.json" >"$dir/etc/hetsched.conf"
+		[ "$preempt" = 1 ] && echo RequeueWithoutCheckpoint=yes >>"$dir/etc/hetsched.conf"
 		scontrol reconfigure
 		sleep 12 # the plugin's start-up delay
 	fi
 	# The running jobs: arrays of 1,000 sleep tasks (one model per array).
 	say "$sched: $running running jobs and $whole whole-node jobs"
-	[ "$whole" -gt 0 ] && sbatch --parsable -o /dev/null -J whole --array=1-"$whole" --hs-model=m0 \
+	[ "$whole" -gt 0 ] && sbatch --parsable -o /dev/null -J whole --no-requeue --array=1-"$whole" --hs-model=m0 \
 		--hs-steps=1000000 --gres=gpu:"$per_node" --wrap 'sleep 7200' >/dev/null
 	for a in $(seq 0 1000 $((running - 1))); do
 		left=$((running - a)); [ $left -gt 1000 ] && left=1000
-		sbatch --parsable -o /dev/null -J run --array=1-$left --hs-model=m$((queue + a)) --hs-steps=1000000 \
+		sbatch --parsable -o /dev/null -J run --no-requeue --array=1-$left --hs-model=m$((queue + a)) --hs-steps=1000000 \
 			--gres=gpu:1 --wrap 'sleep $((900 + RANDOM % 900))' >/dev/null
 	done
 	t0=$(now)

@@ -86,6 +86,28 @@ def sdiag_cycles(d):
     return list(main.values()), list(bf.values())
 
 
+def rpc_window(d, name):
+    """Server-side mean time of one RPC type during the window, ms: the
+    difference of sdiag's cumulative count and total_time between its first
+    and last sample. It includes waiting for slurmctld's locks but not the
+    client's start-up, so it depends much less on the machine's load than
+    the client-side latency does."""
+    pat = re.compile(r"^\s*" + name + r"\s+\(\s*\d+\)\s+count:(\d+)\s+ave_time:\d+\s+total_time:(\d+)", re.M)
+    samples = []
+    try:
+        text = open(os.path.join(d, "sdiag.txt")).read()
+    except OSError:
+        return float("nan"), 0
+    for block in text.split("@@"):
+        m = pat.search(block)
+        if m:
+            samples.append((int(m.group(1)), int(m.group(2))))
+    if len(samples) < 2 or samples[-1][0] <= samples[0][0]:
+        return float("nan"), 0
+    n = samples[-1][0] - samples[0][0]
+    return (samples[-1][1] - samples[0][1]) / n / 1000.0, n
+
+
 def queue_positions(d, t0):
     """Ranks (1-based, priority order at the window's start) of the jobs
     that started during the window; jobs submitted later are not ranked."""
@@ -128,6 +150,10 @@ def summarize(out, sched):
     sb, sq = nums(os.path.join(d, "sbatch_lat.txt")), nums(os.path.join(d, "squeue_lat.txt"))
     r["sbatch_n"], r["sbatch_p50"], r["sbatch_p99"] = len(sb), pct(sb, 50) * 1000, pct(sb, 99) * 1000
     r["squeue_p50"], r["squeue_p99"] = pct(sq, 50) * 1000, pct(sq, 99) * 1000
+    r["submit_rpc"], _ = rpc_window(d, "REQUEST_SUBMIT_BATCH_JOB")
+    r["jobinfo_rpc"], _ = rpc_window(d, "REQUEST_JOB_INFO")
+    load = nums(os.path.join(d, "load.txt"))
+    r["load_mean"] = mean(load)
     r["rss_mb"] = one(os.path.join(d, "vmhwm_kb")) / 1024.0
     pr = nums(os.path.join(d, "probe.txt"))
     r["probe_n"], r["probe_p50"], r["probe_max"] = len(pr), pct(pr, 50), max(pr) if pr else float("nan")
@@ -171,6 +197,9 @@ def main():
         ("sbatches in the window", "sbatch_n", "%d"),
         ("squeue (full listing) latency p50 (ms)", "squeue_p50", "%.0f"),
         ("squeue latency p99 (ms)", "squeue_p99", "%.0f"),
+        ("sbatch RPC in slurmctld, window mean (ms, sdiag)", "submit_rpc", "%.1f"),
+        ("squeue RPC (REQUEST_JOB_INFO) in slurmctld, mean (ms)", "jobinfo_rpc", "%.1f"),
+        ("machine load average in the window, mean", "load_mean", "%.1f"),
         ("new job until it has a reason, p50 (s)", "probe_p50", "%.1f"),
         ("new job until it has a reason, max (s)", "probe_max", "%.1f"),
         ("cluster start-up (s)", "startup_s", "%.0f"),
@@ -193,11 +222,13 @@ def main():
     print("backfill: main cycle mean %.1f max %.1f ms; backfill cycle mean %.1f max %.1f ms"
           % (b["main_mean"], b["main_max"], b["bf_mean"], b["bf_max"]))
     print("slurmd memory: backfill run %s; hetsched run %s" % (b["slurmd_mem"], h["slurmd_mem"]))
-    with open(os.path.join(out, "results.tsv"), "a") as f:
+    # Rewritten, not appended: one run, one file (the plot cats several).
+    with open(os.path.join(out, "results.tsv"), "w") as f:
         for r in (b, h):
-            f.write("%d\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.1f\n" % (
+            f.write("%d\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n" % (
                 r["qlen"], r["sched"], r["lock_mean"], r["lock_p99"], r["lock_max"],
-                r["wall_mean"], r["wall_max"], r["rss_mb"], r["sbatch_p99"], r["squeue_p99"]))
+                r["wall_mean"], r["wall_max"], r["rss_mb"], r["sbatch_p99"], r["squeue_p99"],
+                r["submit_rpc"], r["jobinfo_rpc"], r["solve_mean"], r["load_mean"]))
 
 
 if __name__ == "__main__":
