@@ -88,6 +88,12 @@ int hs_policy_is_packed(const char *name)
 	return d && d->packed;
 }
 
+int hs_policy_is_lp(const char *name)
+{
+	const hs_policy_desc_t *d = find(name);
+	return d && d->lp;
+}
+
 int hs_policy_is_aware(const char *name)
 {
 	const hs_policy_desc_t *d = find(name);

@@ -38,6 +38,8 @@ const char *hs_policy_name(int i);
 /* Non-zero if the named policy exists / uses space sharing (pairs). */
 int hs_policy_exists(const char *name);
 int hs_policy_is_packed(const char *name);
+/* Is it solved as LPs, so that POP partitioning applies? */
+int hs_policy_is_lp(const char *name);
 /* Non-zero if the named policy is heterogeneity-aware: its allocation
  * already says which type each job should use, so the round mechanism
  * visits types fastest first; for an agnostic policy (0, also for unknown

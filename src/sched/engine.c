@@ -54,6 +54,7 @@ static hs_policy_ctx_t *make_policy(const hs_sconf_t *c, hs_mech_opts_t *mo, hs_
 	po.seed = c->seed;
 	po.pack_threshold = c->pack_threshold;
 	po.time_limit_s = c->solver_time_limit_s;
+	po.pop_partitions = c->pop_partitions;
 	hs_mech_opts_default(mo);
 	hs_mech_opts_for_policy(mo, c->policy);
 	mo->min_reset_s = c->min_reset_s;

@@ -113,6 +113,13 @@ int hs_sconf_check(const hs_sconf_t *c, hs_err_t *err)
 		return hs_err_set(err, "Policy=%s needs GpuPrices=TYPE:PRICE[,TYPE:PRICE...] (price "
 				  "per GPU-hour of every GPU type, e.g. GpuPrices=v100:2.48,k80:0.45)",
 				  c->policy);
+	/* The policy code refuses POP for the other policies at every solve;
+	 * say so once, here. */
+	if (c->pop_partitions > 1 && !hs_policy_is_lp(c->policy))
+		return hs_err_set(err, "PopPartitions=%d applies only to policies solved as linear "
+				  "programs (the max_min_fairness, finish_time_fairness, "
+				  "min_total_duration, max_sum_throughput and min_cost families); "
+				  "Policy=%s is not one", c->pop_partitions, c->policy);
 	if (c->min_round_gap_s > c->round_s)
 		return hs_err_set(err, "MinRoundInterval=%d is longer than RoundLength=%d",
 				  c->min_round_gap_s, c->round_s);

@@ -63,6 +63,7 @@ typedef struct hs_sconf {
 	int account_shares;          /* AccountWeights=shares */
 	int entity_fifo;             /* EntityMode=fifo (else fairness) */
 	double solver_time_limit_s;  /* SolverTimeLimit, 0 = none */
+	int pop_partitions;          /* PopPartitions, 1 = the whole LP */
 	int max_jobs;                /* MaxJobs in one round's problem */
 	int cpu_fill;                /* CpuJobs=yes: schedule jobs without GPUs */
 	int cpu_fill_max;            /* CpuFillMax: start attempts per pass */

@@ -300,6 +300,8 @@ static const key_def_t keys[] = {
 	       "how jobs of one entity share its weight"),
 	DBL("SolverTimeLimit", solver_time_limit_s, "30", 0, 3600,
 	    "seconds one policy solve may take, 0 = none"),
+	INT("PopPartitions", pop_partitions, "1", 1, 64,
+	    "split the LP policies' problem into this many random parts (POP)"),
 	INT("MaxJobs", max_jobs, "2000", 1, 100000, "most jobs in one round's problem"),
 	BOOL("CpuJobs", cpu_fill, "yes", "also start jobs without GPUs"),
 	INT("CpuFillMax", cpu_fill_max, "100", 0, 100000, "CPU job start attempts per pass"),

@@ -110,6 +110,8 @@ static void test_conf_errors(void **state)
 		{ "MetricsFile", "hetsched.prom", "MetricsFile=hetsched.prom: expected an absolute" },
 		{ "MetricsFile", "/a\nb.prom", "absolute" },
 		{ "SolverTimeLimit", "nan", "SolverTimeLimit" },
+		{ "PopPartitions", "0", "PopPartitions" },
+		{ "PopPartitions", "65", "PopPartitions" },
 		{ "NoSuchKey", "1", "unknown key" },
 		{ "Seed", "", "empty" },
 		{ "ApplyDelay", "60001", "ApplyDelay" },
@@ -138,6 +140,15 @@ static void test_conf_errors(void **state)
 	hs_sconf_defaults(&c, &err);
 	assert_int_equal(hs_sconf_parse_text(&c, "RoundLength=10\nMinRoundInterval=20\n", &err), -1);
 	assert_non_null(strstr(err.msg, "MinRoundInterval"));
+	/* POP splits LPs: a policy that is none is refused, not failed
+	 * at every solve */
+	assert_int_equal(hs_sconf_parse_text(&c, "Policy=fifo\nPopPartitions=4\n", &err), -1);
+	assert_non_null(strstr(err.msg, "PopPartitions=4 applies only"));
+	hs_sconf_free(&c);
+	hs_sconf_defaults(&c, &err);
+	assert_int_equal(hs_sconf_parse_text(&c, "Policy=max_min_fairness_packed\nPopPartitions=4\n",
+					     &err), 0);
+	assert_int_equal(c.pop_partitions, 4);
 	assert_int_equal(hs_sconf_parse_text(&c, "Policy\n", &err), -1);
 	assert_non_null(strstr(err.msg, "line 1"));
 	hs_sconf_free(&c);
