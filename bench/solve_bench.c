@@ -41,7 +41,7 @@ static double now(void)
 
 static double urand(unsigned long long *s)
 {
-	return hs_rng_uniform(s);
+	return hs_rng64_uniform(s);
 }
 
 static int build(hs_problem_t *p, const hs_thrtable_t *t, int N, int types, double noise,

@@ -162,6 +162,24 @@ static inline void hs_power_job_start(job_record_t *job_ptr)
 #endif
 }
 
+/* The steps after select_nodes() started a job, as backfill takes them
+ * (_start_job in backfill.c): the power plugin, then the launch (an
+ * allocation's srun waits for the answer; a batch job is launched unless
+ * its nodes are still booting), then the partition list of a
+ * multi-partition job. One copy for every start of ours: GPU jobs
+ * (apply.c), jobs without GPUs (cpujobs.c) and packed jobs (pack.c). */
+static inline void hs_launch_started_job(job_record_t *job_ptr)
+{
+	last_job_update = time(NULL);
+	hs_power_job_start(job_ptr);
+	if (job_ptr->batch_flag == 0)
+		srun_allocate(job_ptr);
+	else if (!IS_JOB_CONFIGURING(job_ptr))
+		launch_job(job_ptr);
+	if (job_ptr->part_ptr_list)
+		rebuild_job_part_list(job_ptr);
+}
+
 /* Suspends or resumes (op = SUSPEND_JOB / RESUME_JOB) a job as root, with
  * no RPC to answer. 24.11 dropped conn_fd for a (NULL) message; 25.11
  * identifies the job by a step id and fills job_id_str itself. */

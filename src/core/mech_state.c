@@ -116,7 +116,7 @@ json_object *hs_mech_save(const hs_mech_t *m, hs_err_t *err)
 	if (rc)
 		goto fail;
 	for (int k = 0; k < 3; k++)
-		rc |= push(rng, json_object_new_int(m->rng[k]));
+		rc |= push(rng, json_object_new_int(m->rng.x[k]));
 	for (int j = 0; j < m->ntypes; j++) {
 		json_object *t = json_object_new_object();
 		rc |= !t || add(t, "name", json_object_new_string(m->tnames[j])) ||
@@ -426,7 +426,7 @@ hs_mech_t *hs_mech_restore(json_object *o, const hs_mech_opts_t *opts, hs_err_t 
 			hs_err_set(err, "mechanism state: 'rng' must hold 3 integers in [0, 65535]");
 			goto fail;
 		}
-		m->rng[k] = (unsigned short)json_object_get_int64(v);
+		m->rng.x[k] = (unsigned short)json_object_get_int64(v);
 	}
 	json_object *types = member(o, "types", json_type_array, 0, w, err);
 	if (!types)

@@ -156,9 +156,7 @@ hs_mech_t *hs_mech_alloc(const hs_mech_opts_t *o, hs_err_t *err)
 		return NULL;
 	}
 	/* Seeded like srand48: high 32 bits of the 48-bit state from the seed. */
-	m->rng[0] = 0x330E;
-	m->rng[1] = (unsigned short)(m->o.seed & 0xffff);
-	m->rng[2] = (unsigned short)((m->o.seed >> 16) & 0xffff);
+	hs_rng_seed(&m->rng, m->o.seed);
 	return m;
 }
 
@@ -683,7 +681,7 @@ static void type_order(hs_mech_t *m, const hs_problem_t *p, int *order)
 		order[j] = j;
 	if (m->o.shuffle_types) {
 		for (int j = J - 1; j > 0; j--) {
-			int k = (int)(erand48(m->rng) * (j + 1));
+			int k = (int)(hs_rng_uniform01(&m->rng) * (j + 1));
 			int t = order[j];
 			order[j] = order[k];
 			order[k] = t;

@@ -8,6 +8,7 @@
 #include <json-c/linkhash.h>
 
 #include "core/mechanism.h"
+#include "core/rng.h"
 
 /* Separates the two job ids of a pair entry's key (cannot occur in ids we
  * accept: ids are validated to hold no control characters). */
@@ -50,7 +51,7 @@ struct hs_mech {
 	double clock, last_reset;
 	int have_alloc;
 	long departed;          /* allocated jobs gone since the last reset */
-	unsigned short rng[3];  /* erand48 state (shuffle_types) */
+	hs_rng_t rng;           /* shuffle_types' generator (core/rng.h) */
 	hs_mech_stats_t st;
 
 	int njobs, cap_jobs;

@@ -208,7 +208,7 @@ static int pop_solve(hs_policy_ctx_t *ctx, const hs_problem_t *p, const double *
 	for (int m = 0; m < M; m++)
 		perm[m] = m;
 	for (int m = M - 1; m > 0; m--) { /* Fisher-Yates with the ctx's generator */
-		int r = (int)(hs_rng_next(&ctx->rng) % (unsigned long long)(m + 1));
+		int r = (int)(hs_rng64_next(&ctx->rng) % (unsigned long long)(m + 1));
 		int t = perm[m];
 		perm[m] = perm[r];
 		perm[r] = t;

@@ -316,21 +316,6 @@ int *hs_arrival_order(const hs_problem_t *p, hs_err_t *err)
 	return order;
 }
 
-/* ---- random numbers -------------------------------------------------------- */
-
-unsigned long long hs_rng_next(unsigned long long *state)
-{
-	unsigned long long z = (*state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-double hs_rng_uniform(unsigned long long *state)
-{
-	return (double)(hs_rng_next(state) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /* ---- allocations ----------------------------------------------------------- */
 
 double hs_alloc_total_thr(const hs_alloc_t *a, const hs_problem_t *p)

@@ -82,7 +82,7 @@ int hs_policy_fifo_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		if (nc == 0)
 			break; /* strict FIFO: the head of the queue waits */
 		int j = variant == FIFO_BASE
-			? cand[hs_rng_next(&ctx->rng) % (unsigned long long)nc] : best;
+			? cand[hs_rng64_next(&ctx->rng) % (unsigned long long)nc] : best;
 		placed[m] = j;
 		freecap[j] -= p->jobs[m].scale_factor;
 	}

@@ -129,7 +129,7 @@ int hs_policy_gandiva_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			if (partner[m] < 0 && p->jobs[m].job_type >= 0)
 				list[n++] = m;
 		for (int i = n - 1; i > 0; i--) {
-			int r = (int)(hs_rng_next(&ctx->rng) % (unsigned long long)(i + 1));
+			int r = (int)(hs_rng64_next(&ctx->rng) % (unsigned long long)(i + 1));
 			int t = list[i];
 			list[i] = list[r];
 			list[r] = t;

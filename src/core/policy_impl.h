@@ -7,6 +7,7 @@
 #ifndef HS_CORE_POLICY_IMPL_H
 #define HS_CORE_POLICY_IMPL_H
 
+#include "core/rng.h"
 #include "core/alloc_lp.h"
 #include "core/lp.h"
 #include "core/policy.h"
@@ -146,11 +147,6 @@ void hs_class_lp_free(hs_class_lp_t *s);
 unsigned long long hs_hash_mix(unsigned long long h, unsigned long long v);
 unsigned long long hs_hash_double(unsigned long long h, double v);
 
-/* Next pseudo-random number of the context (splitmix64): deterministic
- * per seed, no global state. */
-unsigned long long hs_rng_next(unsigned long long *state);
-/* Uniform double in [0, 1). */
-double hs_rng_uniform(unsigned long long *state);
 
 /* Per-job state across rounds, matched by job id (hs_policy_solve's
  * contract): a sorted copy of the ids with an int each. */

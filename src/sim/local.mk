@@ -4,7 +4,6 @@
 # tests. Uses the core library for everything between the two ends.
 noinst_LTLIBRARIES += libhetsched_sim.la
 libhetsched_sim_la_SOURCES = \
-	src/sim/rng.h \
 	src/sim/trace.c src/sim/trace.h \
 	src/sim/workload.c src/sim/workload.h \
 	src/sim/sim.c src/sim/sim.h \

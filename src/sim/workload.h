@@ -25,7 +25,7 @@
 #define HS_SIM_WORKLOAD_H
 
 #include "core/thrtable.h"
-#include "sim/rng.h"
+#include "core/rng.h"
 #include "sim/trace.h"
 
 typedef struct hs_gen_opts {

@@ -101,15 +101,8 @@ int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, con
 			job_ptr->part_ptr = orig_part;
 		return rc;
 	}
-	last_job_update = time(NULL);
 	info(HS_LOG_PREFIX "started %pJ on %s (%s)", job_ptr, job_ptr->nodes, why);
-	hs_power_job_start(job_ptr);
-	if (job_ptr->batch_flag == 0)
-		srun_allocate(job_ptr);
-	else if (!IS_JOB_CONFIGURING(job_ptr))
-		launch_job(job_ptr);
-	if (job_ptr->part_ptr_list)
-		rebuild_job_part_list(job_ptr);
+	hs_launch_started_job(job_ptr);
 	return SLURM_SUCCESS;
 }
 

@@ -55,15 +55,8 @@ static int start_anywhere(const hs_sconf_t *conf, job_record_t *job_ptr)
 	}
 	if (rc != SLURM_SUCCESS)
 		return rc;
-	last_job_update = time(NULL);
 	info(HS_LOG_PREFIX "started %pJ (no GPUs) on %s", job_ptr, job_ptr->nodes);
-	hs_power_job_start(job_ptr);
-	if (job_ptr->batch_flag == 0)
-		srun_allocate(job_ptr);
-	else if (!IS_JOB_CONFIGURING(job_ptr))
-		launch_job(job_ptr);
-	if (job_ptr->part_ptr_list)
-		rebuild_job_part_list(job_ptr);
+	hs_launch_started_job(job_ptr);
 	return SLURM_SUCCESS;
 }
 

@@ -246,7 +246,6 @@ static int pack_start(job_record_t *b, hs_pack_start_t *req)
 		return SLURM_SUCCESS;
 	}
 	xfree(err_msg);
-	last_job_update = time(NULL);
 	{
 		int n0 = bit_ffs(a->job_resrcs->node_bitmap);
 		bitstr_t *g = hs_job_gpu_bits(b, n0, false);
@@ -259,10 +258,9 @@ static int pack_start(job_record_t *b, hs_pack_start_t *req)
 		error("%s: %pJ started but does not share the GPUs of %pJ", LOG_PREFIX, b, a);
 	else
 		note_pair(b, a);
-	if (b->batch_flag == 0)
-		srun_allocate(b);
-	else if (!IS_JOB_CONFIGURING(b))
-		launch_job(b);
+	/* the whole sequence: this path used to skip the power plugin and
+	 * a multi-partition job's partition list */
+	hs_launch_started_job(b);
 	req->error_code = SLURM_SUCCESS;
 	return SLURM_SUCCESS;
 }
