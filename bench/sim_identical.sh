@@ -14,6 +14,7 @@
 #                    does not finish within it is reported "capped", not
 #                    compared
 #   --out DIR        where the outputs go (default bench/out/identical)
+#   --only REGEX     only the runs whose name (EXP_POLICY-...) matches
 #
 # Every simulation of reproduce.sh's first seed (its own task list, taken
 # from the script) runs with both binaries, each with --csv and --timeline
@@ -23,7 +24,7 @@
 # exits 1 if any output differs.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-base= hs=$top/_build/hetsched mode=quick cap=300 out=$top/bench/out/identical
+base= hs=$top/_build/hetsched mode=quick cap=300 out=$top/bench/out/identical only=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--baseline) base=$2; shift ;;
@@ -31,7 +32,8 @@ while [ $# -gt 0 ]; do
 	--mode) mode=$2; shift ;;
 	--cpu-cap) cap=$2; shift ;;
 	--out) out=$2; shift ;;
-	-h|--help) sed -n '3,23p' "$0"; exit 0 ;;
+	--only) only=$2; shift ;;
+	-h|--help) sed -n '3,24p' "$0"; exit 0 ;;
 	*) echo "sim_identical.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -57,6 +59,7 @@ while read -r f rest; do
 	shift # the binary reproduce.sh named; ours come from the options
 	name=$(echo "${f#"$out/runs/"}" | tr / _)
 	name=${name%.json}
+	[ -z "$only" ] || echo "$name" | grep -Eq -- "$only" || continue
 	ok=1
 	for who in base new; do
 		bin=$base

@@ -17,7 +17,8 @@ static unsigned long name_hash(const char *s)
 	return h;
 }
 
-int hs_servers_validate(const hs_server_t *s, int n, int ntypes, hs_err_t *err)
+/* Everything hs_servers_validate checks but the unique names. */
+static int servers_check_each(const hs_server_t *s, int n, int ntypes, hs_err_t *err)
 {
 	if (n < 0 || (n > 0 && !s))
 		return hs_err_set(err, "invalid server list");
@@ -31,27 +32,42 @@ int hs_servers_validate(const hs_server_t *s, int n, int ntypes, hs_err_t *err)
 			return hs_err_set(err, "server '%s': GPU count %d out of range",
 					  s[i].name, s[i].ngpus);
 	}
+	return 0;
+}
+
+int hs_servers_validate(const hs_server_t *s, int n, int ntypes, hs_err_t *err)
+{
+	if (servers_check_each(s, n, ntypes, err) < 0)
+		return -1;
 	if (n < 2)
 		return 0;
-	/* Duplicate names: an open-addressing set of server indices. */
+	/* Duplicate names: an open-addressing set of server indices, with
+	 * each slot's hash so most probes skip the strcmp. */
 	size_t cap = 16;
 	while (cap < 2 * (size_t)n)
 		cap *= 2;
 	int *slot = malloc(cap * sizeof(*slot));
-	if (!slot)
+	unsigned long *slot_h = malloc(cap * sizeof(*slot_h));
+	if (!slot || !slot_h) {
+		free(slot);
+		free(slot_h);
 		return hs_err_set(err, "out of memory");
+	}
 	for (size_t i = 0; i < cap; i++)
 		slot[i] = -1;
 	int rc = 0;
 	for (int i = 0; i < n && rc == 0; i++) {
-		size_t h = (size_t)name_hash(s[i].name) & (cap - 1);
-		while (slot[h] >= 0 && strcmp(s[slot[h]].name, s[i].name) != 0)
+		const unsigned long hash = name_hash(s[i].name);
+		size_t h = (size_t)hash & (cap - 1);
+		while (slot[h] >= 0 && (slot_h[h] != hash || strcmp(s[slot[h]].name, s[i].name)))
 			h = (h + 1) & (cap - 1);
 		if (slot[h] >= 0)
 			rc = hs_err_set(err, "server '%s' appears twice", s[i].name);
 		slot[h] = i;
+		slot_h[h] = hash;
 	}
 	free(slot);
+	free(slot_h);
 	return rc;
 }
 
@@ -96,11 +112,29 @@ static void pool_set_nfree(hs_gpu_pool_t *p, int s, int v)
 		pool_bits(p, t, v)[s / 64] |= bit;
 }
 
+static int pool_build(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes,
+		      hs_err_t *err);
+
 int hs_gpu_pool_init(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes, hs_err_t *err)
 {
 	memset(p, 0, sizeof(*p));
 	if (hs_servers_validate(s, n, ntypes, err) < 0)
 		return -1;
+	return pool_build(p, s, n, ntypes, err);
+}
+
+int hs_gpu_pool_init_unique(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes,
+			    hs_err_t *err)
+{
+	memset(p, 0, sizeof(*p));
+	if (servers_check_each(s, n, ntypes, err) < 0)
+		return -1;
+	return pool_build(p, s, n, ntypes, err);
+}
+
+static int pool_build(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes,
+		      hs_err_t *err)
+{
 	p->nservers = n;
 	p->servers = s;
 	p->ntypes = ntypes;

@@ -77,6 +77,11 @@ typedef struct hs_gpu_pool {
 
 /* Builds the pool (validates the servers against ntypes). */
 int hs_gpu_pool_init(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes, hs_err_t *err);
+/* The same for servers whose names the caller has just checked unique
+ * with hs_servers_validate (the mechanism, once per round: the check
+ * hashes every name); the other checks still run. */
+int hs_gpu_pool_init_unique(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes,
+			    hs_err_t *err);
 void hs_gpu_pool_free(hs_gpu_pool_t *p);
 /* Free GPUs of a type left in the pool. */
 int hs_gpu_pool_count(const hs_gpu_pool_t *p, int type);
