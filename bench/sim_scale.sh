@@ -69,7 +69,7 @@ field() {
 	# "Elapsed (wall clock) time (h:mm:ss or m:ss): 1:02.35"
 	wall=$(awk '/Elapsed \(wall clock\)/ { n = split($NF, p, ":"); s = 0
 		for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.1f", s }' "$t")
-	cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.1f", s }' "$t")
+	cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$t")
 	rss=$(awk -F': ' '/Maximum resident/ { printf "%.1f", $2 / 1024 }' "$t")
 	rounds=$(jq -r '.rounds' "$out/$1-$2.json")
 	printf '%s %s %s %s' "$wall" "$cpu" "$rss" "$rounds"
