@@ -24,7 +24,7 @@
 # exits 1 if any output differs.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-base= hs=$top/_build/hetsched mode=quick cap=300 out=$top/bench/out/identical only=
+base='' hs=$top/_build/hetsched mode=quick cap=300 out=$top/bench/out/identical only=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--baseline) base=$2; shift ;;
@@ -48,12 +48,14 @@ flag=
 [ "$mode" = quick ] && flag=--quick
 gen=$out/gen.sh
 sed -n '1,/^first=/p' "$top/bench/reproduce.sh" >"$gen"
+# shellcheck disable=SC2016 # expanded by the generated script
 echo 'tasks_for_seed "$first"' >>"$gen"
 HS_GAVEL_DATA=${HS_GAVEL_DATA:-$top/data/gavel} sh "$gen" $flag --out "$out/runs" --hetsched "$hs" --cpu-cap 0
 tasks=$out/runs/tasks.txt
 same=0 differ=0 capped=0
 # one line per task: OUT [--after PREV] HETSCHED simulate ARGS...
 while read -r f rest; do
+	# shellcheck disable=SC2086 # the task's words, split on purpose
 	set -- $rest
 	[ "$1" = --after ] && shift 2
 	shift # the binary reproduce.sh named; ours come from the options
@@ -65,6 +67,7 @@ while read -r f rest; do
 		bin=$base
 		[ $who = new ] && bin=$hs
 		rc=0
+		# shellcheck disable=SC3045 # ulimit -t: dash and bash have it
 		( ulimit -t "$cap"; exec nice -n 15 "$bin" "$@" --quiet \
 			--csv "$out/$name.$who.csv" --timeline "$out/$name.$who.tl" ) \
 			>"$out/$name.$who.json" 2>"$out/$name.$who.err" || rc=$?

@@ -30,7 +30,7 @@
 # /usr/bin/time -v. Prints a Markdown table and the load average.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-hs=$top/_build/hetsched base= sizes="1000 10000" big=0 rate=32
+hs=$top/_build/hetsched base='' sizes="1000 10000" big=0 rate=32
 policy=max_min_fairness_perf cluster=v100:700,p100:700,k80:700 seed=0
 out=$top/bench/out/sim_scale
 while [ $# -gt 0 ]; do
@@ -84,12 +84,14 @@ for n in $sizes; do
 	if [ -n "$base" ] && [ "$n" -le 10000 ]; then
 		echo "sim_scale.sh: baseline, $n jobs" >&2
 		run base "$n" "$base"
+		# shellcheck disable=SC2046 # four numbers, split on purpose
 		set -- $(field base "$n")
 		bw=$1 bc=$2 br=$3
 		row="$1 | $2 | $3"
 	fi
 	echo "sim_scale.sh: hetsched, $n jobs" >&2
 	run new "$n" "$hs"
+	# shellcheck disable=SC2046 # four numbers, split on purpose
 	set -- $(field new "$n")
 	line="| $n | $4 | $1 | $2 | $3"
 	if [ -n "$row" ]; then
