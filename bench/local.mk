@@ -26,3 +26,9 @@ EXTRA_DIST += bench/arrays_fill.sh
 #   nice -n 10 bench/scale.sh [-q QUEUE] [-t SECS]   (root, from the build dir)
 EXTRA_DIST += bench/scale.sh bench/scale_report.py bench/scale.gp
 EXTRA_DIST += bench/pinned/run.sh bench/pinned/cluster.sh
+# `hetsched simulate` at production size (2,100 GPUs, 1k/10k/100k jobs),
+# against a baseline build; and the byte-identity check of two builds on
+# reproduce.sh's inputs (not tests, minutes):
+#   bench/sim_scale.sh [--with-100k] [--baseline PATH]
+#   bench/sim_identical.sh --baseline PATH [--mode quick|full]
+EXTRA_DIST += bench/sim_scale.sh bench/sim_identical.sh bench/sim_scale.gp

@@ -575,6 +575,8 @@ int hs_mech_begin_round(hs_mech_t *m, const hs_round_in_t *in, hs_err_t *err)
 		       (changed && m->clock - m->last_reset >= m->o.min_reset_s);
 	}
 	m->round_problem = p;
+	m->round_servers = in->servers;
+	m->round_nservers = in->nservers;
 	m->in_round = 1;
 	return need;
 }
@@ -1101,7 +1103,10 @@ int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *al
 	}
 
 	hs_gpu_pool_t pool;
-	if (hs_gpu_pool_init(&pool, in->servers, in->nservers, p->cluster.ntypes, err) < 0)
+	const int checked = in->servers == m->round_servers && in->nservers == m->round_nservers;
+	if ((checked ? hs_gpu_pool_init_unique(&pool, in->servers, in->nservers, p->cluster.ntypes,
+					       err)
+		     : hs_gpu_pool_init(&pool, in->servers, in->nservers, p->cluster.ntypes, err)) < 0)
 		return -1;
 	for (int s = 0; s < in->nservers; s++)
 		out->gpus_usable += pool.nfree[s];

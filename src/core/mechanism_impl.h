@@ -65,6 +65,10 @@ struct hs_mech {
 	long stamp;                /* bumped by every begin_round */
 	int in_round;
 	const hs_problem_t *round_problem;
+	/* The server array begin_round validated (names unique): schedule's
+	 * GPU pool skips that check for the same array. */
+	const hs_server_t *round_servers;
+	int round_nservers;
 	int *tmap;                 /* [problem ntypes] -> internal type */
 	int cap_tmap;
 	hs_mjob_t **prec;          /* [problem njobs] record of each job */

@@ -7,12 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_str_ptr(const void *a, const void *b)
+/* FNV-1a: the duplicate-name check hashes names instead of sorting them
+ * (it runs every round, over thousands of servers in a simulation). */
+static unsigned long name_hash(const char *s)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	unsigned long h = 2166136261UL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619UL;
+	return h;
 }
 
-int hs_servers_validate(const hs_server_t *s, int n, int ntypes, hs_err_t *err)
+/* Everything hs_servers_validate checks but the unique names. */
+static int servers_check_each(const hs_server_t *s, int n, int ntypes, hs_err_t *err)
 {
 	if (n < 0 || (n > 0 && !s))
 		return hs_err_set(err, "invalid server list");
@@ -26,20 +32,42 @@ int hs_servers_validate(const hs_server_t *s, int n, int ntypes, hs_err_t *err)
 			return hs_err_set(err, "server '%s': GPU count %d out of range",
 					  s[i].name, s[i].ngpus);
 	}
+	return 0;
+}
+
+int hs_servers_validate(const hs_server_t *s, int n, int ntypes, hs_err_t *err)
+{
+	if (servers_check_each(s, n, ntypes, err) < 0)
+		return -1;
 	if (n < 2)
 		return 0;
-	/* Duplicate names: sort a copy of the name pointers. */
-	const char **names = malloc((size_t)n * sizeof(*names));
-	if (!names)
+	/* Duplicate names: an open-addressing set of server indices, with
+	 * each slot's hash so most probes skip the strcmp. */
+	size_t cap = 16;
+	while (cap < 2 * (size_t)n)
+		cap *= 2;
+	int *slot = malloc(cap * sizeof(*slot));
+	unsigned long *slot_h = malloc(cap * sizeof(*slot_h));
+	if (!slot || !slot_h) {
+		free(slot);
+		free(slot_h);
 		return hs_err_set(err, "out of memory");
-	for (int i = 0; i < n; i++)
-		names[i] = s[i].name;
-	qsort(names, (size_t)n, sizeof(*names), cmp_str_ptr);
+	}
+	for (size_t i = 0; i < cap; i++)
+		slot[i] = -1;
 	int rc = 0;
-	for (int i = 1; i < n && rc == 0; i++)
-		if (strcmp(names[i - 1], names[i]) == 0)
-			rc = hs_err_set(err, "server '%s' appears twice", names[i]);
-	free(names);
+	for (int i = 0; i < n && rc == 0; i++) {
+		const unsigned long hash = name_hash(s[i].name);
+		size_t h = (size_t)hash & (cap - 1);
+		while (slot[h] >= 0 && (slot_h[h] != hash || strcmp(s[slot[h]].name, s[i].name)))
+			h = (h + 1) & (cap - 1);
+		if (slot[h] >= 0)
+			rc = hs_err_set(err, "server '%s' appears twice", s[i].name);
+		slot[h] = i;
+		slot_h[h] = hash;
+	}
+	free(slot);
+	free(slot_h);
 	return rc;
 }
 
@@ -47,33 +75,97 @@ void hs_gpu_pool_free(hs_gpu_pool_t *p)
 {
 	if (!p)
 		return;
-	if (p->taken)
-		for (int i = 0; i < p->nservers; i++)
-			free(p->taken[i]);
 	free(p->taken);
+	free(p->taken_block);
 	free(p->nfree);
+	free(p->bits);
+	free(p->tfree);
 	memset(p, 0, sizeof(*p));
 }
+
+static unsigned long long *pool_bits(const hs_gpu_pool_t *p, int t, int c)
+{
+	return p->bits + ((size_t)t * ((size_t)p->maxg + 1) + (size_t)c) * (size_t)p->nwords;
+}
+
+/* Lowest server index in a bitmap, or -1. */
+static int first_server(const unsigned long long *w, int nwords)
+{
+	for (int i = 0; i < nwords; i++)
+		if (w[i])
+			return i * 64 + __builtin_ctzll(w[i]);
+	return -1;
+}
+
+/* Every change of nfree goes through here to keep the index current. */
+static void pool_set_nfree(hs_gpu_pool_t *p, int s, int v)
+{
+	int old = p->nfree[s], t = p->servers[s].type;
+	p->tfree[t] += v - old;
+	p->nfree[s] = v;
+	if (!p->bits)
+		return;
+	const unsigned long long bit = 1ULL << (s % 64);
+	if (old > 0)
+		pool_bits(p, t, old)[s / 64] &= ~bit;
+	if (v > 0)
+		pool_bits(p, t, v)[s / 64] |= bit;
+}
+
+static int pool_build(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes,
+		      hs_err_t *err);
 
 int hs_gpu_pool_init(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes, hs_err_t *err)
 {
 	memset(p, 0, sizeof(*p));
 	if (hs_servers_validate(s, n, ntypes, err) < 0)
 		return -1;
+	return pool_build(p, s, n, ntypes, err);
+}
+
+int hs_gpu_pool_init_unique(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes,
+			    hs_err_t *err)
+{
+	memset(p, 0, sizeof(*p));
+	if (servers_check_each(s, n, ntypes, err) < 0)
+		return -1;
+	return pool_build(p, s, n, ntypes, err);
+}
+
+static int pool_build(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes,
+		      hs_err_t *err)
+{
 	p->nservers = n;
 	p->servers = s;
-	p->taken = calloc((size_t)n + 1, sizeof(*p->taken));
-	p->nfree = calloc((size_t)n + 1, sizeof(*p->nfree));
-	if (!p->taken || !p->nfree)
-		goto oom;
+	p->ntypes = ntypes;
+	size_t total = 0;
 	for (int i = 0; i < n; i++) {
-		p->taken[i] = calloc((size_t)s[i].ngpus + 1, 1);
-		if (!p->taken[i])
+		total += (size_t)s[i].ngpus;
+		p->maxg = s[i].ngpus > p->maxg ? s[i].ngpus : p->maxg;
+	}
+	p->nwords = (n + 63) / 64;
+	p->taken = calloc((size_t)n + 1, sizeof(*p->taken));
+	p->taken_block = calloc(total + 1, 1);
+	p->nfree = calloc((size_t)n + 1, sizeof(*p->nfree));
+	p->tfree = calloc((size_t)ntypes + 1, sizeof(*p->tfree));
+	if (!p->taken || !p->taken_block || !p->nfree || !p->tfree)
+		goto oom;
+	if (p->maxg <= HS_POOL_INDEX_MAXG && n > 0) {
+		p->bits = calloc((size_t)ntypes * ((size_t)p->maxg + 1) * (size_t)p->nwords,
+				 sizeof(*p->bits));
+		if (!p->bits)
 			goto oom;
+	}
+	total = 0;
+	for (int i = 0; i < n; i++) {
+		p->taken[i] = p->taken_block + total;
+		total += (size_t)s[i].ngpus;
+		int nfree = 0;
 		for (int g = 0; g < s[i].ngpus; g++) {
 			p->taken[i][g] = s[i].usable ? !s[i].usable[g] : 0;
-			p->nfree[i] += !p->taken[i][g];
+			nfree += !p->taken[i][g];
 		}
+		pool_set_nfree(p, i, nfree);
 	}
 	return 0;
 oom:
@@ -83,17 +175,15 @@ oom:
 
 int hs_gpu_pool_count(const hs_gpu_pool_t *p, int type)
 {
-	int n = 0;
-	for (int i = 0; i < p->nservers; i++)
-		if (p->servers[i].type == type)
-			n += p->nfree[i];
-	return n;
+	return type >= 0 && type < p->ntypes ? p->tfree[type] : 0;
 }
 
 /* Free GPUs of a type left on the servers `allowed` permits ([nservers],
  * 1 = permitted; NULL = every server). */
 static int gpu_pool_count_on(const hs_gpu_pool_t *p, int type, const unsigned char *allowed)
 {
+	if (!allowed)
+		return hs_gpu_pool_count(p, type);
 	int n = 0;
 	for (int i = 0; i < p->nservers; i++)
 		if (p->servers[i].type == type && (!allowed || allowed[i]))
@@ -149,7 +239,7 @@ static int take_from(hs_gpu_pool_t *p, int s, int want, hs_gpu_ref_t *out)
 		if (p->taken[s][g])
 			continue;
 		p->taken[s][g] = 1;
-		p->nfree[s]--;
+		pool_set_nfree(p, s, p->nfree[s] - 1);
 		out[got++] = (hs_gpu_ref_t){ .server = s, .gpu = g };
 	}
 	return got;
@@ -158,10 +248,32 @@ static int take_from(hs_gpu_pool_t *p, int s, int want, hs_gpu_ref_t *out)
 /* Places one request without a usable lease: best fit on one server, else
  * the servers with the most free GPUs first (fewest servers spanned). A
  * restricted request that does not fit on its servers stays unplaced. */
+/* The server a request without a mask takes next, from the index:
+ * spread = 0: the fewest free GPUs >= ngpus; spread = 1: the most free
+ * GPUs; lowest index among equals, as the scans below choose. */
+static int indexed_server(const hs_gpu_pool_t *p, const hs_place_req_t *r, int spread)
+{
+	if (spread) {
+		for (int c = p->maxg; c >= 1; c--) {
+			int s = first_server(pool_bits(p, r->type, c), p->nwords);
+			if (s >= 0)
+				return s;
+		}
+		return -1;
+	}
+	for (int c = r->ngpus; c <= p->maxg; c++) {
+		int s = first_server(pool_bits(p, r->type, c), p->nwords);
+		if (s >= 0)
+			return s;
+	}
+	return -1;
+}
+
 static int place_fresh(hs_gpu_pool_t *p, hs_place_req_t *r, hs_err_t *err)
 {
-	int best = -1;
-	for (int s = 0; s < p->nservers; s++) {
+	const int indexed = p->bits && !r->allowed && r->type >= 0 && r->type < p->ntypes;
+	int best = indexed ? indexed_server(p, r, 0) : -1;
+	for (int s = 0; s < p->nservers && !indexed; s++) {
 		if (p->servers[s].type != r->type || p->nfree[s] < r->ngpus ||
 		    !server_allowed(r, s))
 			continue;
@@ -182,8 +294,8 @@ static int place_fresh(hs_gpu_pool_t *p, hs_place_req_t *r, hs_err_t *err)
 	}
 	int got = 0;
 	while (got < r->ngpus) {
-		int most = -1;
-		for (int s = 0; s < p->nservers; s++)
+		int most = indexed ? indexed_server(p, r, 1) : -1;
+		for (int s = 0; s < p->nservers && !indexed; s++)
 			if (p->servers[s].type == r->type && p->nfree[s] > 0 &&
 			    server_allowed(r, s) && (most < 0 || p->nfree[s] > p->nfree[most]))
 				most = s;
@@ -222,7 +334,7 @@ int hs_place(hs_gpu_pool_t *p, hs_place_req_t *reqs, int nreqs, hs_err_t *err)
 			for (int k = 0; k < r->ngpus; k++) {
 				r->gpus[k] = r->prev[k];
 				p->taken[r->prev[k].server][r->prev[k].gpu] = 1;
-				p->nfree[r->prev[k].server]--;
+				pool_set_nfree(p, r->prev[k].server, p->nfree[r->prev[k].server] - 1);
 			}
 			r->kept = 1;
 			r->placed = 1;
@@ -266,8 +378,12 @@ int hs_gpu_set_equal(const hs_gpu_ref_t *a, int na, const hs_gpu_ref_t *b, int n
 		return 0;
 	if (na == 0)
 		return 1;
-	hs_gpu_ref_t *sa = malloc((size_t)na * sizeof(*sa));
-	hs_gpu_ref_t *sb = malloc((size_t)nb * sizeof(*sb));
+	/* Small sets (every real node) on the stack: this runs per job per
+	 * round. */
+	hs_gpu_ref_t stack_a[16], stack_b[16];
+	const int small = na <= 16;
+	hs_gpu_ref_t *sa = small ? stack_a : malloc((size_t)na * sizeof(*sa));
+	hs_gpu_ref_t *sb = small ? stack_b : malloc((size_t)nb * sizeof(*sb));
 	int eq = 0;
 	if (sa && sb) {
 		memcpy(sa, a, (size_t)na * sizeof(*sa));
@@ -276,7 +392,9 @@ int hs_gpu_set_equal(const hs_gpu_ref_t *a, int na, const hs_gpu_ref_t *b, int n
 		qsort(sb, (size_t)nb, sizeof(*sb), cmp_ref);
 		eq = memcmp(sa, sb, (size_t)na * sizeof(*sa)) == 0;
 	}
-	free(sa);
-	free(sb);
+	if (!small) {
+		free(sa);
+		free(sb);
+	}
 	return eq;
 }

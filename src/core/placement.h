@@ -61,10 +61,27 @@ typedef struct hs_gpu_pool {
 	unsigned char **taken;        /* [nservers][ngpus]: 1 = not available
 	                               * (unusable, or already placed) */
 	int *nfree;                   /* [nservers] free GPUs left */
+	/* An index so placement finds "fewest (most) free GPUs of type t,
+	 * lowest index first" without scanning every server (thousands in a
+	 * large simulation): bit s of the bitmap of (t, c) is set iff server
+	 * s has type t and exactly c >= 1 free GPUs. NULL when a server has
+	 * more than HS_POOL_INDEX_MAXG GPUs (then placement scans). */
+	int ntypes, maxg, nwords;
+	unsigned long long *bits;     /* [ntypes][maxg + 1][nwords] */
+	int *tfree;                   /* [ntypes] free GPUs per type */
+	unsigned char *taken_block;   /* storage of every taken[s] */
 } hs_gpu_pool_t;
+
+/* Largest server the pool's bitmap index covers. */
+#define HS_POOL_INDEX_MAXG 64
 
 /* Builds the pool (validates the servers against ntypes). */
 int hs_gpu_pool_init(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes, hs_err_t *err);
+/* The same for servers whose names the caller has just checked unique
+ * with hs_servers_validate (the mechanism, once per round: the check
+ * hashes every name); the other checks still run. */
+int hs_gpu_pool_init_unique(hs_gpu_pool_t *p, const hs_server_t *s, int n, int ntypes,
+			    hs_err_t *err);
 void hs_gpu_pool_free(hs_gpu_pool_t *p);
 /* Free GPUs of a type left in the pool. */
 int hs_gpu_pool_count(const hs_gpu_pool_t *p, int type);

@@ -10,10 +10,42 @@
  * a boundary (floating point) belongs to that boundary. */
 #define EST_EPS 1e-6
 
-static int cmp_dbl(const void *a, const void *b)
+/* The pool of GPU free times is a binary min-heap: every query is "the g
+ * earliest", so only the multiset matters, and popping g and pushing g back
+ * costs O(g log G) per job instead of re-sorting all G GPUs (O(G log G)),
+ * which dominated large simulations (doc/scale.md). The values computed
+ * are the same as with a sorted array, so the estimates are too. */
+static void heap_push(double *h, int *n, double v)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+	int i = (*n)++;
+	while (i > 0) {
+		int up = (i - 1) / 2;
+		if (h[up] <= v)
+			break;
+		h[i] = h[up];
+		i = up;
+	}
+	h[i] = v;
+}
+
+static double heap_pop(double *h, int *n)
+{
+	double top = h[0], v = h[--*n];
+	int i = 0;
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, c = l;
+		if (l >= *n)
+			break;
+		if (r < *n && h[r] < h[l])
+			c = r;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n > 0)
+		h[i] = v;
+	return top;
 }
 
 /* Rounds after `now` until t, at least 1. */
@@ -23,21 +55,24 @@ static double rounds_until(const hs_start_in_t *in, double t)
 	return n < 1 ? 1 : n;
 }
 
-/* The g earliest-free GPUs of the pool (sorted ascending) are busy from
- * max(at, when they free up) for dur seconds; returns that start. With
- * `forced`, the job starts at `at` anyway (the mechanism preempts others
- * to give a share job its time) and only the pool's load moves. */
+/* The g earliest-free GPUs of the pool (a heap of npool free times) are
+ * busy from max(at, when they free up) for dur seconds; returns that
+ * start. With `forced`, the job starts at `at` anyway (the mechanism
+ * preempts others to give a share job its time) and only the pool's load
+ * moves. taken[g] is scratch. */
 static double occupy(double *pool, int npool, int g, double at, double dur, int forced,
-		     const hs_start_in_t *in, int round_up)
+		     const hs_start_in_t *in, int round_up, double *taken)
 {
-	double t = pool[g - 1] > at ? pool[g - 1] : at;
+	int n = npool;
+	for (int k = 0; k < g; k++)
+		taken[k] = heap_pop(pool, &n); /* ascending: taken[g - 1] is the g-th */
+	double t = taken[g - 1] > at ? taken[g - 1] : at;
 	if (forced)
 		t = at;
 	else if (round_up)
 		t = in->now + rounds_until(in, t) * in->round_s;
 	for (int k = 0; k < g; k++)
-		pool[k] = (pool[k] > t ? pool[k] : t) + dur;
-	qsort(pool, (size_t)npool, sizeof(*pool), cmp_dbl);
+		heap_push(pool, &n, (taken[k] > t ? taken[k] : t) + dur);
 	return t;
 }
 
@@ -68,11 +103,12 @@ int hs_start_estimate(const hs_start_in_t *in, const hs_start_job_t *jobs, int n
 	for (int i = 0; i < njobs; i++)
 		if (jobs[i].gpus < 1 || !(jobs[i].share >= 0) || !(jobs[i].recv_s >= 0))
 			return hs_err_set(err, "start estimate: job %d: bad input", i);
-	double *pool = malloc(((size_t)in->gpus + 1) * sizeof(*pool));
+	double *pool = malloc(((size_t)in->gpus + 1) * 2 * sizeof(*pool));
 	if (!pool)
 		return hs_err_set(err, "out of memory");
+	double *taken = pool + in->gpus + 1;
 	for (int k = 0; k < in->gpus; k++)
-		pool[k] = in->now;
+		pool[k] = in->now; /* all equal: already a heap */
 	/* pass 0: running jobs hold their GPUs; 1: share jobs come back at
 	 * their round; 2: the queue of jobs without a share */
 	for (int pass = 0; pass < 3; pass++) {
@@ -89,17 +125,18 @@ int hs_start_estimate(const hs_start_in_t *in, const hs_start_job_t *jobs, int n
 				continue;
 			}
 			if (pass == 0) {
-				(void)occupy(pool, in->gpus, j->gpus, in->now, duration(in, j), 1, in, 0);
+				(void)occupy(pool, in->gpus, j->gpus, in->now, duration(in, j), 1, in, 0,
+					     taken);
 				start[i] = in->now;
 			} else if (pass == 1) {
 				start[i] = j->share > 0 ? share_start(in, j)
 							 : in->now + rounds_until(in, in->next_reset) *
 									     in->round_s;
 				(void)occupy(pool, in->gpus, j->gpus, start[i], duration(in, j), 1, in,
-					     0);
+					     0, taken);
 			} else {
 				start[i] = occupy(pool, in->gpus, j->gpus, in->now + in->round_s,
-						  duration(in, j), 0, in, 1);
+						  duration(in, j), 0, in, 1, taken);
 			}
 		}
 	}

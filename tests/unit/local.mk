@@ -68,6 +68,14 @@ tests_unit_test_start_est_SOURCES = tests/unit/test_start_est.c
 tests_unit_test_start_est_LDADD = $(UNIT_LDADD)
 tests_unit_test_start_est_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_start_est
+
+# the simulator's fast paths (placement index, heap GPU pool) against the
+# simple ones, on random inputs
+check_PROGRAMS += tests/unit/test_scale_equiv
+tests_unit_test_scale_equiv_SOURCES = tests/unit/test_scale_equiv.c
+tests_unit_test_scale_equiv_LDADD = $(UNIT_LDADD)
+tests_unit_test_scale_equiv_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_scale_equiv
 endif
 
 # src/report: wire format, estimator, record, GRES type, /proc
