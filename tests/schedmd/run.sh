@@ -142,7 +142,8 @@ result_expect() {
 result_pytest() {
 	[ "$1" = 124 ] || [ "$1" = 137 ] && { echo timeout; return; }
 	local last
-	last=$(grep -E '^=+ .*(passed|failed|skipped|error|no tests ran).* =+$' "$2" | tail -n 1)
+	# the summary line: "1 passed in 3.28s" under -q, "=== ... ===" without
+	last=$(grep -E '^(=+ )?([0-9]+ [a-z]+(, )?)+ in [0-9.]+s|no tests ran' "$2" | tail -n 1)
 	case "$last" in
 	*failed*|*error*) echo fail ;;
 	*passed*) echo pass ;;
@@ -159,7 +160,7 @@ python_files() {
 time_left() { [ "$until" = 0 ] || [ "$(date +%s)" -lt "$until" ]; }
 
 run_one_sched() {
-	local s=$1 d=$out/$1 base conf t rc r tsv f
+	local s=$1 d=$out/$1 base conf t t0 rc r tsv f
 	mkdir -p "$d/logs"
 	tsv=$out/results-$s.tsv
 	: >"$tsv"
@@ -178,28 +179,32 @@ run_one_sched() {
 	prepare_suite "$d" "$conf"
 	export SLURM_CONF=$conf SLURM_TESTSUITE_CONF=$d/testsuite/testsuite.conf
 	export SLURM_LOCAL_GLOBALS_FILE=$d/testsuite/expect/globals.local
-	if [ $do_expect = 1 ]; then
-		for t in $(sed 's/#.*//' "$list" | grep -v '\.py$'); do
-			time_left || { printf 'expect\t%s\tnot-run\n' "$t" >>"$tsv"; continue; }
-			(cd "$d/testsuite/expect" && timeout -k 10 "$timeout" expect -f "$t" \
-				>"$d/logs/$t.log" 2>&1 </dev/null)
-			rc=$?
-			r=$(result_expect $rc "$d/logs/$t.log")
-			printf 'expect\t%s\t%s\n' "$t" "$r" >>"$tsv"
-			echo "run.sh: $s expect $t: $r"
-			squeue -h -o %i | xargs -r scancel 2>/dev/null
-		done
-	fi
+	# python first: its files take seconds each, so an --until cut-off
+	# falls on the (longer) expect tests
 	if [ $do_python = 1 ]; then
 		for f in $(python_files "$d/testsuite/python"); do
 			t=${f#tests/}
 			time_left || { printf 'python\t%s\tnot-run\n' "$t" >>"$tsv"; continue; }
+			t0=$SECONDS
 			(cd "$d/testsuite/python" && timeout -k 10 "$timeout" /usr/bin/python3 -m pytest \
 				-p no:cacheprovider -q -rA "$f" >"$d/logs/${t//\//_}.log" 2>&1 </dev/null)
 			rc=$?
 			r=$(result_pytest $rc "$d/logs/${t//\//_}.log")
 			printf 'python\t%s\t%s\n' "$t" "$r" >>"$tsv"
-			echo "run.sh: $s python $t: $r"
+			echo "run.sh: $s python $t: $r ($((SECONDS - t0)) s, load $(cut -d' ' -f1 /proc/loadavg))"
+			squeue -h -o %i | xargs -r scancel 2>/dev/null
+		done
+	fi
+	if [ $do_expect = 1 ]; then
+		for t in $(sed 's/#.*//' "$list" | grep -v '\.py$'); do
+			time_left || { printf 'expect\t%s\tnot-run\n' "$t" >>"$tsv"; continue; }
+			t0=$SECONDS
+			(cd "$d/testsuite/expect" && timeout -k 10 "$timeout" expect -f "$t" \
+				>"$d/logs/$t.log" 2>&1 </dev/null)
+			rc=$?
+			r=$(result_expect $rc "$d/logs/$t.log")
+			printf 'expect\t%s\t%s\n' "$t" "$r" >>"$tsv"
+			echo "run.sh: $s expect $t: $r ($((SECONDS - t0)) s, load $(cut -d' ' -f1 /proc/loadavg))"
 			squeue -h -o %i | xargs -r scancel 2>/dev/null
 		done
 	fi
