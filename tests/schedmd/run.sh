@@ -151,10 +151,12 @@ result_pytest() {
 	*) echo fail ;;
 	esac
 }
+# list_entries: the list's names, comments and blanks dropped.
+list_entries() { sed 's/#.*//; s/^[[:space:]]*//; s/[[:space:]]*$//; /^$/d' "$list"; }
 # python_files DIR: the list's .py lines, or every test file under DIR.
 python_files() {
 	local picked
-	picked=$(sed 's/#.*//' "$list" | awk '/\.py$/ { print "tests/" $1 }')
+	picked=$(list_entries | awk '/\.py$/ { print "tests/" $1 }')
 	if [ -n "$picked" ]; then echo "$picked"; else (cd "$1" && find tests -name 'test_*.py' | sort); fi
 }
 time_left() { [ "$until" = 0 ] || [ "$(date +%s)" -lt "$until" ]; }
@@ -196,7 +198,7 @@ run_one_sched() {
 		done
 	fi
 	if [ $do_expect = 1 ]; then
-		for t in $(sed 's/#.*//' "$list" | grep -v '\.py$'); do
+		for t in $(list_entries | grep -v '\.py$'); do
 			time_left || { printf 'expect\t%s\tnot-run\n' "$t" >>"$tsv"; continue; }
 			t0=$SECONDS
 			(cd "$d/testsuite/expect" && timeout -k 10 "$timeout" expect -f "$t" \
