@@ -65,6 +65,9 @@ command -v sudo >/dev/null || die "sudo is missing: apt-get install sudo (contri
 command -v expect >/dev/null || die "expect is missing: apt-get install expect (contrib/bootstrap.sh)"
 /usr/bin/python3 -c 'import pytest' 2>/dev/null ||
 	die "pytest is missing: apt-get install python3-pytest (contrib/bootstrap.sh)"
+# eight srun/sacctmgr test files import it (they fail to load without)
+/usr/bin/python3 -c 'import pexpect' 2>/dev/null ||
+	die "pexpect is missing: apt-get install python3-pexpect (contrib/bootstrap.sh)"
 case "$which" in backfill|hetsched) scheds=$which ;; both) scheds="backfill hetsched" ;;
 *) die "--sched takes backfill, hetsched or both" ;; esac
 [ "$which" = backfill ] || [ -f "$stage/sched_hetsched.so" ] || die "no staged plugins in $stage (run make)"
