@@ -62,8 +62,7 @@ SUDO=
 # python3-prometheus-client: its OpenMetrics parser checks `hetsched status
 # --format=openmetrics` strictly (tests/unit/test_metrics_parse.sh).
 # expect, python3-pytest, python3-pexpect, sudo: SchedMD's regression suites
-# (tests/schedmd/run.sh;
-# sudo runs the tests' second, unprivileged user).
+# (tests/schedmd/run.sh); sudo runs their second, unprivileged user.
 PKGS="slurm-wlm slurmctld slurmd slurmdbd slurm-client slurm-wlm-mysql-plugin
  mariadb-server mariadb-client munge libmunge-dev libslurm-dev
  libglpk-dev glpk-utils libjson-c-dev pkg-config autoconf automake libtool
