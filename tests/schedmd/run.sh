@@ -14,7 +14,8 @@
 # lines ending in .py name python test files (relative to
 # testsuite/python/tests); with none, every python test file runs.
 # Writes DIR/results-SCHED.tsv (suite, test, result) per scheduler and,
-# when both exist, DIR/schedmd.tsv: suite, test, backfill, hetsched.
+# when both exist, DIR/schedmd.tsv: suite, test, backfill, hetsched
+# (and DIR/schedmd.md, the same as a Markdown table).
 # Results: pass, fail, skip, timeout. Each test's log: DIR/SCHED/logs/.
 #
 # SchedMD's code is never copied into this repository: the suites are
@@ -230,5 +231,15 @@ if [ -f "$out/results-backfill.tsv" ] && [ -f "$out/results-hetsched.tsv" ]; the
 	for col in 3 4; do
 		awk -F'\t' -v c=$col 'NR > 1 { n[$c]++ } END { printf "%s:", (c == 3 ? "backfill" : "hetsched"); for (r in n) printf " %s %d", r, n[r]; print "" }' "$out/schedmd.tsv"
 	done
-	echo "run.sh: table in $out/schedmd.tsv"
+	# the same as a Markdown table for doc/schedmd-tests.md, with the
+	# list's topic comments
+	{
+		printf '| suite | test | topic | backfill | hetsched |\n|---|---|---|---|---|\n'
+		awk -F'\t' 'NR == FNR { n = $0; sub(/[[:space:]]*#.*/, "", n); sub(/^[[:space:]]+/, "", n)
+				if (n != "" && index($0, "#")) { c = $0; sub(/^[^#]*#[[:space:]]*/, "", c); topic[n] = c }
+				next }
+			FNR > 1 { printf "| %s | %s | %s | %s | %s |\n", $1, $2, ($2 in topic ? topic[$2] : ""), $3, $4 }' \
+			"$list" "$out/schedmd.tsv"
+	} >"$out/schedmd.md"
+	echo "run.sh: table in $out/schedmd.tsv and $out/schedmd.md"
 fi
