@@ -61,14 +61,15 @@ SUDO=
 # librsvg2-bin: rsvg-convert renders `hetsched timeline` SVGs in the tests.
 # python3-prometheus-client: its OpenMetrics parser checks `hetsched status
 # --format=openmetrics` strictly (tests/unit/test_metrics_parse.sh).
-# expect, python3-pytest: SchedMD's regression suites (tests/schedmd/run.sh).
+# expect, python3-pytest, python3-pexpect, sudo: SchedMD's regression suites
+# (tests/schedmd/run.sh); sudo runs their second, unprivileged user.
 PKGS="slurm-wlm slurmctld slurmd slurmdbd slurm-client slurm-wlm-mysql-plugin
  mariadb-server mariadb-client munge libmunge-dev libslurm-dev
  libglpk-dev glpk-utils libjson-c-dev pkg-config autoconf automake libtool
  make gcc libc6-dev libcmocka-dev gnuplot-nox valgrind dpkg-dev python3
  python3-setuptools python3-wheel python3-pip python3-venv python3-torch
  procps iproute2 bc curl ca-certificates debhelper dh-python
- python3-prometheus-client librsvg2-bin expect python3-pytest"
+ python3-prometheus-client librsvg2-bin expect python3-pytest python3-pexpect sudo"
 # A Slurm built from source (--install) gets slurmdbd's MySQL plugin.
 [ "$do_install" = 0 ] || PKGS="$PKGS default-libmysqlclient-dev"
 

@@ -30,10 +30,12 @@ EXTRA_DIST += tests/integration/sched_lib.sh tests/integration/sched_rounds.sh \
 # only starts Slurm accepts
 if BUILD_PLUGINS
 TESTS += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.sh \
-	tests/integration/sched_refused.sh tests/integration/sched_hetjob.sh
+	tests/integration/sched_refused.sh tests/integration/sched_hetjob.sh \
+	tests/integration/sched_wnodes.sh
 endif
 EXTRA_DIST += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.sh \
-	tests/integration/sched_refused.sh tests/integration/sched_hetjob.sh
+	tests/integration/sched_refused.sh tests/integration/sched_hetjob.sh \
+	tests/integration/sched_wnodes.sh
 # expected start times and the per-job view
 if BUILD_PLUGINS
 TESTS += tests/integration/sched_jobview.sh

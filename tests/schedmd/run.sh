@@ -10,8 +10,12 @@
 #   tests/schedmd/run.sh [--sched backfill|hetsched|both] [--out DIR]
 #        [--timeout SECS] [--tests FILE] [--no-python] [--no-expect]
 #        [--until EPOCH]
+# --tests FILE: expect test names, one a line ('#' starts a comment);
+# lines ending in .py name python test files (relative to
+# testsuite/python/tests); with none, every python test file runs.
 # Writes DIR/results-SCHED.tsv (suite, test, result) per scheduler and,
-# when both exist, DIR/schedmd.tsv: suite, test, backfill, hetsched.
+# when both exist, DIR/schedmd.tsv: suite, test, backfill, hetsched
+# (and DIR/schedmd.md, the same as a Markdown table).
 # Results: pass, fail, skip, timeout. Each test's log: DIR/SCHED/logs/.
 #
 # SchedMD's code is never copied into this repository: the suites are
@@ -21,6 +25,17 @@
 # skipped under our wrapper), and pkill is disarmed (the expect library's
 # kill_salloc/kill_srun pkill every salloc/srun of the uid, which would
 # hit other clusters on a shared machine).
+#
+# Set-up it makes (idempotent, so re-runs are cheap): an unprivileged
+# second user HS_TEST_USER (default hstest, useradd -m only when missing)
+# written as testsuite_user in expect/globals.local; the tests run it with
+# `sudo -nu USER`, which root may do under Debian's default sudoers; one
+# rule is added, /etc/sudoers.d/hetsched-testsuite, keeping SLURM_CONF
+# across sudo to that user only (env_reset drops it, and the user's
+# salloc/srun then look for a DNS SRV record and fail). The tests add and remove
+# that user's association themselves (expect/globals: testsuite_user "is
+# expected NOT to be in the DB"), so run.sh does not add one. The python
+# suite has no second-user option: it runs everything as the invoking user.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,27 +55,50 @@ while [ $# -gt 0 ]; do
 	--no-python) do_python=0; shift ;;
 	--no-expect) do_expect=0; shift ;;
 	--until) until=$2; shift 2 ;;
-	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,35p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
 die() { echo "run.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (it runs Slurm daemons)"
 [ -d "$slurm_src/testsuite/expect" ] || die "no Slurm source tree at $slurm_src (HS_SLURM_SOURCE)"
+command -v sudo >/dev/null || die "sudo is missing: apt-get install sudo (contrib/bootstrap.sh)"
 command -v expect >/dev/null || die "expect is missing: apt-get install expect (contrib/bootstrap.sh)"
 /usr/bin/python3 -c 'import pytest' 2>/dev/null ||
 	die "pytest is missing: apt-get install python3-pytest (contrib/bootstrap.sh)"
+# eight srun/sacctmgr test files import it (they fail to load without)
+/usr/bin/python3 -c 'import pexpect' 2>/dev/null ||
+	die "pexpect is missing: apt-get install python3-pexpect (contrib/bootstrap.sh)"
 case "$which" in backfill|hetsched) scheds=$which ;; both) scheds="backfill hetsched" ;;
 *) die "--sched takes backfill, hetsched or both" ;; esac
 [ "$which" = backfill ] || [ -f "$stage/sched_hetsched.so" ] || die "no staged plugins in $stage (run make)"
 mkdir -p "$out" && out=$(cd "$out" && pwd)
+test_user=${HS_TEST_USER:-hstest}
+# the second user: created once, with a home (sudo -u starts its shells)
+id "$test_user" >/dev/null 2>&1 || useradd -m -s /bin/bash "$test_user" ||
+	die "useradd $test_user failed"
+sudoers=/etc/sudoers.d/hetsched-testsuite
+if ! grep -qs "Defaults>$test_user env_keep += \"SLURM_CONF\"" "$sudoers"; then
+	printf '# tests/schedmd/run.sh: the test user needs the cluster config\nDefaults>%s env_keep += "SLURM_CONF"\n' \
+		"$test_user" >"$sudoers.tmp" || die "could not write $sudoers.tmp"
+	# checked before it goes live: a broken sudoers file disables sudo
+	if ! chmod 0440 "$sudoers.tmp" || ! visudo -cqf "$sudoers.tmp" || ! mv "$sudoers.tmp" "$sudoers"; then
+		rm -f "$sudoers.tmp"
+		die "could not install $sudoers"
+	fi
+fi
+[ "$(SLURM_CONF=/x sudo -nu "$test_user" printenv SLURM_CONF)" = /x ] ||
+	die "root cannot sudo -nu $test_user keeping SLURM_CONF (check /etc/sudoers)"
 
 # cluster_opts SCHED: hs-cluster options. Both clusters enforce
 # accounting limits (the QOS/limit tests skip without it) and use the
 # same nodes; hetsched gets short rounds (tests wait tens of seconds for
 # starts) and Slurm's FIFO loop off, as sched_hetsched(8) requires.
+# Both preempt by QOS (test34.2 and others skip without it); PreemptMode
+# CANCEL is the cluster-wide default, the tests set each QOS's own mode.
 cluster_opts() {
 	echo --gpus v100:2:4,p100:2:4 --conf-extra AccountingStorageEnforce=associations,limits,qos
+	echo --conf-extra PreemptType=preempt/qos --conf-extra PreemptMode=CANCEL
 	[ "$1" = hetsched ] && echo --plugin-dir "$stage" --sched hetsched --select hetsched_cons_tres \
 		--conf-extra SchedulerParameters=defer,sched_interval=-1
 }
@@ -87,6 +125,8 @@ set testsuite_cleanup_on_failure false
 set testsuite_colorize false
 # never pkill by name on a shared machine (see the header of run.sh)
 set bin_pkill "/bin/true"
+# the unprivileged second user (see the header)
+set testsuite_user "$test_user"
 EOF
 	# our select wrapper is cons_tres underneath (see the header)
 	sed -i 's|^\(\tset select_type \[get_config_param "SelectType"\]\)$|\1\n\tif {$select_type eq "select/hetsched_cons_tres"} { set select_type "select/cons_tres" }|' \
@@ -106,7 +146,8 @@ result_expect() {
 result_pytest() {
 	[ "$1" = 124 ] || [ "$1" = 137 ] && { echo timeout; return; }
 	local last
-	last=$(grep -E '^=+ .*(passed|failed|skipped|error|no tests ran).* =+$' "$2" | tail -n 1)
+	# the summary line: "1 passed in 3.28s" under -q, "=== ... ===" without
+	last=$(grep -E '^(=+ )?([0-9]+ [a-z]+(, )?)+ in [0-9.]+s|no tests ran' "$2" | tail -n 1)
 	case "$last" in
 	*failed*|*error*) echo fail ;;
 	*passed*) echo pass ;;
@@ -114,16 +155,24 @@ result_pytest() {
 	*) echo fail ;;
 	esac
 }
+# list_entries: the list's names, comments and blanks dropped.
+list_entries() { sed 's/#.*//; s/^[[:space:]]*//; s/[[:space:]]*$//; /^$/d' "$list"; }
+# python_files DIR: the list's .py lines, or every test file under DIR.
+python_files() {
+	local picked
+	picked=$(list_entries | awk '/\.py$/ { print "tests/" $1 }')
+	if [ -n "$picked" ]; then echo "$picked"; else (cd "$1" && find tests -name 'test_*.py' | sort); fi
+}
 time_left() { [ "$until" = 0 ] || [ "$(date +%s)" -lt "$until" ]; }
 
 run_one_sched() {
-	local s=$1 d=$out/$1 base conf t rc r tsv f
+	local s=$1 d=$out/$1 base conf t t0 rc r tsv f
 	mkdir -p "$d/logs"
 	tsv=$out/results-$s.tsv
 	: >"$tsv"
 	# different starts per scheduler: two runs side by side must not
 	# pick the same free block before either listens on it
-	base=$("$cluster" free-ports --port-base $([ "$s" = backfill ] && echo 26000 || echo 28000)) ||
+	base=$("$cluster" free-ports --port-base "$([ "$s" = backfill ] && echo 26000 || echo 28000)") ||
 		die "no free ports"
 	# shellcheck disable=SC2046
 	"$cluster" up -q --dir "$d/cluster" --port-base "$base" $(cluster_opts "$s") \
@@ -136,28 +185,32 @@ run_one_sched() {
 	prepare_suite "$d" "$conf"
 	export SLURM_CONF=$conf SLURM_TESTSUITE_CONF=$d/testsuite/testsuite.conf
 	export SLURM_LOCAL_GLOBALS_FILE=$d/testsuite/expect/globals.local
-	if [ $do_expect = 1 ]; then
-		for t in $(sed 's/#.*//' "$list"); do
-			time_left || { printf 'expect\t%s\tnot-run\n' "$t" >>"$tsv"; continue; }
-			(cd "$d/testsuite/expect" && timeout -k 10 "$timeout" expect -f "$t" \
-				>"$d/logs/$t.log" 2>&1 </dev/null)
-			rc=$?
-			r=$(result_expect $rc "$d/logs/$t.log")
-			printf 'expect\t%s\t%s\n' "$t" "$r" >>"$tsv"
-			echo "run.sh: $s expect $t: $r"
-			squeue -h -o %i | xargs -r scancel 2>/dev/null
-		done
-	fi
+	# python first: its files take seconds each, so an --until cut-off
+	# falls on the (longer) expect tests
 	if [ $do_python = 1 ]; then
-		for f in $(cd "$d/testsuite/python" && find tests -name 'test_*.py' | sort); do
+		for f in $(python_files "$d/testsuite/python"); do
 			t=${f#tests/}
 			time_left || { printf 'python\t%s\tnot-run\n' "$t" >>"$tsv"; continue; }
+			t0=$SECONDS
 			(cd "$d/testsuite/python" && timeout -k 10 "$timeout" /usr/bin/python3 -m pytest \
 				-p no:cacheprovider -q -rA "$f" >"$d/logs/${t//\//_}.log" 2>&1 </dev/null)
 			rc=$?
 			r=$(result_pytest $rc "$d/logs/${t//\//_}.log")
 			printf 'python\t%s\t%s\n' "$t" "$r" >>"$tsv"
-			echo "run.sh: $s python $t: $r"
+			echo "run.sh: $s python $t: $r ($((SECONDS - t0)) s, load $(cut -d' ' -f1 /proc/loadavg))"
+			squeue -h -o %i | xargs -r scancel 2>/dev/null
+		done
+	fi
+	if [ $do_expect = 1 ]; then
+		for t in $(list_entries | grep -v '\.py$'); do
+			time_left || { printf 'expect\t%s\tnot-run\n' "$t" >>"$tsv"; continue; }
+			t0=$SECONDS
+			(cd "$d/testsuite/expect" && timeout -k 10 "$timeout" expect -f "$t" \
+				>"$d/logs/$t.log" 2>&1 </dev/null)
+			rc=$?
+			r=$(result_expect $rc "$d/logs/$t.log")
+			printf 'expect\t%s\t%s\n' "$t" "$r" >>"$tsv"
+			echo "run.sh: $s expect $t: $r ($((SECONDS - t0)) s, load $(cut -d' ' -f1 /proc/loadavg))"
 			squeue -h -o %i | xargs -r scancel 2>/dev/null
 		done
 	fi
@@ -178,5 +231,15 @@ if [ -f "$out/results-backfill.tsv" ] && [ -f "$out/results-hetsched.tsv" ]; the
 	for col in 3 4; do
 		awk -F'\t' -v c=$col 'NR > 1 { n[$c]++ } END { printf "%s:", (c == 3 ? "backfill" : "hetsched"); for (r in n) printf " %s %d", r, n[r]; print "" }' "$out/schedmd.tsv"
 	done
-	echo "run.sh: table in $out/schedmd.tsv"
+	# the same as a Markdown table for doc/schedmd-tests.md, with the
+	# list's topic comments
+	{
+		printf '| suite | test | topic | backfill | hetsched |\n|---|---|---|---|---|\n'
+		awk -F'\t' 'NR == FNR { n = $0; sub(/[[:space:]]*#.*/, "", n); sub(/^[[:space:]]+/, "", n)
+				if (n != "" && index($0, "#")) { c = $0; sub(/^[^#]*#[[:space:]]*/, "", c); topic[n] = c }
+				next }
+			FNR > 1 { printf "| %s | %s | %s | %s | %s |\n", $1, $2, ($2 in topic ? topic[$2] : ""), $3, $4 }' \
+			"$list" "$out/schedmd.tsv"
+	} >"$out/schedmd.md"
+	echo "run.sh: table in $out/schedmd.tsv and $out/schedmd.md"
 fi

@@ -73,6 +73,10 @@ int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, con
 	bitstr_t *orig_exc = job_ptr->details->exc_node_bitmap;
 	bitstr_t *exc = bit_copy(target);
 	bit_not(exc);
+	/* -w nodes stay in: a job that outgrows them (runnable.c) may be
+	 * planned elsewhere, and Slurm must still include them */
+	if (job_ptr->details->req_node_bitmap)
+		bit_and_not(exc, job_ptr->details->req_node_bitmap);
 	if (orig_exc)
 		bit_or(exc, orig_exc);
 	job_ptr->details->exc_node_bitmap = exc;

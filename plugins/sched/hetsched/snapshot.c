@@ -151,6 +151,26 @@ static void node_gpus(node_record_t *node_ptr, hs_snode_t *nd)
 	list_iterator_destroy(it);
 }
 
+int hs_nodes_gpu_count(bitstr_t *nodes)
+{
+	int total = 0;
+	node_record_t *node_ptr;
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		if (node_ptr->index >= bit_size(nodes) || !bit_test(nodes, node_ptr->index) ||
+		    !node_ptr->gres_list)
+			continue;
+		list_itr_t *it = list_iterator_create(node_ptr->gres_list);
+		gres_state_t *gs;
+		while ((gs = list_next(it))) {
+			gres_node_state_t *ns = gs->gres_data;
+			if (gs->plugin_id == gpu_plugin_id() && ns && ns->gres_cnt_avail <= 1024)
+				total += (int)ns->gres_cnt_avail;
+		}
+		list_iterator_destroy(it);
+	}
+	return total;
+}
+
 /* The job's GPU request: total, per node, type; shape_ok = 0 for shapes
  * hetsched does not place (per socket, several GPU entries). */
 static void job_request(job_record_t *job_ptr, hs_sjob_t *sj)
@@ -274,7 +294,7 @@ static void copy_env(job_record_t *job_ptr, hs_sjob_t *sj)
 static int runnable_on(const hs_sconf_t *conf, job_record_t *job_ptr, const int *node_map,
 		       const hs_snap_t *s, hs_sjob_t *sj)
 {
-	bitstr_t *ok = hs_job_runnable_nodes(conf, job_ptr);
+	bitstr_t *ok = hs_job_runnable_nodes(conf, job_ptr, sj->gpus);
 	if (!ok) {
 		sj->eligible = 0;
 		return 0;
@@ -442,12 +462,12 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 		sj->begin_time = d ? d->begin_time : 0;
 		sj->eligible = sj->state == HS_SJ_PENDING && d && job_ptr->priority != 0 &&
 			       !blocked_reason(job_ptr->state_reason);
+		job_request(job_ptr, sj); /* runnable_on needs its GPU count */
 		if (sj->eligible && runnable_on(conf, job_ptr, node_map, s, sj) < 0) {
 			failed = 1;
 			break;
 		}
 		sj->begin_time = d ? d->begin_time : 0; /* job_independent may set it */
-		job_request(job_ptr, sj);
 		/* partitions */
 		int np = job_ptr->part_ptr_list ? list_count(job_ptr->part_ptr_list) : 1;
 		sj->parts = calloc((size_t)np + 1, sizeof(int));

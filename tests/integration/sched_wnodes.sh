@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# sched_wnodes.sh — a job pinned with -w to nodes that cannot hold all its
+# GPUs: Slurm adds nodes to the -w ones (sbatch --gpus=3 -w a 2-GPU node
+# runs on two nodes), so sched/hetsched must plan it on more nodes than
+# -w names, keeping the -w nodes in. Before, the plan confined it to the
+# -w nodes, where it never fit: it stayed pending forever with "waiting
+# for 3 free GPUs" on an idle cluster (SchedMD's test39.13,
+# doc/schedmd-tests.md). A -w job that fits its nodes stays confined to
+# them. TAP output.
+. "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+. "$HS_SRCDIR/tests/integration/sched_lib.sh"
+it_begin "sched/hetsched: -w nodes too small for the job's GPUs: Slurm adds nodes, so does the plan"
+
+sched_cluster w v100:2:2 || bail "cluster did not come up"
+check "round length 15 s" it_hetsched_conf "$W_DIR" RoundLength=15 MinRoundInterval=1
+
+state() { squeue -h -j "$1" -o %T 2>/dev/null; }
+# running_within_rounds N JOBID: the job runs before N more rounds were
+# logged (and within 60 s).
+running_within_rounds() {
+	local want end
+	want=$(($(rounds "$W_DIR") + $1))
+	end=$(($(date +%s) + 60))
+	while [ "$(rounds "$W_DIR")" -le "$want" ] && [ "$(date +%s)" -lt "$end" ]; do
+		[ "$(state "$2")" = RUNNING ] && return 0
+		sleep 0.5
+	done
+	echo "job $2: $(state "$2") $(squeue -h -j "$2" -o %r) after $1 rounds" | diag
+	return 1
+}
+
+g=$(sbatch --parsable -o /dev/null --gpus=3 -w v100-1 --wrap 'sleep 300')
+check "--gpus=3 -w v100-1 (2 GPUs there) starts within two rounds" running_within_rounds 2 "$g"
+nodes=$(squeue -h -j "$g" -o %N)
+check "... on v100-1 and another node ($nodes)" test "$nodes" = "v100-[1-2]"
+
+# one GPU is left, on v100-2: a -w v100-1 job that fits v100-1 waits for
+# it (not planned on v100-2), the runnable job takes the free GPU
+p=$(sbatch --parsable -o /dev/null --gres=gpu:1 -w v100-1 --priority=1000 --wrap 'sleep 5')
+r=$(sbatch --parsable -o /dev/null --gres=gpu:1 --priority=10 --wrap 'sleep 300')
+check "the runnable job takes the free GPU within two rounds" running_within_rounds 2 "$r"
+check "the 1-GPU job pinned to the busy v100-1 waits" test "$(state "$p")" = PENDING
+scancel "$g" "$r" "$p"
+it_done
