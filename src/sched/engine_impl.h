@@ -158,12 +158,14 @@ struct hs_engine {
 	int64_t settle_until;      /* until then running jobs are not preempted */
 };
 
-/* engine.c */
+/* engine_log.c */
 void hs_engine_logf(const hs_engine_t *e, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-int hs_engine_type_index(hs_engine_t *e, const char *name); /* adds; -1 if full */
 
 /* engine_acct.c */
+/* Index of a GPU type in the accounting's type table (e->types); adds it;
+ * -1 when the table is full or out of memory. */
+int hs_acct_type_index(hs_engine_t *e, const char *name);
 hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id);
 hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now); /* adds */
 /* Drops accounting of jobs not active in round `round`. */
@@ -193,7 +195,8 @@ int hs_warn_once(hs_engine_t *e, uint32_t id, unsigned kind);
 void hs_warn_prune(hs_engine_t *e, const hs_snap_t *s);
 void hs_warn_free(hs_engine_t *e);
 
-/* engine_ops.c */
+/* engine_optable.c: the table of in-flight operations (the protocol that
+ * advances them is engine_ops.c, behind engine.h's hs_engine_op_*). */
 hs_op_t *hs_op_find(const hs_engine_t *e, uint32_t id);
 hs_op_t *hs_op_add(hs_engine_t *e, uint32_t id, hs_op_kind_t kind);
 void hs_op_remove(hs_engine_t *e, uint32_t id);
