@@ -278,7 +278,24 @@ int hs_nodes_usable(const hs_round_build_t *b, const hs_snap_t *s, const hs_sjob
  * of memory. */
 int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, int npj);
 
-/* engine_plan.c */
+/* engine_plan_share.c: steps of hs_build_plan across plan entries, run
+ * in this order once every problem job has its entry. pj_of: problem job
+ * -> plan entry; snap_pj: snapshot job -> plan entry or -1; server_node:
+ * server -> snapshot node. */
+/* Packed pairs: noted, or one member alone without the packing interface. */
+void hs_plan_resolve_pairs(const hs_engine_t *e, hs_plan_t *plan, const hs_round_out_t *out,
+			   const int *pj_of, const hs_round_build_t *b, long round);
+/* Gandiva time slicing onto a job the round suspends (PreemptMode=suspend
+ * with packing). */
+void hs_plan_timeslice(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
+		       const hs_round_build_t *b, const hs_round_out_t *out, const int *pj_of,
+		       const int *snap_pj, const int *server_node, long round);
+/* GPUs suspended jobs keep, wanted by another job: evicted, or the start
+ * waits. */
+void hs_plan_vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
+		    const hs_round_build_t *b, const int *snap_pj, long round);
+
+/* engine_plan.c: the "decisions -> plan" stage. */
 int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		  const hs_round_out_t *out, hs_plan_t *plan, hs_err_t *err);
 /* The engine's queue order (engine_order.c), Slurm's backfill order

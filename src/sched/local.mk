@@ -15,10 +15,11 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/estimate.c src/sched/estimate.h \
 	src/sched/engine.c src/sched/engine.h src/sched/engine_impl.h \
 	src/sched/engine_log.c \
-	src/sched/engine_problem.c \
+	src/sched/engine_problem.c src/sched/engine_scratch.h \
+	src/sched/engine_classify.c \
 	src/sched/engine_nodes.c \
 	src/sched/engine_pinned.c \
-	src/sched/engine_plan.c \
+	src/sched/engine_plan.c src/sched/engine_plan_share.c \
 	src/sched/engine_acct.c \
 	src/sched/engine_warn.c \
 	src/sched/solve_leaving_out.c src/sched/solve_leaving_out.h \
