@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine_impl.h — internals of the round engine shared by its files:
- * engine.c (lifecycle, round driver), engine_problem.c (snapshot ->
- * problem), engine_plan.c (decisions -> plan), engine_acct.c (per-job
- * accounting), engine_ops.c (in-flight operations), engine_state.c
- * (save/restore), engine_status.c (status document). Not for other users.
+ * engine.c (lifecycle, round driver), the stages engine_problem.c with
+ * engine_classify.c (snapshot -> problem), engine_plan.c with
+ * engine_plan_share.c (decisions -> plan), engine_ops.c (in-flight
+ * operations), engine_state.c (save/restore), engine_status.c (status
+ * document), and the leaves they call: engine_log.c, engine_acct.c
+ * (per-job accounting), engine_optable.c (the op table). doc/hacking.md
+ * "The round as a pipeline" maps them. Not for other users.
  */
 #ifndef HS_SCHED_ENGINE_IMPL_H
 #define HS_SCHED_ENGINE_IMPL_H
