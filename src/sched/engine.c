@@ -7,37 +7,10 @@
 #include "core/policy_impl.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-void hs_engine_logf(const hs_engine_t *e, int level, const char *fmt, ...)
-{
-	if (!e->log)
-		return;
-	if (level >= HS_LOG_DEBUG && !e->conf.debug)
-		return;
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	e->log(e->log_arg, level, buf);
-}
-
-int hs_engine_type_index(hs_engine_t *e, const char *name)
-{
-	for (int t = 0; t < e->ntypes; t++)
-		if (!strcmp(e->types[t], name))
-			return t;
-	if (e->ntypes >= HS_MAX_TYPES)
-		return -1;
-	if (!(e->types[e->ntypes] = strdup(name)))
-		return -1;
-	return e->ntypes++;
-}
 
 static double ms_since(const struct timespec *t0)
 {
@@ -184,7 +157,7 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 	const int J = pb->cluster.ntypes;
 	int tmap[J > 0 ? J : 1];
 	for (int j = 0; j < J; j++)
-		if ((tmap[j] = hs_engine_type_index(e, pb->cluster.names[j])) < 0)
+		if ((tmap[j] = hs_acct_type_index(e, pb->cluster.names[j])) < 0)
 			return hs_err_set(err, "too many GPU types (more than %d)", HS_MAX_TYPES);
 	long round = e->rounds + 1;
 	for (int k = 0; k < pb->njobs; k++) {

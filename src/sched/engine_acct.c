@@ -13,6 +13,20 @@ static int cmp_id(const void *k, const void *m)
 	return a < b ? -1 : a > b;
 }
 
+/* The accounting's GPU type table only grows (per-type arrays of hs_jacct_t
+ * are indexed by it), so an index stays valid for the engine's life. */
+int hs_acct_type_index(hs_engine_t *e, const char *name)
+{
+	for (int t = 0; t < e->ntypes; t++)
+		if (!strcmp(e->types[t], name))
+			return t;
+	if (e->ntypes >= HS_MAX_TYPES)
+		return -1;
+	if (!(e->types[e->ntypes] = strdup(name)))
+		return -1;
+	return e->ntypes++;
+}
+
 hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id)
 {
 	if (!e->nacct)

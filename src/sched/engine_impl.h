@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine_impl.h — internals of the round engine shared by its files:
- * engine.c (lifecycle, round driver), engine_problem.c (snapshot ->
- * problem), engine_plan.c (decisions -> plan), engine_acct.c (per-job
- * accounting), engine_ops.c (in-flight operations), engine_state.c
- * (save/restore), engine_status.c (status document). Not for other users.
+ * engine.c (lifecycle, round driver), the stages engine_problem.c with
+ * engine_classify.c (snapshot -> problem), engine_plan.c with
+ * engine_plan_share.c (decisions -> plan), engine_ops.c (in-flight
+ * operations), engine_state.c (save/restore), engine_status.c (status
+ * document), and the leaves they call: engine_log.c, engine_acct.c
+ * (per-job accounting), engine_optable.c (the op table). doc/hacking.md
+ * "The round as a pipeline" maps them. Not for other users.
  */
 #ifndef HS_SCHED_ENGINE_IMPL_H
 #define HS_SCHED_ENGINE_IMPL_H
@@ -158,12 +161,14 @@ struct hs_engine {
 	int64_t settle_until;      /* until then running jobs are not preempted */
 };
 
-/* engine.c */
+/* engine_log.c */
 void hs_engine_logf(const hs_engine_t *e, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-int hs_engine_type_index(hs_engine_t *e, const char *name); /* adds; -1 if full */
 
 /* engine_acct.c */
+/* Index of a GPU type in the accounting's type table (e->types); adds it;
+ * -1 when the table is full or out of memory. */
+int hs_acct_type_index(hs_engine_t *e, const char *name);
 hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id);
 hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now); /* adds */
 /* Drops accounting of jobs not active in round `round`. */
@@ -193,7 +198,8 @@ int hs_warn_once(hs_engine_t *e, uint32_t id, unsigned kind);
 void hs_warn_prune(hs_engine_t *e, const hs_snap_t *s);
 void hs_warn_free(hs_engine_t *e);
 
-/* engine_ops.c */
+/* engine_optable.c: the table of in-flight operations (the protocol that
+ * advances them is engine_ops.c, behind engine.h's hs_engine_op_*). */
 hs_op_t *hs_op_find(const hs_engine_t *e, uint32_t id);
 hs_op_t *hs_op_add(hs_engine_t *e, uint32_t id, hs_op_kind_t kind);
 void hs_op_remove(hs_engine_t *e, uint32_t id);
@@ -275,7 +281,24 @@ int hs_nodes_usable(const hs_round_build_t *b, const hs_snap_t *s, const hs_sjob
  * of memory. */
 int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, int npj);
 
-/* engine_plan.c */
+/* engine_plan_share.c: steps of hs_build_plan across plan entries, run
+ * in this order once every problem job has its entry. pj_of: problem job
+ * -> plan entry; snap_pj: snapshot job -> plan entry or -1; server_node:
+ * server -> snapshot node. */
+/* Packed pairs: noted, or one member alone without the packing interface. */
+void hs_plan_resolve_pairs(const hs_engine_t *e, hs_plan_t *plan, const hs_round_out_t *out,
+			   const int *pj_of, const hs_round_build_t *b, long round);
+/* Gandiva time slicing onto a job the round suspends (PreemptMode=suspend
+ * with packing). */
+void hs_plan_timeslice(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
+		       const hs_round_build_t *b, const hs_round_out_t *out, const int *pj_of,
+		       const int *snap_pj, const int *server_node, long round);
+/* GPUs suspended jobs keep, wanted by another job: evicted, or the start
+ * waits. */
+void hs_plan_vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
+		    const hs_round_build_t *b, const int *snap_pj, long round);
+
+/* engine_plan.c: the "decisions -> plan" stage. */
 int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		  const hs_round_out_t *out, hs_plan_t *plan, hs_err_t *err);
 /* The engine's queue order (engine_order.c), Slurm's backfill order

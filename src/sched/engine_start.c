@@ -23,7 +23,7 @@ static double job_rate(hs_engine_t *e, const hs_problem_t *pb, const hs_decision
 	double num = 0, den = 0, best = 0;
 	for (int j = 0; j < pb->cluster.ntypes; j++) {
 		best = jb->thr[j] > best ? jb->thr[j] : best;
-		int t = ac ? hs_engine_type_index(e, pb->cluster.names[j]) : -1;
+		int t = ac ? hs_acct_type_index(e, pb->cluster.names[j]) : -1;
 		if (t >= 0 && ac->x[t] > 0) {
 			num += ac->x[t] * jb->thr[j];
 			den += ac->x[t];
@@ -47,7 +47,7 @@ static void job_rho(hs_engine_t *e, const hs_problem_t *pb, const double *cap, i
 		return;
 	double alloc = 0;
 	for (int j = 0; j < pb->cluster.ntypes; j++) {
-		int t = hs_engine_type_index(e, pb->cluster.names[j]);
+		int t = hs_acct_type_index(e, pb->cluster.names[j]);
 		if (t >= 0)
 			alloc += ac->x[t] * jb->thr[j];
 	}

@@ -293,12 +293,12 @@ static int restore_ops(restored_t *r, json_object *ops, hs_err_t *err)
 	return 0;
 }
 
-int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
+/* The header: format, version, round times and count. */
+static int restore_header(json_object *st, int64_t *last, int64_t *reset, int64_t *rounds,
+			  hs_err_t *err)
 {
-	restored_t r;
-	memset(&r, 0, sizeof(r));
 	json_object *v;
-	int64_t ver, last, reset, rounds;
+	int64_t ver;
 	if (!st || !json_object_is_type(st, json_type_object))
 		return hs_err_set(err, "state: not a JSON object");
 	if (get(st, "format", json_type_string, &v, err) < 0)
@@ -311,153 +311,144 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 	if (ver != VERSION)
 		return hs_err_set(err, "state: version %lld, this build reads version %d",
 				  (long long)ver, VERSION);
-	if (get_i64(st, "last_round", 0, INT64_MAX / 2, &last, err) < 0 ||
-	    get_i64(st, "last_reset", 0, INT64_MAX / 2, &reset, err) < 0 ||
-	    get_i64(st, "rounds", 0, INT64_MAX / 2, &rounds, err) < 0)
+	if (get_i64(st, "last_round", 0, INT64_MAX / 2, last, err) < 0 ||
+	    get_i64(st, "last_reset", 0, INT64_MAX / 2, reset, err) < 0 ||
+	    get_i64(st, "rounds", 0, INT64_MAX / 2, rounds, err) < 0)
 		return -1;
+	return 0;
+}
 
-	json_object *types, *jobs, *ops, *mech, *tot;
-	if (get(st, "types", json_type_array, &types, err) < 0 ||
-	    get(st, "jobs", json_type_array, &jobs, err) < 0 ||
-	    get(st, "ops", json_type_array, &ops, err) < 0 ||
-	    get(st, "mech", json_type_object, &mech, err) < 0 ||
-	    get(st, "totals", json_type_object, &tot, err) < 0)
-		return -1;
+static int restore_types(restored_t *r, json_object *types, hs_err_t *err)
+{
 	int nt = (int)json_object_array_length(types);
 	if (nt > HS_MAX_TYPES)
 		return hs_err_set(err, "state: more than %d GPU types", HS_MAX_TYPES);
 	for (int t = 0; t < nt; t++) {
 		json_object *x = json_object_array_get_idx(types, (size_t)t);
-		if (!json_object_is_type(x, json_type_string) || !*json_object_get_string(x)) {
-			restored_free(&r);
+		if (!json_object_is_type(x, json_type_string) || !*json_object_get_string(x))
 			return hs_err_set(err, "state: types[%d] is not a name", t);
-		}
 		for (int u = 0; u < t; u++)
-			if (!strcmp(r.types[u], json_object_get_string(x))) {
-				restored_free(&r);
-				return hs_err_set(err, "state: type '%s' twice", r.types[u]);
-			}
-		if (!(r.types[t] = strdup(json_object_get_string(x)))) {
-			restored_free(&r);
+			if (!strcmp(r->types[u], json_object_get_string(x)))
+				return hs_err_set(err, "state: type '%s' twice", r->types[u]);
+		if (!(r->types[t] = strdup(json_object_get_string(x))))
 			return hs_err_set(err, "out of memory");
-		}
-		r.ntypes = t + 1;
+		r->ntypes = t + 1;
 	}
+	return 0;
+}
 
+/* The optional fields of jobs[i] (older state files have none): Slurm's
+ * submit time and restart count (0 = adopt what the next round sees),
+ * hetsched's last start of the job (engine_recover.c). */
+static int restore_job_optional(json_object *j, hs_jacct_t *a, hs_err_t *err)
+{
+	int64_t st = 0, rc = 0, stt = 0, strc = 0;
+	json_object *v;
+	if ((json_object_object_get_ex(j, "submit_time", &v) &&
+	     get_i64(j, "submit_time", 0, INT64_MAX / 2, &st, err) < 0) ||
+	    (json_object_object_get_ex(j, "restart_cnt", &v) &&
+	     get_i64(j, "restart_cnt", 0, UINT32_MAX, &rc, err) < 0))
+		return -1;
+	if (json_object_object_get_ex(j, "started_t", &v) &&
+	    (get_i64(j, "started_t", 1, INT64_MAX / 2, &stt, err) < 0 ||
+	     get_i64(j, "started_rc", 0, UINT32_MAX, &strc, err) < 0))
+		return -1;
+	a->started_t = stt;
+	a->started_rc = (unsigned)strc;
+	a->submit_time = st;
+	a->restart_cnt = (unsigned)rc;
+	return 0;
+}
+
+/* jobs[i] into a (nt: the number of types); ids must ascend. */
+static int restore_job(const restored_t *r, json_object *j, int i, int nt, int64_t rounds,
+		       hs_jacct_t *a, hs_err_t *err)
+{
+	int64_t id, fs, sb, src;
+	if (!json_object_is_type(j, json_type_object))
+		return hs_err_set(err, "state: jobs[%d] is not an object", i);
+	if (get_i64(j, "id", 1, UINT32_MAX, &id, err) < 0 ||
+	    get_i64(j, "first_seen", 0, INT64_MAX / 2, &fs, err) < 0 ||
+	    get_i64(j, "suspended_by_us", 0, 1, &sb, err) < 0 ||
+	    get_i64(j, "src", 0, HS_ESTIMATE_MEASURED, &src, err) < 0 ||
+	    get_dbl(j, "active_reset", &a->active_reset_s, err) < 0 ||
+	    get_dbl(j, "active_total", &a->active_total_s, err) < 0 ||
+	    get_darr(j, "recv_reset", nt, a->recv_reset, err) < 0 ||
+	    get_darr(j, "recv_total", nt, a->recv_total, err) < 0 ||
+	    get_darr(j, "x", nt, a->x, err) < 0 || get_darr(j, "thr", nt, a->thr, err) < 0 ||
+	    get_darr(j, "meas", nt, a->meas, err) < 0)
+		return -1;
+	for (int t = 0; t < nt; t++)
+		if (a->x[t] > 1.0 + 1e-6)
+			return hs_err_set(err, "state: jobs[%d]: share above 1", i);
+	if (i > 0 && (uint32_t)id <= r->acct[i - 1].id)
+		return hs_err_set(err, "state: jobs not sorted by id or duplicated");
+	if (restore_job_optional(j, a, err) < 0)
+		return -1;
+	a->id = (uint32_t)id;
+	a->first_seen = fs;
+	a->suspended_by_us = (int)sb;
+	a->src = (int)src;
+	a->seen_round = rounds;
+	return 0;
+}
+
+static int restore_jobs(restored_t *r, json_object *jobs, int64_t rounds, hs_err_t *err)
+{
 	int nj = (int)json_object_array_length(jobs);
-	if (nj > MAX_JOBS_SAVED) {
-		restored_free(&r);
+	if (nj > MAX_JOBS_SAVED)
 		return hs_err_set(err, "state: too many jobs");
-	}
-	r.acct = calloc((size_t)nj + 1, sizeof(*r.acct));
-	if (!r.acct) {
-		restored_free(&r);
+	r->acct = calloc((size_t)nj + 1, sizeof(*r->acct));
+	if (!r->acct)
 		return hs_err_set(err, "out of memory");
-	}
 	for (int i = 0; i < nj; i++) {
-		json_object *j = json_object_array_get_idx(jobs, (size_t)i);
-		hs_jacct_t *a = &r.acct[i];
-		int64_t id, fs, sb, src;
-		if (!json_object_is_type(j, json_type_object)) {
-			restored_free(&r);
-			return hs_err_set(err, "state: jobs[%d] is not an object", i);
-		}
-		if (get_i64(j, "id", 1, UINT32_MAX, &id, err) < 0 ||
-		    get_i64(j, "first_seen", 0, INT64_MAX / 2, &fs, err) < 0 ||
-		    get_i64(j, "suspended_by_us", 0, 1, &sb, err) < 0 ||
-		    get_i64(j, "src", 0, HS_ESTIMATE_MEASURED, &src, err) < 0 ||
-		    get_dbl(j, "active_reset", &a->active_reset_s, err) < 0 ||
-		    get_dbl(j, "active_total", &a->active_total_s, err) < 0 ||
-		    get_darr(j, "recv_reset", nt, a->recv_reset, err) < 0 ||
-		    get_darr(j, "recv_total", nt, a->recv_total, err) < 0 ||
-		    get_darr(j, "x", nt, a->x, err) < 0 || get_darr(j, "thr", nt, a->thr, err) < 0 ||
-		    get_darr(j, "meas", nt, a->meas, err) < 0) {
-			restored_free(&r);
+		if (restore_job(r, json_object_array_get_idx(jobs, (size_t)i), i, r->ntypes, rounds,
+				&r->acct[i], err) < 0)
 			return -1;
-		}
-		for (int t = 0; t < nt; t++)
-			if (a->x[t] > 1.0 + 1e-6) {
-				restored_free(&r);
-				return hs_err_set(err, "state: jobs[%d]: share above 1", i);
-			}
-		if (i > 0 && (uint32_t)id <= r.acct[i - 1].id) {
-			restored_free(&r);
-			return hs_err_set(err, "state: jobs not sorted by id or duplicated");
-		}
-		/* optional (older state files): 0 = adopt what the next round sees */
-		int64_t st = 0, rc = 0;
-		json_object *v;
-		if ((json_object_object_get_ex(j, "submit_time", &v) &&
-		     get_i64(j, "submit_time", 0, INT64_MAX / 2, &st, err) < 0) ||
-		    (json_object_object_get_ex(j, "restart_cnt", &v) &&
-		     get_i64(j, "restart_cnt", 0, UINT32_MAX, &rc, err) < 0)) {
-			restored_free(&r);
-			return -1;
-		}
-		/* optional: hetsched's last start of the job (engine_recover.c) */
-		int64_t stt = 0, strc = 0;
-		if (json_object_object_get_ex(j, "started_t", &v) &&
-		    (get_i64(j, "started_t", 1, INT64_MAX / 2, &stt, err) < 0 ||
-		     get_i64(j, "started_rc", 0, UINT32_MAX, &strc, err) < 0)) {
-			restored_free(&r);
-			return -1;
-		}
-		a->started_t = stt;
-		a->started_rc = (unsigned)strc;
-		a->submit_time = st;
-		a->restart_cnt = (unsigned)rc;
-		a->id = (uint32_t)id;
-		a->first_seen = fs;
-		a->suspended_by_us = (int)sb;
-		a->src = (int)src;
-		a->seen_round = rounds;
-		r.nacct = i + 1;
+		r->nacct = i + 1;
 	}
-	if (restore_ops(&r, ops, err) < 0) {
-		restored_free(&r);
-		return -1;
-	}
-	int64_t tv[9];
-	const char *tk[9] = { "started", "preempted", "migrated", "suspended", "resumed",
-			      "requeued", "checkpoints", "checkpoints_acked", "start_failed" };
-	for (int k = 0; k < 9; k++)
-		if (get_i64(tot, tk[k], 0, INT64_MAX / 2, &tv[k], err) < 0) {
-			restored_free(&r);
-			return -1;
-		}
-	/* added later: optional, states saved before have none */
-	int64_t solve_failed = 0;
-	if (json_object_object_get_ex(tot, "solve_failed", NULL) &&
-	    get_i64(tot, "solve_failed", 0, INT64_MAX / 2, &solve_failed, err) < 0) {
-		restored_free(&r);
-		return -1;
-	}
-	if (!(r.mech = hs_mech_restore(mech, &e->mopts, err))) {
-		restored_free(&r);
-		return -1;
-	}
+	return 0;
+}
 
-	/* Everything is valid: swap it in. */
+/* The counters; tv[9] is "solve_failed", added later: optional, states
+ * saved before have none. */
+#define NTOTALS 10
+static int restore_totals(json_object *tot, int64_t tv[NTOTALS], hs_err_t *err)
+{
+	const char *tk[NTOTALS - 1] = { "started", "preempted", "migrated", "suspended", "resumed",
+					"requeued", "checkpoints", "checkpoints_acked",
+					"start_failed" };
+	for (int k = 0; k < NTOTALS - 1; k++)
+		if (get_i64(tot, tk[k], 0, INT64_MAX / 2, &tv[k], err) < 0)
+			return -1;
+	tv[NTOTALS - 1] = 0;
+	if (json_object_object_get_ex(tot, "solve_failed", NULL) &&
+	    get_i64(tot, "solve_failed", 0, INT64_MAX / 2, &tv[NTOTALS - 1], err) < 0)
+		return -1;
+	return 0;
+}
+
+/* Everything is valid: swaps r into the engine (r's contents then
+ * belong to it). */
+static void restore_swap_in(hs_engine_t *e, restored_t *r, const int64_t tv[NTOTALS])
+{
 	hs_mech_free(e->mech);
-	e->mech = r.mech;
+	e->mech = r->mech;
 	for (int t = 0; t < e->ntypes; t++)
 		free(e->types[t]);
-	e->ntypes = r.ntypes;
-	memcpy(e->types, r.types, sizeof(r.types));
+	e->ntypes = r->ntypes;
+	memcpy(e->types, r->types, sizeof(r->types));
 	free(e->acct);
-	e->acct = r.acct;
-	e->nacct = e->cap_acct = r.nacct;
+	e->acct = r->acct;
+	e->nacct = e->cap_acct = r->nacct;
 	if (e->cap_acct == 0) {
 		free(e->acct);
 		e->acct = NULL;
 	}
 	hs_ops_free(e);
-	e->ops = r.ops_holder.ops;
-	e->nops = r.ops_holder.nops;
-	e->cap_ops = r.ops_holder.cap_ops;
-	e->last_round_t = last;
-	e->last_reset_t = reset;
-	e->rounds = rounds;
+	e->ops = r->ops_holder.ops;
+	e->nops = r->ops_holder.nops;
+	e->cap_ops = r->ops_holder.cap_ops;
 	e->tot_started = tv[0];
 	e->tot_preempted = tv[1];
 	e->tot_migrated = tv[2];
@@ -467,7 +458,33 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 	e->tot_checkpoints = tv[6];
 	e->tot_ckpt_acked = tv[7];
 	e->tot_start_failed = tv[8];
-	e->tot_solve_failed = solve_failed;
+	e->tot_solve_failed = tv[9];
+}
+
+int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
+{
+	restored_t r;
+	memset(&r, 0, sizeof(r));
+	int64_t last, reset, rounds, tv[NTOTALS];
+	if (restore_header(st, &last, &reset, &rounds, err) < 0)
+		return -1;
+	json_object *types, *jobs, *ops, *mech, *tot;
+	if (get(st, "types", json_type_array, &types, err) < 0 ||
+	    get(st, "jobs", json_type_array, &jobs, err) < 0 ||
+	    get(st, "ops", json_type_array, &ops, err) < 0 ||
+	    get(st, "mech", json_type_object, &mech, err) < 0 ||
+	    get(st, "totals", json_type_object, &tot, err) < 0)
+		return -1;
+	if (restore_types(&r, types, err) < 0 || restore_jobs(&r, jobs, rounds, err) < 0 ||
+	    restore_ops(&r, ops, err) < 0 || restore_totals(tot, tv, err) < 0 ||
+	    !(r.mech = hs_mech_restore(mech, &e->mopts, err))) {
+		restored_free(&r);
+		return -1;
+	}
+	restore_swap_in(e, &r, tv);
+	e->last_round_t = last;
+	e->last_reset_t = reset;
+	e->rounds = rounds;
 	/* the first round compares this state with Slurm's (engine_recover.c) */
 	e->recover = 1;
 	if (strcmp(json_object_get_string(json_object_object_get(st, "policy")) ?: "",

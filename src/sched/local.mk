@@ -7,21 +7,23 @@
 noinst_LTLIBRARIES += libhetsched_sched.la
 libhetsched_sched_la_SOURCES = \
 	src/sched/sconf.c src/sched/sconf.h src/sched/sconf_impl.h \
-	src/sched/sconf_keys.c src/sched/sconf_values.c \
+	src/sched/sconf_keys.c src/sched/sconf_values.c src/sched/sconf_text.c \
 	src/sched/conf_include.c src/sched/conf_include.h \
 	src/sched/conf_lastgood.c src/sched/conf_lastgood.h \
 	src/sched/hints.c src/sched/hints.h \
 	src/sched/snapshot.c src/sched/snapshot.h \
 	src/sched/estimate.c src/sched/estimate.h \
 	src/sched/engine.c src/sched/engine.h src/sched/engine_impl.h \
-	src/sched/engine_problem.c \
+	src/sched/engine_log.c \
+	src/sched/engine_problem.c src/sched/engine_scratch.h \
+	src/sched/engine_classify.c \
 	src/sched/engine_nodes.c \
 	src/sched/engine_pinned.c \
-	src/sched/engine_plan.c \
+	src/sched/engine_plan.c src/sched/engine_plan_share.c \
 	src/sched/engine_acct.c \
 	src/sched/engine_warn.c \
 	src/sched/solve_leaving_out.c src/sched/solve_leaving_out.h \
-	src/sched/engine_ops.c \
+	src/sched/engine_ops.c src/sched/engine_optable.c \
 	src/sched/engine_recover.c \
 	src/sched/engine_state.c \
 	src/sched/engine_status.c \

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sconf.c — hetsched.conf values as a whole: free, deep copy, cross-key
- * checks, the Slurm-free text reader and queries (see sconf.h; the keys
- * themselves are the table in sconf_keys.c). */
+ * checks and queries (see sconf.h; the keys themselves are the table in
+ * sconf_keys.c, the Slurm-free text reader is sconf_text.c). */
 #include "sched/sconf.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -124,53 +123,6 @@ int hs_sconf_check(const hs_sconf_t *c, hs_err_t *err)
 		return hs_err_set(err, "MinRoundInterval=%d is longer than RoundLength=%d",
 				  c->min_round_gap_s, c->round_s);
 	return 0;
-}
-
-/* ---- text reader (tests, CLI) ----------------------------------------------- */
-
-int hs_sconf_parse_text(hs_sconf_t *c, const char *text, hs_err_t *err)
-{
-	int lineno = 0;
-	const char *p = text;
-	while (p && *p) {
-		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		lineno++;
-		char *line = strndup(p, len);
-		if (!line)
-			return hs_err_set(err, "out of memory");
-		char *hash = strchr(line, '#');
-		if (hash)
-			*hash = 0;
-		char *s = line;
-		while (isspace((unsigned char)*s))
-			s++;
-		char *end = s + strlen(s);
-		while (end > s && isspace((unsigned char)end[-1]))
-			*--end = 0;
-		if (*s) {
-			char *eq = strchr(s, '=');
-			if (!eq) {
-				free(line);
-				return hs_err_set(err, "line %d: expected Key=Value", lineno);
-			}
-			*eq = 0;
-			char *k = s, *v = eq + 1;
-			char *ke = k + strlen(k);
-			while (ke > k && isspace((unsigned char)ke[-1]))
-				*--ke = 0;
-			while (isspace((unsigned char)*v))
-				v++;
-			hs_err_t e2;
-			if (hs_sconf_set(c, k, v, &e2) < 0) {
-				free(line);
-				return hs_err_set(err, "line %d: %s", lineno, e2.msg);
-			}
-		}
-		free(line);
-		p = e ? e + 1 : NULL;
-	}
-	return hs_sconf_check(c, err);
 }
 
 /* ---- queries ------------------------------------------------------------------ */

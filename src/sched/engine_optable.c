@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* engine_optable.c — the round engine's table of in-flight operations
+ * (hs_op_t, one per job): find, add, remove, restart targets, and the
+ * accessors the plugin's tick loop uses. Data only: the protocol that
+ * advances the ops is engine_ops.c, which with the accounting
+ * (engine_acct.c) and the round's stages calls this file; it calls none
+ * of them. */
+#include "sched/engine_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *hs_op_kind_name(hs_op_kind_t k)
+{
+	switch (k) {
+	case HS_OP_CKPT:
+		return "checkpoint";
+	case HS_OP_REQUEUED:
+		return "requeued";
+	case HS_OP_START:
+		return "start";
+	}
+	return "?";
+}
+
+hs_op_t *hs_op_find(const hs_engine_t *e, uint32_t id)
+{
+	for (int i = 0; i < e->nops; i++)
+		if (e->ops[i].id == id)
+			return &e->ops[i];
+	return NULL;
+}
+
+void hs_op_clear_target(hs_op_t *op)
+{
+	for (int k = 0; k < op->nnodes; k++)
+		free(op->nodes[k]);
+	free(op->nodes);
+	free(op->gpus);
+	free(op->type);
+	op->nodes = NULL;
+	op->gpus = NULL;
+	op->type = NULL;
+	op->nnodes = 0;
+	op->partner = 0;
+}
+
+hs_op_t *hs_op_add(hs_engine_t *e, uint32_t id, hs_op_kind_t kind)
+{
+	hs_op_t *op = hs_op_find(e, id);
+	if (op) {
+		hs_op_clear_target(op);
+	} else {
+		if (e->nops == e->cap_ops) {
+			int cap = e->cap_ops ? e->cap_ops * 2 : 16;
+			hs_op_t *n = realloc(e->ops, (size_t)cap * sizeof(*n));
+			if (!n)
+				return NULL;
+			e->ops = n;
+			e->cap_ops = cap;
+		}
+		op = &e->ops[e->nops++];
+	}
+	memset(op, 0, sizeof(*op));
+	op->id = id;
+	op->kind = kind;
+	return op;
+}
+
+void hs_op_remove(hs_engine_t *e, uint32_t id)
+{
+	for (int i = 0; i < e->nops; i++)
+		if (e->ops[i].id == id) {
+			hs_op_clear_target(&e->ops[i]);
+			e->ops[i] = e->ops[--e->nops];
+			return;
+		}
+}
+
+void hs_ops_free(hs_engine_t *e)
+{
+	for (int i = 0; i < e->nops; i++)
+		hs_op_clear_target(&e->ops[i]);
+	free(e->ops);
+	e->ops = NULL;
+	e->nops = e->cap_ops = 0;
+}
+
+int hs_op_set_target(hs_op_t *op, const hs_plan_job_t *pj, const char *type)
+{
+	hs_op_clear_target(op);
+	if (pj->nnodes <= 0)
+		return 0;
+	op->partner = pj->partner;
+	op->nodes = calloc((size_t)pj->nnodes, sizeof(*op->nodes));
+	op->gpus = calloc((size_t)pj->nnodes, sizeof(*op->gpus));
+	op->type = type ? strdup(type) : NULL;
+	if (!op->nodes || !op->gpus || (type && !op->type)) {
+		hs_op_clear_target(op);
+		return -1;
+	}
+	for (int k = 0; k < pj->nnodes; k++) {
+		if (!(op->nodes[k] = strdup(pj->nodes[k].name ? pj->nodes[k].name : ""))) {
+			op->nnodes = k;
+			hs_op_clear_target(op);
+			return -1;
+		}
+		op->gpus[k] = pj->nodes[k].gpus;
+		op->nnodes = k + 1;
+	}
+	return 0;
+}
+
+void hs_ops_new_round(hs_engine_t *e)
+{
+	for (int i = 0; i < e->nops;) {
+		hs_op_t *op = &e->ops[i];
+		if (op->kind == HS_OP_START) {
+			hs_op_remove(e, op->id);
+			continue;
+		}
+		/* A requeued job is active again: this round decides anew. */
+		if (op->kind == HS_OP_REQUEUED)
+			hs_op_clear_target(op);
+		i++;
+	}
+}
+
+uint32_t hs_engine_op_partner(const hs_engine_t *e, uint32_t id)
+{
+	const hs_op_t *op = hs_op_find(e, id);
+	return op ? op->partner : 0;
+}
+
+int hs_engine_nops(const hs_engine_t *e)
+{
+	return e->nops;
+}
+
+uint32_t hs_engine_op_job(const hs_engine_t *e, int i)
+{
+	return i >= 0 && i < e->nops ? e->ops[i].id : 0;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* engine_plan_share.c — the last steps of the "decisions -> plan" stage
+ * (hs_build_plan, engine_plan.c), which look across plan entries at the
+ * GPUs two jobs would share: packed pairs while no packing interface
+ * exists, Gandiva time slicing onto a job the round suspends, and
+ * vacating GPUs that suspended jobs keep. Each takes the plan with every
+ * problem job's entry made, and the maps between problem jobs, snapshot
+ * jobs, plan entries and servers. */
+#include "sched/engine_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Packed pairs. With the select plugin's packing interface
+ * (doc/packing.md) both members run: the plugin starts the second onto the
+ * first's GPUs (pj->partner). Without it one member runs alone: a member
+ * that keeps running wins, otherwise the lower problem index. */
+void hs_plan_resolve_pairs(const hs_engine_t *e, hs_plan_t *plan, const hs_round_out_t *out,
+			   const int *pj_of, const hs_round_build_t *b, long round)
+{
+	if (e->packing) {
+		for (int k = 0; k < out->njobs; k++) {
+			if (pj_of[k] < 0 || out->d[k].partner < 0)
+				continue;
+			hs_plan_job_t *pj = &plan->jobs[pj_of[k]];
+			if (pj->op == HS_PLAN_START || pj->op == HS_PLAN_CHECKPOINT ||
+			    pj->op == HS_PLAN_REQUEUE)
+				snprintf(pj->reason + strlen(pj->reason),
+					 sizeof(pj->reason) - strlen(pj->reason),
+					 ", packed with job %u", pj->partner);
+		}
+		return;
+	}
+	for (int k = 0; k < out->njobs; k++) {
+		const hs_decision_t *d = &out->d[k];
+		int q = d->partner;
+		if (q < 0 || pj_of[k] < 0)
+			continue;
+		const hs_decision_t *dq = &out->d[q];
+		int loser;
+		if (d->action == HS_ACT_KEEP)
+			loser = q;
+		else if (dq->action == HS_ACT_KEEP)
+			loser = k;
+		else
+			loser = k < q ? q : k;
+		if (loser != k)
+			continue;
+		hs_plan_job_t *pj = &plan->jobs[pj_of[k]];
+		char why[96];
+		snprintf(why, sizeof(why), "would share GPUs with job %s: packing not available",
+			 b->problem.jobs[q].id);
+		if (pj->op == HS_PLAN_START || pj->op == HS_PLAN_RESUME) {
+			pj->op = HS_PLAN_NONE;
+		} else if (pj->op == HS_PLAN_CHECKPOINT || pj->op == HS_PLAN_REQUEUE) {
+			/* a migration into the pair becomes a plain preemption */
+			free(pj->nodes);
+			pj->nodes = NULL;
+			pj->nnodes = 0;
+		}
+		pj->partner = 0;
+		snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: %s", round, why);
+	}
+}
+
+/* Does snapshot job i hold GPU `gpu` of node `node`? */
+static int holds_gpu(const hs_sjob_t *sj, int node, int gpu)
+{
+	for (int x = 0; x < sj->nheld; x++)
+		if (sj->held[x].node == node && sj->held[x].gpu == gpu)
+			return 1;
+	return 0;
+}
+
+/* Another running or suspended job than `i` holding that GPU (its packed
+ * or time-slice partner), or -1. */
+static int other_holder(const hs_snap_t *s, int i, int node, int gpu)
+{
+	for (int o = 0; o < s->njobs; o++)
+		if (o != i &&
+		    (s->jobs[o].state == HS_SJ_RUNNING || s->jobs[o].state == HS_SJ_SUSPENDED) &&
+		    holds_gpu(&s->jobs[o], node, gpu))
+			return o;
+	return -1;
+}
+
+/* Gandiva time slicing (PreemptMode=suspend with the select plugin's
+ * packing interface, doc/packing.md): a pending job chosen to start on
+ * exactly the GPUs of a job the round suspends shares those GPUs with
+ * it instead of evicting it. The newcomer is started packed onto the
+ * still running job, which is suspended right after (hs_pack_start needs
+ * a running partner; apply orders the two). Both keep the GPUs; later
+ * rounds alternate them by suspend and resume, nothing is requeued. */
+void hs_plan_timeslice(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
+		       const hs_round_build_t *b, const hs_round_out_t *out, const int *pj_of,
+		       const int *snap_pj, const int *server_node, long round)
+{
+	if (!e->packing || e->conf.preempt != HS_PREEMPT_SUSPEND)
+		return;
+	for (int k = 0; k < out->njobs; k++) {
+		const hs_decision_t *d = &out->d[k];
+		if (pj_of[k] < 0 || d->ngpus <= 0)
+			continue;
+		hs_plan_job_t *pj = &plan->jobs[pj_of[k]];
+		if (pj->op != HS_PLAN_START || pj->partner || pj->state != HS_SJ_PENDING)
+			continue;
+		/* one holder, running, suspended this round, holding exactly
+		 * the chosen GPUs and nothing shared with a third job */
+		int h = -1, ok = 1;
+		for (int g = 0; g < d->ngpus && ok; g++) {
+			int sv = d->gpus[g].server;
+			if (sv < 0 || sv >= b->nservers) {
+				ok = 0;
+				break;
+			}
+			int o = b->owner[b->owner_base[sv] + d->gpus[g].gpu];
+			ok = o >= 0 && (h < 0 || o == h);
+			h = o;
+		}
+		if (!ok || h < 0 || snap_pj[h] < 0)
+			continue;
+		const hs_sjob_t *hj = &s->jobs[h];
+		hs_plan_job_t *hp = &plan->jobs[snap_pj[h]];
+		if (hp->op != HS_PLAN_SUSPEND || hp->slice_with || hj->state != HS_SJ_RUNNING ||
+		    hj->nheld != d->ngpus)
+			continue;
+		for (int g = 0; g < d->ngpus && ok; g++)
+			ok = holds_gpu(hj, server_node[d->gpus[g].server], d->gpus[g].gpu) &&
+			     other_holder(s, h, server_node[d->gpus[g].server], d->gpus[g].gpu) < 0;
+		if (!ok)
+			continue;
+		pj->partner = hj->id;
+		hp->slice_with = pj->id;
+		snprintf(pj->reason, sizeof(pj->reason),
+			 "hetsched round %ld: starting on %s, time-sliced with job %u (suspended, "
+			 "it keeps the GPUs)", round, pj->type_name ? pj->type_name : "?", hj->id);
+		snprintf(hp->reason, sizeof(hp->reason),
+			 "hetsched round %ld: suspended, time-sliced with job %u on its GPUs", round,
+			 pj->id);
+	}
+}
+
+/* A job to be started on the GPUs of job `o`, which keeps them (it
+ * cannot be requeued without losing its work): the start waits, and the
+ * holder runs on — kept instead of suspended, or resumed when nothing
+ * else holds its GPUs. */
+static void hold_back(hs_plan_job_t *pj, hs_plan_job_t *v, const hs_snap_t *s, int o,
+		      long round)
+{
+	pj->op = HS_PLAN_NONE;
+	pj->partner = 0;
+	snprintf(pj->reason, sizeof(pj->reason),
+		 "hetsched round %ld: waiting for GPUs held by job %u (suspending it would "
+		 "leave them idle: it cannot be requeued without losing its work)", round, v->id);
+	const hs_sjob_t *oj = &s->jobs[o];
+	if (v->op == HS_PLAN_SUSPEND) {
+		v->op = HS_PLAN_KEEP;
+		snprintf(v->reason, sizeof(v->reason),
+			 "hetsched round %ld: running on %s (kept: its GPUs cannot be handed over)",
+			 round, v->type_name ? v->type_name : "its GPUs");
+		return;
+	}
+	for (int x = 0; x < oj->nheld; x++)
+		if (other_holder(s, o, oj->held[x].node, oj->held[x].gpu) >= 0)
+			return; /* shares them: its partner decides */
+	v->op = HS_PLAN_RESUME;
+	snprintf(v->reason, sizeof(v->reason),
+		 "hetsched round %ld: resumed (its GPUs cannot go to another job)", round);
+}
+
+/* Suspend keeps a job's GPUs, so jobs whose GPUs another job needs this
+ * round are requeued instead: suspended ones that stay off, and running
+ * ones the plan would suspend (checkpointed first when they can) — unless
+ * the two time-slice those GPUs. A job that can be requeued only by
+ * losing its work is never evicted: a job to be started on its GPUs
+ * waits instead, and the holder keeps running (or is resumed), so the
+ * GPUs never sit idle under a suspended job (otherwise the same start
+ * would be chosen and fail round after round). */
+void hs_plan_vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
+		    const hs_round_build_t *b, const int *snap_pj, long round)
+{
+	for (int i = 0; i < plan->njobs; i++) {
+		hs_plan_job_t *pj = &plan->jobs[i];
+		int moving = pj->op == HS_PLAN_START || pj->op == HS_PLAN_RESUME ||
+			     ((pj->op == HS_PLAN_REQUEUE || pj->op == HS_PLAN_CHECKPOINT) &&
+			      pj->nnodes > 0);
+		if (!moving)
+			continue;
+		const hs_sjob_t *me = &s->jobs[pj->snap];
+		for (int pass = 0; pass < 2 && moving; pass++) {
+			/* pass 0 looks for a holder that cannot be evicted,
+			 * pass 1 evicts */
+			for (int k = 0; k < pj->nnodes; k++) {
+				int node = pj->nodes[k].node, sv = b->node_server[node];
+				if (sv < 0)
+					continue;
+				for (int g = 0; g < s->nodes[node].ngpus; g++) {
+					int o = b->owner[b->owner_base[sv] + g];
+					if (o < 0 || o == pj->snap || holds_gpu(me, node, g))
+						continue; /* its own, or its time-slice partner's */
+					int q = snap_pj[o];
+					if (q < 0)
+						continue;
+					hs_plan_job_t *v = &plan->jobs[q];
+					if (v->slice_with == pj->id)
+						continue;
+					int stays = v->op == HS_PLAN_SUSPEND ||
+						    (v->op == HS_PLAN_NONE &&
+						     s->jobs[o].state == HS_SJ_SUSPENDED);
+					if (!stays)
+						continue;
+					if (!b->hints[o].ckpt && !e->conf.requeue_no_ckpt) {
+						if (pass == 0 && pj->op == HS_PLAN_START) {
+							hold_back(pj, v, s, o, round);
+							moving = 0;
+							break;
+						}
+						continue;
+					}
+					if (pass == 0)
+						continue;
+					v->op = v->op == HS_PLAN_SUSPEND && b->hints[o].ckpt &&
+							s->jobs[o].batch && s->jobs[o].requeue_ok
+						? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
+					snprintf(v->reason, sizeof(v->reason),
+						 "hetsched round %ld: preempted (%s), its GPUs go to job %u",
+						 round, v->op == HS_PLAN_CHECKPOINT ? "checkpoint, requeue"
+										    : "requeued", pj->id);
+				}
+				if (!moving)
+					break;
+			}
+		}
+	}
+}
