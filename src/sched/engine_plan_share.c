@@ -141,6 +141,16 @@ void hs_plan_timeslice(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s
 	}
 }
 
+/* A start onto the GPUs of job v, which keeps them: the start waits. */
+static void hold_start(hs_plan_job_t *pj, const hs_plan_job_t *v, long round)
+{
+	pj->op = HS_PLAN_NONE;
+	pj->partner = 0;
+	snprintf(pj->reason, sizeof(pj->reason),
+		 "hetsched round %ld: waiting for GPUs held by job %u (suspending it would "
+		 "leave them idle: it cannot be requeued without losing its work)", round, v->id);
+}
+
 /* A job to be started on the GPUs of job `o`, which keeps them (it
  * cannot be requeued without losing its work): the start waits, and the
  * holder runs on — kept instead of suspended, or resumed when nothing
@@ -148,11 +158,7 @@ void hs_plan_timeslice(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s
 static void hold_back(hs_plan_job_t *pj, hs_plan_job_t *v, const hs_snap_t *s, int o,
 		      long round)
 {
-	pj->op = HS_PLAN_NONE;
-	pj->partner = 0;
-	snprintf(pj->reason, sizeof(pj->reason),
-		 "hetsched round %ld: waiting for GPUs held by job %u (suspending it would "
-		 "leave them idle: it cannot be requeued without losing its work)", round, v->id);
+	hold_start(pj, v, round);
 	const hs_sjob_t *oj = &s->jobs[o];
 	if (v->op == HS_PLAN_SUSPEND) {
 		v->op = HS_PLAN_KEEP;
@@ -180,6 +186,10 @@ static void hold_back(hs_plan_job_t *pj, hs_plan_job_t *v, const hs_snap_t *s, i
 void hs_plan_vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
 		    const hs_round_build_t *b, const int *snap_pj, long round)
 {
+	/* holders a start was held back for: kept or resumed now, so no
+	 * later start may go onto their GPUs either (without this a second
+	 * start saw them no longer suspended and failed on busy GPUs) */
+	unsigned char *kept = calloc((size_t)plan->njobs + 1, 1);
 	for (int i = 0; i < plan->njobs; i++) {
 		hs_plan_job_t *pj = &plan->jobs[i];
 		int moving = pj->op == HS_PLAN_START || pj->op == HS_PLAN_RESUME ||
@@ -205,6 +215,12 @@ void hs_plan_vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
 					hs_plan_job_t *v = &plan->jobs[q];
 					if (v->slice_with == pj->id)
 						continue;
+					if (kept && kept[q] && pj->op == HS_PLAN_START &&
+					    pj->partner != v->id) {
+						hold_start(pj, v, round);
+						moving = 0;
+						break;
+					}
 					int stays = v->op == HS_PLAN_SUSPEND ||
 						    (v->op == HS_PLAN_NONE &&
 						     s->jobs[o].state == HS_SJ_SUSPENDED);
@@ -213,6 +229,8 @@ void hs_plan_vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
 					if (!b->hints[o].ckpt && !e->conf.requeue_no_ckpt) {
 						if (pass == 0 && pj->op == HS_PLAN_START) {
 							hold_back(pj, v, s, o, round);
+							if (kept)
+								kept[q] = 1;
 							moving = 0;
 							break;
 						}
@@ -233,4 +251,5 @@ void hs_plan_vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
 			}
 		}
 	}
+	free(kept);
 }

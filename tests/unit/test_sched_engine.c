@@ -1093,6 +1093,47 @@ static void test_timeslice(void **state)
 	hs_engine_free(e);
 }
 
+/* Two starts onto the GPUs of one suspended job that cannot be requeued
+ * without losing its work: the first is held back and the holder resumed
+ * (test_suspend_no_idle); the second must be held back too. It used to
+ * go through, since the holder no longer looked suspended, and failed on
+ * GPUs the resumed job holds (#14's review: hold_back). */
+static void test_hold_back_second_start(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2");
+	fx_job_t *a = fx_add(&f, 1, 2);
+	hs_engine_t *e = engine_with("PreemptMode=suspend\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	/* hetsched suspended it earlier */
+	hs_plan_job_t pj = { .id = 1, .op = HS_PLAN_SUSPEND };
+	a->state = HS_SJ_SUSPENDED;
+	assert_int_equal(hs_engine_applied(e, &pj, 1, f.now, 0, NULL), 0);
+	fx_job_t *b = fx_add(&f, 2, 1), *d = fx_add(&f, 3, 1);
+	int both_held = 0;
+	for (int r = 0; r < 4; r++) {
+		f.now += 60;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		const hs_plan_job_t *pb = plan_job(&p, 2), *pd = plan_job(&p, 3);
+		if (c.start_fail || c.requeue)
+			fail_msg("round %d: %d start failures, %d requeues (job 1 holds the GPUs)", r,
+				 c.start_fail, c.requeue);
+		both_held += pb && pd && strstr(pb->reason, "held by job 1") &&
+			     strstr(pd->reason, "held by job 1");
+		assert_int_equal(a->state, HS_SJ_RUNNING);
+		assert_int_equal(b->state, HS_SJ_PENDING);
+		assert_int_equal(d->state, HS_SJ_PENDING);
+		hs_plan_free(&p);
+	}
+	printf("# rounds with both starts held back: %d\n", both_held);
+	hs_engine_free(e);
+}
+
 /* Without the packing interface a job that cannot checkpoint is never
  * suspended in favour of a job that would need its GPU (the GPU would
  * sit idle under the suspended job, the start failing every round): the
@@ -1959,6 +2000,7 @@ int main(void)
 		cmocka_unit_test(test_solve_leaving_out),
 		cmocka_unit_test(test_timeslice),
 		cmocka_unit_test(test_suspend_no_idle),
+		cmocka_unit_test(test_hold_back_second_start),
 		cmocka_unit_test(test_foreign_drained_typed),
 		cmocka_unit_test(test_multi_gpu_consolidated),
 		cmocka_unit_test(test_node_mask_busy_node),
