@@ -15,6 +15,7 @@
 #include "sched/engine.h"
 #include "sched/solve_leaving_out.h"
 #include "sched_fixtures.h"
+#include "testdata.h"
 
 static char last_log[512];
 static int nlogs_with;            /* messages containing log_needle */
@@ -1711,20 +1712,11 @@ static void test_stale_holds(void **state)
 static void test_packed_pair(void **state)
 {
 	(void)state;
-	const char *gavel = getenv("HS_GAVEL_DATA");
-	const char *src = getenv("HS_SRCDIR");
 	char table[4096], conf[4300];
-	if (gavel)
-		snprintf(table, sizeof(table), "%s/simulation_throughputs.json", gavel);
-	else
-		snprintf(table, sizeof(table), "%s/data/gavel/simulation_throughputs.json",
-			 src ? src : "..");
-	FILE *tf = fopen(table, "r");
-	if (!tf) {
+	if (hs_test_gavel_path(table, sizeof(table), "simulation_throughputs.json") < 0) {
 		skip(); /* no Gavel data on this machine */
 		return;
 	}
-	fclose(tf);
 	snprintf(conf, sizeof(conf), "Policy=max_min_fairness_packed\nThroughputTable=%s\n", table);
 	fx_t f;
 	fx_init(&f, "v100:1:1");
@@ -1782,16 +1774,13 @@ static void test_packed_pair(void **state)
 static void test_packed_two_pairs_measured(void **state)
 {
 	(void)state;
-	const char *gavel = getenv("HS_GAVEL_DATA");
-	const char *src = getenv("HS_SRCDIR");
 	char table[4096], conf[4300];
-	if (gavel)
-		snprintf(table, sizeof(table), "%s/simulation_throughputs.json", gavel);
-	else
-		snprintf(table, sizeof(table), "%s/data/gavel/simulation_throughputs.json",
-			 src ? src : "..");
 	hs_thrtable_t tt;
 	hs_err_t terr;
+	if (hs_test_gavel_path(table, sizeof(table), "simulation_throughputs.json") < 0) {
+		skip(); /* no Gavel data on this machine */
+		return;
+	}
 	if (hs_thrtable_load(&tt, table, &terr) < 0) {
 		hs_thrtable_free(&tt);
 		skip(); /* no Gavel data on this machine */
