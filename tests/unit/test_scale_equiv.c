@@ -37,7 +37,8 @@ static void test_place_index_equals_scan(void **state)
 	static unsigned char usable[MAXS][8], all[MAXS];
 	static hs_server_t srv[MAXS];
 	static hs_place_req_t a[MAXR], b[MAXR];
-	static hs_gpu_ref_t ga[MAXS * 8], gb[MAXS * 8], prev[MAXR][8];
+	/* a request asks for up to 10 GPUs (its lease as many) */
+	static hs_gpu_ref_t ga[MAXS * 8], gb[MAXS * 8], prev[MAXR][10];
 	memset(all, 1, sizeof(all));
 	for (int iter = 0; iter < 300; iter++) {
 		int T = 1 + (int)(rnd(&seed) % 3), n = 1 + (int)(rnd(&seed) % MAXS);
