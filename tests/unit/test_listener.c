@@ -591,10 +591,14 @@ static void stopped_reporter(void **state)
 			sleep_s(0.01);
 		}
 	}
+	/* At nice 19 under valgrind (HS_TIMING_LAX) the listener's thread
+	 * can miss a 0.6 s stop altogether; there the stop lasts past the
+	 * gap rule (1 s), so that the interval is excluded either way. */
+	bool strict = rates_checked();
 	sleep_s(0.5);
 	kill(child, SIGSTOP);
 	assert_int_equal(waitpid(child, &status, WUNTRACED), child);
-	sleep_s(0.6);
+	sleep_s(strict ? 0.6 : 1.5);
 	kill(child, SIGCONT);
 	sleep_s(0.5);
 	kill(child, SIGKILL);
@@ -602,7 +606,10 @@ static void stopped_reporter(void **state)
 	hs_listener_stop(l, &c, &st);
 	printf("# excluded: %lu stopped, %lu gaps; ema %.1f steps/s\n",
 	       c.excluded_stop, c.excluded_gap, st.ema);
-	assert_true(c.excluded_stop >= 1);
+	if (strict)
+		assert_true(c.excluded_stop >= 1);
+	else
+		assert_true(c.excluded_stop + c.excluded_gap >= 1);
 	assert_true(st.n >= 1);
 	pthread_mutex_destroy(&p.mu);
 }
