@@ -73,13 +73,10 @@ int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr);
  * manages, asked as backfill asks (dependencies, begin time, QOS and
  * association limits, partition limits, reservations, -w/-x,
  * --constraint, node state); NULL when it would not start it now (the
- * job then carries Slurm's reason). gpus: the job's GPU count (0 if
- * none), which decides whether -w nodes are all it may use. Snapshot
- * locks held. */
-bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, int gpus);
-/* snapshot.c: the GPUs configured on these nodes (Slurm node index
- * bitmap). Snapshot locks held. */
-int hs_nodes_gpu_count(bitstr_t *nodes);
+ * job then carries Slurm's reason). w_short: its -w nodes hold fewer
+ * GPUs than it asks for, so Slurm would add nodes to them (unless -N
+ * caps the count). Snapshot locks held. */
+bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, int w_short);
 
 /* apply.c: the caller holds {READ, WRITE, WRITE, READ, READ}. packing:
  * the select plugin can start a job on a running partner's GPUs. */

@@ -36,7 +36,7 @@
 /* Nodes of partition part the job may use now (NULL: none, or Slurm
  * would not start it in that partition now). job_ptr->part_ptr must be
  * part (the called functions read it). */
-static bitstr_t *part_nodes(job_record_t *job_ptr, part_record_t *part, time_t now, int gpus)
+static bitstr_t *part_nodes(job_record_t *job_ptr, part_record_t *part, time_t now, int w_short)
 {
 	job_details_t *d = job_ptr->details;
 	if (!(part->state_up & PARTITION_SCHED) || !part->node_bitmap)
@@ -71,7 +71,7 @@ static bitstr_t *part_nodes(job_record_t *job_ptr, part_record_t *part, time_t n
 		int req_cnt = bit_set_count(d->req_node_bitmap);
 		int capped = d->max_nodes && req_cnt >= (int)d->max_nodes;
 		if (req_cnt >= (int)d->min_nodes &&
-		    (gpus <= 0 || capped || hs_nodes_gpu_count(d->req_node_bitmap) >= gpus))
+		    (!w_short || capped))
 			bit_and(avail, d->req_node_bitmap);
 	}
 	if (job_req_node_filter(job_ptr, avail, true) != SLURM_SUCCESS ||
@@ -94,7 +94,7 @@ static int limits_allow(job_record_t *job_ptr)
 	return 1;
 }
 
-bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, int gpus)
+bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, int w_short)
 {
 	if (job_ptr->priority == 0 || !job_ptr->details || !job_ptr->part_ptr)
 		return NULL;
@@ -112,7 +112,7 @@ bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, i
 			if (!hs_sconf_manages(conf, p->name))
 				continue;
 			job_ptr->part_ptr = p; /* as backfill does per partition */
-			bitstr_t *b = part_nodes(job_ptr, p, now, gpus);
+			bitstr_t *b = part_nodes(job_ptr, p, now, w_short);
 			if (b && nodes) {
 				bit_or(nodes, b);
 				FREE_NULL_BITMAP(b);
@@ -123,7 +123,7 @@ bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, i
 		list_iterator_destroy(it);
 		job_ptr->part_ptr = orig;
 	} else if (hs_sconf_manages(conf, orig->name)) {
-		nodes = part_nodes(job_ptr, orig, now, gpus);
+		nodes = part_nodes(job_ptr, orig, now, w_short);
 	}
 	if (!nodes && IS_JOB_PENDING(job_ptr) &&
 	    (job_ptr->state_reason == WAIT_NO_REASON || job_ptr->state_reason == WAIT_RESOURCES ||

@@ -151,26 +151,6 @@ static void node_gpus(node_record_t *node_ptr, hs_snode_t *nd)
 	list_iterator_destroy(it);
 }
 
-int hs_nodes_gpu_count(bitstr_t *nodes)
-{
-	int total = 0;
-	node_record_t *node_ptr;
-	for (int i = 0; (node_ptr = next_node(&i)); i++) {
-		if (node_ptr->index >= bit_size(nodes) || !bit_test(nodes, node_ptr->index) ||
-		    !node_ptr->gres_list)
-			continue;
-		list_itr_t *it = list_iterator_create(node_ptr->gres_list);
-		gres_state_t *gs;
-		while ((gs = list_next(it))) {
-			gres_node_state_t *ns = gs->gres_data;
-			if (gs->plugin_id == gpu_plugin_id() && ns && ns->gres_cnt_avail <= 1024)
-				total += (int)ns->gres_cnt_avail;
-		}
-		list_iterator_destroy(it);
-	}
-	return total;
-}
-
 /* The job's GPU request: total, per node, type; shape_ok = 0 for shapes
  * hetsched does not place (per socket, several GPU entries). */
 static void job_request(job_record_t *job_ptr, hs_sjob_t *sj)
@@ -294,7 +274,18 @@ static void copy_env(job_record_t *job_ptr, hs_sjob_t *sj)
 static int runnable_on(const hs_sconf_t *conf, job_record_t *job_ptr, const int *node_map,
 		       const hs_snap_t *s, hs_sjob_t *sj)
 {
-	bitstr_t *ok = hs_job_runnable_nodes(conf, job_ptr, sj->gpus);
+	/* do its -w nodes hold its GPUs? (the snapshot's GPU count per
+	 * node, already read: no second walk of the nodes' GRES) */
+	int w_short = 0;
+	bitstr_t *req = job_ptr->details ? job_ptr->details->req_node_bitmap : NULL;
+	if (sj->gpus > 0 && req) {
+		int held = 0;
+		for (int i = 0; (i = next_set(req, i)) >= 0; i++)
+			if (i < node_record_count && node_map[i] >= 0)
+				held += s->nodes[node_map[i]].ngpus;
+		w_short = held < sj->gpus;
+	}
+	bitstr_t *ok = hs_job_runnable_nodes(conf, job_ptr, w_short);
 	if (!ok) {
 		sj->eligible = 0;
 		return 0;
