@@ -1111,10 +1111,7 @@ static void test_hold_back_second_start(void **state)
 	assert_int_equal(fx_round(&f, e, &p, &c), 0);
 	hs_plan_free(&p);
 	assert_int_equal(a->state, HS_SJ_RUNNING);
-	/* hetsched suspended it earlier */
-	hs_plan_job_t pj = { .id = 1, .op = HS_PLAN_SUSPEND };
-	a->state = HS_SJ_SUSPENDED;
-	assert_int_equal(hs_engine_applied(e, &pj, 1, f.now, 0, NULL), 0);
+	suspend_by_us(&f, e, a); /* hetsched suspended it earlier */
 	fx_job_t *b = fx_add(&f, 2, 1), *d = fx_add(&f, 3, 1);
 	int both_held = 0;
 	for (int r = 0; r < 4; r++) {
@@ -1166,9 +1163,7 @@ static void test_suspend_no_idle(void **state)
 	}
 	assert_true(waited >= 1);
 	/* job 1 suspended by hetsched earlier: resumed, not left idle */
-	hs_plan_job_t pj = { .id = 1, .op = HS_PLAN_SUSPEND };
-	a->state = HS_SJ_SUSPENDED;
-	assert_int_equal(hs_engine_applied(e, &pj, 1, f.now, 0, NULL), 0);
+	suspend_by_us(&f, e, a);
 	for (int r = 0; r < 3; r++) {
 		f.now += 60;
 		assert_int_equal(fx_round(&f, e, &p, &c), 0);
