@@ -38,6 +38,7 @@
 #include "core/mechanism.h"
 #include "sched/sconf.h"
 #include "sched/snapshot.h"
+#include "sched/target.h"
 
 /* Log levels of the engine's messages (mapped to Slurm's by the plugin). */
 enum { HS_LOG_ERROR = 0, HS_LOG_INFO = 1, HS_LOG_DEBUG = 2 };
@@ -46,23 +47,17 @@ typedef void (*hs_log_fn)(void *arg, int level, const char *msg);
 typedef enum hs_plan_op {
 	HS_PLAN_NONE = 0,    /* leave as is (pending stays pending) */
 	HS_PLAN_KEEP,        /* running on the chosen GPUs: do not touch */
-	HS_PLAN_START,       /* pending: start on nodes[] */
+	HS_PLAN_START,       /* pending: start on the target */
 	HS_PLAN_RESUME,      /* suspended by hetsched on the chosen GPUs */
 	HS_PLAN_SUSPEND,     /* running: suspend (GPUs stay with the job) */
 	HS_PLAN_CHECKPOINT,  /* running: checkpoint signal, wait for the ack
-	                      * or the grace, requeue; then start on nodes[]
-	                      * when nnodes > 0 */
+	                      * or the grace, requeue; then start on the
+	                      * target when it has nodes */
 	HS_PLAN_REQUEUE,     /* running or suspended: requeue now; then start
-	                      * on nodes[] when nnodes > 0 */
+	                      * on the target when it has nodes */
 } hs_plan_op_t;
 
 const char *hs_plan_op_name(hs_plan_op_t op);
-
-typedef struct hs_plan_node {
-	int node;            /* index into the snapshot's nodes */
-	const char *name;    /* its name (owned by the snapshot) */
-	int gpus;            /* GPUs on that node */
-} hs_plan_node_t;
 
 typedef struct hs_plan_job {
 	uint32_t id;
@@ -72,9 +67,8 @@ typedef struct hs_plan_job {
 	int type;                  /* problem type index, -1 = none */
 	const char *type_name;     /* owned by the engine (valid until the
 	                            * next round) */
-	int nnodes;
-	hs_plan_node_t *nodes;     /* [nnodes] start target */
-	uint32_t partner;          /* packed with this job, 0 = alone */
+	hs_target_t target;        /* start target (nodes, GPUs per node) and
+	                            * the job it is packed with */
 	uint32_t slice_with;       /* HS_PLAN_SUSPEND for time slicing: job
 	                            * started onto this job's GPUs this
 	                            * round; suspend only after that start
@@ -183,12 +177,10 @@ int hs_engine_nops(const hs_engine_t *e);
 uint32_t hs_engine_op_job(const hs_engine_t *e, int i);
 /* Decides the next step of the op of job id, given what the plugin sees.
  * For HS_OPA_CLEAR_BEGIN *begin is the new begin time; for HS_OPA_START
- * *nodes / *nnodes name the target (engine-owned, node names). */
+ * *target is where to start (engine-owned, valid until the op's result
+ * is reported). */
 hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t *v,
-				 int64_t now, int64_t *begin, char ***nodes, int **gpus,
-				 int *nnodes);
-/* The job an op's start must be packed with (0 = start alone). */
-uint32_t hs_engine_op_partner(const hs_engine_t *e, uint32_t id);
+				 int64_t now, int64_t *begin, const hs_target_t **target);
 /* Reports the result of the step just decided (ok = 0: failed; the op
  * decides whether to retry). */
 void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, int64_t now);

@@ -86,12 +86,8 @@ typedef struct hs_op {
 	int begin_cleared;
 	int requeue_tries;
 	int start_tries;
-	/* restart target, node names (may be empty) */
-	int nnodes;
-	char **nodes;
-	int *gpus;
-	char *type;
-	uint32_t partner;          /* start packed with this job, 0 = alone */
+	hs_target_t target;        /* restart target (may have no nodes) */
+	char *type;                /* its GPU type */
 	int restored;              /* read from the state file: the requeue it
 	                            * records may be one a slurmctld crash lost
 	                            * (engine_ops.c requeues such a job again,
@@ -204,7 +200,7 @@ hs_op_t *hs_op_find(const hs_engine_t *e, uint32_t id);
 hs_op_t *hs_op_add(hs_engine_t *e, uint32_t id, hs_op_kind_t kind);
 void hs_op_remove(hs_engine_t *e, uint32_t id);
 void hs_op_clear_target(hs_op_t *op);
-/* Copies a plan job's target (node names, GPU counts) into the op. */
+/* Copies a plan job's target (and its GPU type) into the op. */
 int hs_op_set_target(hs_op_t *op, const hs_plan_job_t *pj, const char *type);
 const char *hs_op_kind_name(hs_op_kind_t k);
 void hs_ops_free(hs_engine_t *e);

@@ -37,7 +37,7 @@ int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t
 		op->restart_cnt = pj->restart_cnt;
 		op->orig_begin = begin_time;
 		e->tot_checkpoints++;
-		if (pj->nnodes > 0 && hs_op_set_target(op, pj, pj->type_name) < 0)
+		if (pj->target.nnodes > 0 && hs_op_set_target(op, pj, pj->type_name) < 0)
 			return hs_err_set(err, "out of memory");
 		return 0;
 	case HS_PLAN_REQUEUE:
@@ -49,13 +49,13 @@ int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t
 		op->restart_cnt = pj->restart_cnt;
 		op->orig_begin = begin_time;
 		e->tot_requeued++;
-		if (pj->nnodes > 0)
+		if (pj->target.nnodes > 0)
 			e->tot_migrated++;
 		else
 			e->tot_preempted++;
 		if (ac)
 			ac->suspended_by_us = 0;
-		if (pj->nnodes > 0 && hs_op_set_target(op, pj, pj->type_name) < 0)
+		if (pj->target.nnodes > 0 && hs_op_set_target(op, pj, pj->type_name) < 0)
 			return hs_err_set(err, "out of memory");
 		return 0;
 	case HS_PLAN_START:
@@ -106,8 +106,7 @@ static int ckpt_acked(const char *admin_comment, int64_t t0)
 }
 
 hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t *v,
-				 int64_t now, int64_t *begin, char ***nodes, int **gpus,
-				 int *nnodes)
+				 int64_t now, int64_t *begin, const hs_target_t **target)
 {
 	hs_op_t *op = hs_op_find(e, id);
 	if (!op || !v->exists)
@@ -142,15 +141,13 @@ hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t
 				*begin = want > now ? want : now;
 				return HS_OPA_CLEAR_BEGIN;
 			}
-			if (op->nnodes == 0)
+			if (op->target.nnodes == 0)
 				return op->begin_cleared || v->begin_time <= now ? HS_OPA_DROP
 										 : HS_OPA_WAIT;
 			if (now < want)
 				return HS_OPA_WAIT;
 			op->start_rc = v->restart_cnt;
-			*nodes = op->nodes;
-			*gpus = op->gpus;
-			*nnodes = op->nnodes;
+			*target = &op->target;
 			return HS_OPA_START;
 		}
 		if (v->state == HS_SJ_RUNNING || v->state == HS_SJ_SUSPENDED) {
@@ -179,9 +176,7 @@ hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t
 			return HS_OPA_DROP;
 		if (v->state == HS_SJ_PENDING && !v->completing && v->begin_time <= now) {
 			op->start_rc = v->restart_cnt;
-			*nodes = op->nodes;
-			*gpus = op->gpus;
-			*nnodes = op->nnodes;
+			*target = &op->target;
 			return HS_OPA_START;
 		}
 		if (v->state == HS_SJ_PENDING || v->completing)
@@ -209,7 +204,7 @@ void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, 
 			op->kind = HS_OP_REQUEUED;
 			op->t0 = now;
 			e->tot_requeued++;
-			if (op->nnodes > 0)
+			if (op->target.nnodes > 0)
 				e->tot_migrated++;
 			else
 				e->tot_preempted++;

@@ -33,16 +33,9 @@ hs_op_t *hs_op_find(const hs_engine_t *e, uint32_t id)
 
 void hs_op_clear_target(hs_op_t *op)
 {
-	for (int k = 0; k < op->nnodes; k++)
-		free(op->nodes[k]);
-	free(op->nodes);
-	free(op->gpus);
+	hs_target_free(&op->target);
 	free(op->type);
-	op->nodes = NULL;
-	op->gpus = NULL;
 	op->type = NULL;
-	op->nnodes = 0;
-	op->partner = 0;
 }
 
 hs_op_t *hs_op_add(hs_engine_t *e, uint32_t id, hs_op_kind_t kind)
@@ -89,24 +82,12 @@ void hs_ops_free(hs_engine_t *e)
 int hs_op_set_target(hs_op_t *op, const hs_plan_job_t *pj, const char *type)
 {
 	hs_op_clear_target(op);
-	if (pj->nnodes <= 0)
-		return 0;
-	op->partner = pj->partner;
-	op->nodes = calloc((size_t)pj->nnodes, sizeof(*op->nodes));
-	op->gpus = calloc((size_t)pj->nnodes, sizeof(*op->gpus));
+	if (pj->target.nnodes <= 0)
+		return 0; /* no target: no partner or type either */
 	op->type = type ? strdup(type) : NULL;
-	if (!op->nodes || !op->gpus || (type && !op->type)) {
+	if ((type && !op->type) || hs_target_copy(&op->target, &pj->target) < 0) {
 		hs_op_clear_target(op);
 		return -1;
-	}
-	for (int k = 0; k < pj->nnodes; k++) {
-		if (!(op->nodes[k] = strdup(pj->nodes[k].name ? pj->nodes[k].name : ""))) {
-			op->nnodes = k;
-			hs_op_clear_target(op);
-			return -1;
-		}
-		op->gpus[k] = pj->nodes[k].gpus;
-		op->nnodes = k + 1;
 	}
 	return 0;
 }
@@ -124,12 +105,6 @@ void hs_ops_new_round(hs_engine_t *e)
 			hs_op_clear_target(op);
 		i++;
 	}
-}
-
-uint32_t hs_engine_op_partner(const hs_engine_t *e, uint32_t id)
-{
-	const hs_op_t *op = hs_op_find(e, id);
-	return op ? op->partner : 0;
 }
 
 int hs_engine_nops(const hs_engine_t *e)

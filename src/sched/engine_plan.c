@@ -38,35 +38,24 @@ void hs_plan_free(hs_plan_t *p)
 	if (!p)
 		return;
 	for (int i = 0; i < p->njobs; i++)
-		free(p->jobs[i].nodes);
+		hs_target_free(&p->jobs[i].target);
 	free(p->jobs);
 	memset(p, 0, sizeof(*p));
 }
 
-/* Groups a decision's GPUs by node: nodes[] with GPU counts. */
+/* Groups a decision's GPUs by node: the target's nodes with GPU counts
+ * (its partner is set apart, from the decision's). */
 static int set_target(hs_plan_job_t *pj, const hs_snap_t *s, const hs_round_build_t *b,
 		      const hs_decision_t *d, const int *server_node)
 {
-	free(pj->nodes);
-	pj->nodes = NULL;
-	pj->nnodes = 0;
-	if (d->ngpus <= 0)
-		return 0;
-	pj->nodes = calloc((size_t)d->ngpus, sizeof(*pj->nodes));
-	if (!pj->nodes)
-		return -1;
+	hs_target_drop_nodes(&pj->target);
 	for (int g = 0; g < d->ngpus; g++) {
 		int sv = d->gpus[g].server;
 		if (sv < 0 || sv >= b->nservers)
 			continue;
-		int node = server_node[sv], k;
-		for (k = 0; k < pj->nnodes; k++)
-			if (pj->nodes[k].node == node)
-				break;
-		if (k == pj->nnodes)
-			pj->nodes[pj->nnodes++] = (hs_plan_node_t){ .node = node,
-								     .name = s->nodes[node].name };
-		pj->nodes[k].gpus++;
+		int node = server_node[sv];
+		if (hs_target_add_gpu(&pj->target, d->ngpus, node, s->nodes[node].name) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -76,9 +65,9 @@ static void target_names(const hs_plan_job_t *pj, const hs_snap_t *s, char *buf,
 {
 	size_t n = 0;
 	buf[0] = 0;
-	for (int k = 0; k < pj->nnodes && n + 1 < len; k++) {
+	for (int k = 0; k < pj->target.nnodes && n + 1 < len; k++) {
 		int w = snprintf(buf + n, len - n, "%s%s", k ? "," : "",
-				 s->nodes[pj->nodes[k].node].name);
+				 s->nodes[pj->target.nodes[k].node].name);
 		if (w < 0 || (size_t)w >= len - n)
 			break;
 		n += (size_t)w;
@@ -211,7 +200,8 @@ static int plan_leaving(hs_engine_t *e, const hs_snap_t *s, const hs_round_build
 	}
 	pj->op = HS_PLAN_NONE;
 	snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: checkpointing before requeue%s%s",
-		 round, pj->nnodes ? ", then to " : "", pj->nnodes ? pj->type_name : "");
+		 round, pj->target.nnodes ? ", then to " : "",
+		 pj->target.nnodes ? pj->type_name : "");
 	return rc;
 }
 
@@ -334,7 +324,7 @@ static int plan_problem_job(hs_engine_t *e, const hs_snap_t *s, const hs_round_b
 		int t = hs_acct_type_index(e, pb->cluster.names[d->type]);
 		pj->type_name = t >= 0 ? e->types[t] : NULL;
 	}
-	pj->partner = d->partner >= 0 ? (uint32_t)strtoul(pb->jobs[d->partner].id, NULL, 10) : 0;
+	pj->target.partner = d->partner >= 0 ? (uint32_t)strtoul(pb->jobs[d->partner].id, NULL, 10) : 0;
 	pj->ckpt_signal = h->ckpt_signal;
 	if (b->role[i] == HS_ROLE_LEAVING)
 		return plan_leaving(e, s, b, d, m->server_node, pj, out->round);
@@ -417,7 +407,7 @@ static void count_plan_ops(hs_plan_t *plan)
 			break;
 		}
 		if ((plan->jobs[k].op == HS_PLAN_CHECKPOINT || plan->jobs[k].op == HS_PLAN_REQUEUE) &&
-		    plan->jobs[k].nnodes > 0)
+		    plan->jobs[k].target.nnodes > 0)
 			plan->nmigrate++;
 	}
 }

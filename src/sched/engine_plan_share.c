@@ -14,7 +14,7 @@
 
 /* Packed pairs. With the select plugin's packing interface
  * (doc/packing.md) both members run: the plugin starts the second onto the
- * first's GPUs (pj->partner). Without it one member runs alone: a member
+ * first's GPUs (pj->target.partner). Without it one member runs alone: a member
  * that keeps running wins, otherwise the lower problem index. */
 void hs_plan_resolve_pairs(const hs_engine_t *e, hs_plan_t *plan, const hs_round_out_t *out,
 			   const int *pj_of, const hs_round_build_t *b, long round)
@@ -28,7 +28,7 @@ void hs_plan_resolve_pairs(const hs_engine_t *e, hs_plan_t *plan, const hs_round
 			    pj->op == HS_PLAN_REQUEUE)
 				snprintf(pj->reason + strlen(pj->reason),
 					 sizeof(pj->reason) - strlen(pj->reason),
-					 ", packed with job %u", pj->partner);
+					 ", packed with job %u", pj->target.partner);
 		}
 		return;
 	}
@@ -55,11 +55,9 @@ void hs_plan_resolve_pairs(const hs_engine_t *e, hs_plan_t *plan, const hs_round
 			pj->op = HS_PLAN_NONE;
 		} else if (pj->op == HS_PLAN_CHECKPOINT || pj->op == HS_PLAN_REQUEUE) {
 			/* a migration into the pair becomes a plain preemption */
-			free(pj->nodes);
-			pj->nodes = NULL;
-			pj->nnodes = 0;
+			hs_target_drop_nodes(&pj->target);
 		}
-		pj->partner = 0;
+		pj->target.partner = 0;
 		snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: %s", round, why);
 	}
 }
@@ -103,7 +101,7 @@ void hs_plan_timeslice(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s
 		if (pj_of[k] < 0 || d->ngpus <= 0)
 			continue;
 		hs_plan_job_t *pj = &plan->jobs[pj_of[k]];
-		if (pj->op != HS_PLAN_START || pj->partner || pj->state != HS_SJ_PENDING)
+		if (pj->op != HS_PLAN_START || pj->target.partner || pj->state != HS_SJ_PENDING)
 			continue;
 		/* one holder, running, suspended this round, holding exactly
 		 * the chosen GPUs and nothing shared with a third job */
@@ -130,7 +128,7 @@ void hs_plan_timeslice(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s
 			     other_holder(s, h, server_node[d->gpus[g].server], d->gpus[g].gpu) < 0;
 		if (!ok)
 			continue;
-		pj->partner = hj->id;
+		pj->target.partner = hj->id;
 		hp->slice_with = pj->id;
 		snprintf(pj->reason, sizeof(pj->reason),
 			 "hetsched round %ld: starting on %s, time-sliced with job %u (suspended, "
@@ -145,7 +143,7 @@ void hs_plan_timeslice(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s
 static void hold_start(hs_plan_job_t *pj, const hs_plan_job_t *v, long round)
 {
 	pj->op = HS_PLAN_NONE;
-	pj->partner = 0;
+	pj->target.partner = 0;
 	snprintf(pj->reason, sizeof(pj->reason),
 		 "hetsched round %ld: waiting for GPUs held by job %u (suspending it would "
 		 "leave them idle: it cannot be requeued without losing its work)", round, v->id);
@@ -194,15 +192,15 @@ void hs_plan_vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
 		hs_plan_job_t *pj = &plan->jobs[i];
 		int moving = pj->op == HS_PLAN_START || pj->op == HS_PLAN_RESUME ||
 			     ((pj->op == HS_PLAN_REQUEUE || pj->op == HS_PLAN_CHECKPOINT) &&
-			      pj->nnodes > 0);
+			      pj->target.nnodes > 0);
 		if (!moving)
 			continue;
 		const hs_sjob_t *me = &s->jobs[pj->snap];
 		for (int pass = 0; pass < 2 && moving; pass++) {
 			/* pass 0 looks for a holder that cannot be evicted,
 			 * pass 1 evicts */
-			for (int k = 0; k < pj->nnodes; k++) {
-				int node = pj->nodes[k].node, sv = b->node_server[node];
+			for (int k = 0; k < pj->target.nnodes; k++) {
+				int node = pj->target.nodes[k].node, sv = b->node_server[node];
 				if (sv < 0)
 					continue;
 				for (int g = 0; g < s->nodes[node].ngpus; g++) {
@@ -216,7 +214,7 @@ void hs_plan_vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
 					if (v->slice_with == pj->id)
 						continue;
 					if (kept && kept[q] && pj->op == HS_PLAN_START &&
-					    pj->partner != v->id) {
+					    pj->target.partner != v->id) {
 						hold_start(pj, v, round);
 						moving = 0;
 						break;

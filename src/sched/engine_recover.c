@@ -103,10 +103,10 @@ void hs_recover_defer_preemptions(const hs_engine_t *e, const hs_snap_t *s, hs_p
 		if (!count)
 			continue;
 		(*count)--;
-		if (pj->nnodes > 0)
+		if (pj->target.nnodes > 0)
 			plan->nmigrate--;
 		pj->op = HS_PLAN_KEEP;
-		pj->nnodes = 0;
+		hs_target_drop_nodes(&pj->target);
 		plan->nkeep++;
 		snprintf(pj->reason, sizeof(pj->reason),
 			 "hetsched round %ld: slurmctld restarted, not preempted before %lld s "

@@ -104,13 +104,14 @@ json_object *hs_engine_save(const hs_engine_t *e, hs_err_t *err)
 		json_object_object_add(j, "begin_cleared", json_object_new_int(op->begin_cleared));
 		if (op->type)
 			json_object_object_add(j, "type", json_object_new_string(op->type));
-		if (op->partner)
-			json_object_object_add(j, "partner", json_object_new_int64(op->partner));
+		if (op->target.partner)
+			json_object_object_add(j, "partner",
+					       json_object_new_int64(op->target.partner));
 		json_object *nodes = json_object_new_array();
-		for (int k = 0; k < op->nnodes; k++) {
+		for (int k = 0; k < op->target.nnodes; k++) {
 			json_object *pair = json_object_new_array();
-			json_object_array_add(pair, json_object_new_string(op->nodes[k]));
-			json_object_array_add(pair, json_object_new_int(op->gpus[k]));
+			json_object_array_add(pair, json_object_new_string(op->target.nodes[k].name));
+			json_object_array_add(pair, json_object_new_int(op->target.nodes[k].gpus));
 			json_object_array_add(nodes, pair);
 		}
 		json_object_object_add(j, "nodes", nodes);
@@ -209,6 +210,55 @@ static void restored_free(restored_t *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The restart target of saved op i (j), into op; none when "nodes" is
+ * empty. */
+static int restore_op_target(hs_op_t *op, json_object *j, int i, hs_err_t *err)
+{
+	json_object *nodes, *v;
+	if (get(j, "nodes", json_type_array, &nodes, err) < 0)
+		return -1;
+	int nn = (int)json_object_array_length(nodes);
+	if (nn > MAX_NODES_PER_OP)
+		return hs_err_set(err, "state: ops[%d]: too many nodes", i);
+	if (nn == 0)
+		return 0;
+	json_object *type;   /* read once: the target's GPU type */
+	if (get(j, "type", json_type_string, &type, err) < 0)
+		return -1;
+	/* the target is built in the op (the holder frees it on error) */
+	hs_target_t *t = &op->target;
+	if (!(op->type = strdup(json_object_get_string(type))) ||
+	    !(t->nodes = calloc((size_t)nn, sizeof(*t->nodes))))
+		return hs_err_set(err, "out of memory");
+	int bad = 0;
+	for (int k = 0; k < nn && !bad; k++) {
+		json_object *pair = json_object_array_get_idx(nodes, (size_t)k);
+		json_object *a, *c;
+		if (!json_object_is_type(pair, json_type_array) ||
+		    json_object_array_length(pair) != 2 ||
+		    !json_object_is_type(a = json_object_array_get_idx(pair, 0), json_type_string) ||
+		    !json_object_is_type(c = json_object_array_get_idx(pair, 1), json_type_int) ||
+		    json_object_get_int(c) < 1 || json_object_get_int(c) > HS_MAX_GPUS_PER_SERVER ||
+		    !*json_object_get_string(a)) {
+			bad = 1;
+			break;
+		}
+		char *name = strdup(json_object_get_string(a));
+		if (!name)
+			return hs_err_set(err, "out of memory");
+		t->nodes[t->nnodes++] = (hs_target_node_t){ .node = -1, .name = name,
+							    .gpus = json_object_get_int(c) };
+	}
+	if (bad)
+		return hs_err_set(err, "state: ops[%d]: bad node entry", i);
+	int64_t partner = 0;
+	if (json_object_object_get_ex(j, "partner", &v) &&
+	    get_i64(j, "partner", 1, UINT32_MAX, &partner, err) < 0)
+		return -1;
+	t->partner = (uint32_t)partner;
+	return 0;
+}
+
 static int restore_ops(restored_t *r, json_object *ops, hs_err_t *err)
 {
 	int n = (int)json_object_array_length(ops);
@@ -244,51 +294,8 @@ static int restore_ops(restored_t *r, json_object *ops, hs_err_t *err)
 		op->orig_begin = ob;
 		op->begin_cleared = (int)bc;
 		op->restored = 1; /* its requeue may be one Slurm lost */
-		json_object *nodes;
-		if (get(j, "nodes", json_type_array, &nodes, err) < 0)
+		if (restore_op_target(op, j, i, err) < 0)
 			return -1;
-		int nn = (int)json_object_array_length(nodes);
-		if (nn > MAX_NODES_PER_OP)
-			return hs_err_set(err, "state: ops[%d]: too many nodes", i);
-		if (nn == 0)
-			continue;
-		json_object *type;   /* read once: the target's GPU type */
-		if (get(j, "type", json_type_string, &type, err) < 0)
-			return -1;
-		hs_plan_node_t *pn = calloc((size_t)nn, sizeof(*pn));
-		if (!pn)
-			return hs_err_set(err, "out of memory");
-		int bad = 0;
-		for (int k = 0; k < nn && !bad; k++) {
-			json_object *pair = json_object_array_get_idx(nodes, (size_t)k);
-			json_object *a, *c;
-			if (!json_object_is_type(pair, json_type_array) ||
-			    json_object_array_length(pair) != 2 ||
-			    !json_object_is_type(a = json_object_array_get_idx(pair, 0), json_type_string) ||
-			    !json_object_is_type(c = json_object_array_get_idx(pair, 1), json_type_int) ||
-			    json_object_get_int(c) < 1 || json_object_get_int(c) > HS_MAX_GPUS_PER_SERVER ||
-			    !*json_object_get_string(a)) {
-				bad = 1;
-				break;
-			}
-			pn[k].name = json_object_get_string(a);
-			pn[k].gpus = json_object_get_int(c);
-		}
-		if (bad) {
-			free(pn);
-			return hs_err_set(err, "state: ops[%d]: bad node entry", i);
-		}
-		int64_t partner = 0;
-		if (json_object_object_get_ex(j, "partner", &v) &&
-		    get_i64(j, "partner", 1, UINT32_MAX, &partner, err) < 0) {
-			free(pn);
-			return -1;
-		}
-		hs_plan_job_t pj = { .nnodes = nn, .nodes = pn, .partner = (uint32_t)partner };
-		int sr = hs_op_set_target(op, &pj, json_object_get_string(type));
-		free(pn);
-		if (sr < 0)
-			return hs_err_set(err, "out of memory");
 	}
 	return 0;
 }

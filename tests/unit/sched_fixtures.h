@@ -243,11 +243,12 @@ static inline void fx_snapshot(const fx_t *f, hs_snap_t *s)
 
 /* Starts job j on the plan target: first free GPUs of each node. Returns
  * 1 on success, 0 when the GPUs are not free (like ESLURM_NODES_BUSY). */
-static inline int fx_start(fx_t *f, fx_job_t *j, const hs_plan_node_t *nodes, int nnodes)
+static inline int fx_start(fx_t *f, fx_job_t *j, const hs_target_t *t)
 {
+	const hs_target_node_t *nodes = t->nodes;
 	hs_sgpu_t held[16];
 	int nh = 0;
-	for (int k = 0; k < nnodes; k++) {
+	for (int k = 0; k < t->nnodes; k++) {
 		int n = -1;
 		for (int x = 0; x < f->nnodes; x++)
 			if (!strcmp(f->names[x], nodes[k].name))
@@ -323,8 +324,10 @@ static inline void fx_apply(fx_t *f, hs_engine_t *e, const hs_plan_t *p, fx_coun
 						c->requeue++;
 					/* the checkpoint is immediate in the fake */
 					hs_engine_applied(e, &(hs_plan_job_t){ .id = pj->id,
-						.op = HS_PLAN_REQUEUE, .nnodes = pj->nnodes,
-						.nodes = pj->nodes, .type_name = pj->type_name,
+						.op = HS_PLAN_REQUEUE,
+						.target = { .nnodes = pj->target.nnodes,
+							    .nodes = pj->target.nodes },
+						.type_name = pj->type_name,
 						.restart_cnt = pj->restart_cnt }, 1, f->now, 0, NULL);
 					break;
 				case HS_PLAN_SUSPEND:
@@ -343,14 +346,15 @@ static inline void fx_apply(fx_t *f, hs_engine_t *e, const hs_plan_t *p, fx_coun
 			} else {
 				if (pj->op == HS_PLAN_START || pj->op == HS_PLAN_RESUME ||
 				    ((pj->op == HS_PLAN_REQUEUE || pj->op == HS_PLAN_CHECKPOINT) &&
-				     pj->nnodes > 0)) {
+				     pj->target.nnodes > 0)) {
 					if (pj->op == HS_PLAN_RESUME) {
 						j->state = HS_SJ_RUNNING;
 						c->resume++;
 						hs_engine_applied(e, pj, 1, f->now, 0, NULL);
 						continue;
 					}
-					fx_job_t *pt = pj->partner ? fx_find(f, pj->partner) : NULL;
+					fx_job_t *pt = pj->target.partner ?
+						fx_find(f, pj->target.partner) : NULL;
 					if (pt && pt->state == HS_SJ_RUNNING) {
 						/* packed start: the partner's very GPUs */
 						memcpy(j->held, pt->held,
@@ -360,16 +364,15 @@ static inline void fx_apply(fx_t *f, hs_engine_t *e, const hs_plan_t *p, fx_coun
 						j->start = f->now;
 						ok = 1;
 					} else {
-						ok = fx_start(f, j, pj->nodes, pj->nnodes);
+						ok = fx_start(f, j, &pj->target);
 					}
 					if (ok)
 						c->start++;
 					else
 						c->start_fail++;
 					hs_engine_applied(e, &(hs_plan_job_t){ .id = pj->id,
-						.op = HS_PLAN_START, .nnodes = pj->nnodes,
-						.nodes = pj->nodes, .type_name = pj->type_name,
-						.partner = pj->partner,
+						.op = HS_PLAN_START, .target = pj->target,
+						.type_name = pj->type_name,
 						.restart_cnt = pj->restart_cnt },
 						ok, f->now, 0, NULL);
 				}

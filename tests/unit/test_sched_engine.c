@@ -687,27 +687,26 @@ static void test_lost_requeue_repeated(void **state)
 	hs_engine_t *e = engine_with("CheckpointGrace=60\nRestartDelay=2\n");
 	hs_plan_job_t pj = { .id = 7, .op = HS_PLAN_REQUEUE, .restart_cnt = 3 };
 	int64_t t0 = 5000, begin = 0;
-	char **names = NULL;
-	int *gpus = NULL, nn = 0;
+	const hs_target_t *to = NULL;
 	assert_int_equal(hs_engine_applied(e, &pj, 1, t0, 0, NULL), 0);
 	hs_op_view_t v = { .exists = 1, .state = HS_SJ_RUNNING, .restart_cnt = 3 };
-	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 1, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 1, &begin, &to),
 			 HS_OPA_WAIT);
 	hs_engine_t *e2 = restarted(e, NULL, 36);
 	hs_engine_free(e);
 	log_needle = "the requeue was lost";
 	nlogs_with = 0;
-	assert_int_equal(hs_engine_op_step(e2, 7, &v, t0 + 30, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e2, 7, &v, t0 + 30, &begin, &to),
 			 HS_OPA_REQUEUE);
 	hs_engine_op_result(e2, 7, HS_OPA_REQUEUE, 1, t0 + 30);
 	assert_int_equal(nlogs_with, 1);
 	log_needle = "";
 	/* once: Slurm still shows it running (being requeued): wait */
-	assert_int_equal(hs_engine_op_step(e2, 7, &v, t0 + 31, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e2, 7, &v, t0 + 31, &begin, &to),
 			 HS_OPA_WAIT);
 	/* then pending, the new incarnation: the op ends as usual */
 	v = (hs_op_view_t){ .exists = 1, .state = HS_SJ_PENDING, .restart_cnt = 4 };
-	assert_int_equal(hs_engine_op_step(e2, 7, &v, t0 + 32, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e2, 7, &v, t0 + 32, &begin, &to),
 			 HS_OPA_DROP);
 	hs_engine_op_result(e2, 7, HS_OPA_DROP, 1, t0 + 32);
 	assert_int_equal(hs_engine_nops(e2), 0);
@@ -750,10 +749,9 @@ static void test_lost_requeue_and_start(void **state)
 	log_needle = "";
 	assert_int_equal(hs_engine_nops(e2), 1);
 	int64_t begin = 0;
-	char **names = NULL;
-	int *gpus = NULL, nn = 0;
+	const hs_target_t *to = NULL;
 	hs_op_view_t v = { .exists = 1, .state = HS_SJ_RUNNING, .restart_cnt = 0 };
-	assert_int_equal(hs_engine_op_step(e2, 1, &v, f.now + 1, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e2, 1, &v, f.now + 1, &begin, &to),
 			 HS_OPA_REQUEUE);
 	hs_engine_free(e2);
 }
@@ -1056,7 +1054,7 @@ static void test_timeslice(void **state)
 		if (pb && pb->op == HS_PLAN_START) {
 			/* the first slice: packed onto job 1, which is
 			 * suspended after the start */
-			assert_int_equal(pb->partner, 1);
+			assert_int_equal(pb->target.partner, 1);
 			assert_int_equal(pa->op, HS_PLAN_SUSPEND);
 			assert_int_equal(pa->slice_with, 2);
 			assert_non_null(strstr(pb->reason, "time-sliced with job 1"));
@@ -1242,8 +1240,8 @@ static void test_multi_gpu_consolidated(void **state)
 	assert_int_equal(fx_round(&f, e, &p, &c), 0);
 	const hs_plan_job_t *pb = plan_job(&p, 2);
 	assert_int_equal(pb->op, HS_PLAN_START);
-	assert_int_equal(pb->nnodes, 1);
-	assert_int_equal(pb->nodes[0].gpus, 4);
+	assert_int_equal(pb->target.nnodes, 1);
+	assert_int_equal(pb->target.nodes[0].gpus, 4);
 	assert_int_equal(big->state, HS_SJ_RUNNING);
 	hs_plan_free(&p);
 	hs_engine_free(e);
@@ -1550,59 +1548,59 @@ static void test_ops_checkpoint_flow(void **state)
 {
 	(void)state;
 	hs_engine_t *e = engine_with("CheckpointGrace=60\nRestartDelay=2\n");
-	hs_plan_node_t nodes[1] = { { .node = 0, .name = "k80-1", .gpus = 1 } };
-	hs_plan_job_t pj = { .id = 7, .op = HS_PLAN_CHECKPOINT, .nnodes = 1, .nodes = nodes,
+	hs_target_node_t nodes[1] = { { .node = 0, .name = "k80-1", .gpus = 1 } };
+	hs_plan_job_t pj = { .id = 7, .op = HS_PLAN_CHECKPOINT,
+			     .target = { .nnodes = 1, .nodes = nodes },
 			     .type_name = "k80", .restart_cnt = 0 };
 	int64_t t0 = 5000, begin = 0;
-	char **names = NULL;
-	int *gpus = NULL, nn = 0;
+	const hs_target_t *to = NULL;
 	assert_int_equal(hs_engine_applied(e, &pj, 1, t0, 0, NULL), 0);
 	assert_int_equal(hs_engine_nops(e), 1);
 	hs_op_view_t v = { .exists = 1, .state = HS_SJ_RUNNING, .restart_cnt = 0 };
-	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 1, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 1, &begin, &to),
 			 HS_OPA_WAIT);
 	/* an old checkpoint does not count */
 	fx_job_t j = { 0 };
 	fx_ckpt_ack(&j, 100, t0 - 100);
 	v.admin_comment = j.comment;
-	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 2, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 2, &begin, &to),
 			 HS_OPA_WAIT);
 	fx_ckpt_ack(&j, 200, t0 + 3);
-	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 4, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 4, &begin, &to),
 			 HS_OPA_REQUEUE);
 	hs_engine_op_result(e, 7, HS_OPA_REQUEUE, 1, t0 + 4);
 	/* requeue in progress */
 	v.state = HS_SJ_PENDING;
 	v.completing = 1;
 	v.restart_cnt = 1;
-	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 5, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 5, &begin, &to),
 			 HS_OPA_WAIT);
 	/* pending with Slurm's requeue delay: clear it */
 	v.completing = 0;
 	v.begin_time = t0 + 6 + 121;
-	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 6, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 6, &begin, &to),
 			 HS_OPA_CLEAR_BEGIN);
 	assert_int_equal(begin, t0 + 6); /* t0+4 + RestartDelay 2 */
 	hs_engine_op_result(e, 7, HS_OPA_CLEAR_BEGIN, 1, t0 + 6);
 	v.begin_time = begin;
-	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 6, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 7, &v, t0 + 6, &begin, &to),
 			 HS_OPA_START);
-	assert_int_equal(nn, 1);
-	assert_string_equal(names[0], "k80-1");
+	assert_int_equal(to->nnodes, 1);
+	assert_string_equal(to->nodes[0].name, "k80-1");
+	assert_int_equal(to->nodes[0].gpus, 1);
 	hs_engine_op_result(e, 7, HS_OPA_START, 1, t0 + 6);
 	assert_int_equal(hs_engine_nops(e), 0);
 
 	/* grace expiry without an ack, then a failing requeue gives up and
 	 * leaves the job running */
 	pj.id = 8;
-	pj.nnodes = 0;
+	pj.target.nnodes = 0;
 	assert_int_equal(hs_engine_applied(e, &pj, 1, t0, 0, NULL), 0);
 	v = (hs_op_view_t){ .exists = 1, .state = HS_SJ_RUNNING };
-	assert_int_equal(hs_engine_op_step(e, 8, &v, t0 + 59, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 8, &v, t0 + 59, &begin, &to),
 			 HS_OPA_WAIT);
 	for (int k = 0; k < 3; k++) {
-		assert_int_equal(hs_engine_op_step(e, 8, &v, t0 + 60 + k, &begin, &names, &gpus,
-						   &nn),
+		assert_int_equal(hs_engine_op_step(e, 8, &v, t0 + 60 + k, &begin, &to),
 				 HS_OPA_REQUEUE);
 		hs_engine_op_result(e, 8, HS_OPA_REQUEUE, 0, t0 + 60 + k);
 	}
@@ -1613,7 +1611,7 @@ static void test_ops_checkpoint_flow(void **state)
 	pj.id = 9;
 	assert_int_equal(hs_engine_applied(e, &pj, 1, t0, 0, NULL), 0);
 	v.exists = 0;
-	assert_int_equal(hs_engine_op_step(e, 9, &v, t0 + 1, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 9, &v, t0 + 1, &begin, &to),
 			 HS_OPA_DROP);
 	hs_engine_op_result(e, 9, HS_OPA_DROP, 1, t0 + 1);
 	assert_int_equal(hs_engine_nops(e), 0);
@@ -1622,10 +1620,10 @@ static void test_ops_checkpoint_flow(void **state)
 	pj.op = HS_PLAN_REQUEUE;
 	assert_int_equal(hs_engine_applied(e, &pj, 1, t0, 0, NULL), 0);
 	v = (hs_op_view_t){ .exists = 1, .state = HS_SJ_OTHER, .completing = 1 };
-	assert_int_equal(hs_engine_op_step(e, 11, &v, t0 + 1, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 11, &v, t0 + 1, &begin, &to),
 			 HS_OPA_WAIT);
 	v.completing = 0;
-	assert_int_equal(hs_engine_op_step(e, 11, &v, t0 + 2, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 11, &v, t0 + 2, &begin, &to),
 			 HS_OPA_DROP);
 	hs_engine_op_result(e, 11, HS_OPA_DROP, 1, t0 + 2);
 	pj.op = HS_PLAN_CHECKPOINT;
@@ -1633,7 +1631,7 @@ static void test_ops_checkpoint_flow(void **state)
 	pj.id = 10;
 	assert_int_equal(hs_engine_applied(e, &pj, 1, t0, 0, NULL), 0);
 	v = (hs_op_view_t){ .exists = 1, .state = HS_SJ_OTHER };
-	assert_int_equal(hs_engine_op_step(e, 10, &v, t0 + 1, &begin, &names, &gpus, &nn),
+	assert_int_equal(hs_engine_op_step(e, 10, &v, t0 + 1, &begin, &to),
 			 HS_OPA_DROP);
 	hs_engine_free(e);
 }
@@ -1666,8 +1664,8 @@ static void test_leaving_job(void **state)
 	assert_non_null(strstr(pa->reason, "checkpointing"));
 	/* job 2 does not get job 1's GPU */
 	const hs_plan_job_t *pb = plan_job(&p, 2);
-	for (int k = 0; pb && k < pb->nnodes; k++)
-		assert_string_not_equal(pb->nodes[k].name, f.names[a->held[0].node]);
+	for (int k = 0; pb && k < pb->target.nnodes; k++)
+		assert_string_not_equal(pb->target.nodes[k].name, f.names[a->held[0].node]);
 	hs_plan_free(&p);
 	hs_snap_free(&s);
 	hs_engine_free(e);
@@ -1727,8 +1725,8 @@ static void test_packed_pair(void **state)
 	const hs_plan_job_t *pa = plan_job(&p, 1), *pb = plan_job(&p, 2);
 	assert_int_equal(pa->op, HS_PLAN_START);
 	assert_int_equal(pb->op, HS_PLAN_START);
-	assert_int_equal(pa->partner, 2);
-	assert_int_equal(pb->partner, 1);
+	assert_int_equal(pa->target.partner, 2);
+	assert_int_equal(pb->target.partner, 1);
 	assert_non_null(strstr(pb->reason, "packed with job 1"));
 	hs_plan_free(&p);
 	assert_int_equal(a->state, HS_SJ_RUNNING);

@@ -49,13 +49,13 @@ static part_record_t *target_partition(job_record_t *job_ptr, bitstr_t *target)
 	return NULL;
 }
 
-int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, const char *why)
+int hs_start_on_nodes(job_record_t *job_ptr, const hs_target_t *t, const char *why)
 {
-	if (!job_ptr->details || nnodes <= 0)
+	if (!job_ptr->details || t->nnodes <= 0)
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	bitstr_t *target = bit_alloc(node_record_count);
-	for (int k = 0; k < nnodes; k++) {
-		node_record_t *node_ptr = find_node_record(nodes[k]);
+	for (int k = 0; k < t->nnodes; k++) {
+		node_record_t *node_ptr = find_node_record(t->nodes[k].name);
 		if (!node_ptr) {
 			FREE_NULL_BITMAP(target);
 			return ESLURM_INVALID_NODE_NAME;
@@ -110,12 +110,12 @@ int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, con
 	return SLURM_SUCCESS;
 }
 
-int hs_start_job(job_record_t *job_ptr, char *const *nodes, int nnodes, uint32_t partner,
-		 int packing, const char *why)
+int hs_start_job(job_record_t *job_ptr, const hs_target_t *t, int packing, const char *why)
 {
+	uint32_t partner = t->partner;
 	job_record_t *pp = partner ? find_job_record(partner) : NULL;
 	if (!packing || !pp || !IS_JOB_RUNNING(pp) || IS_JOB_COMPLETING(pp))
-		return hs_start_on_nodes(job_ptr, nodes, nnodes, why);
+		return hs_start_on_nodes(job_ptr, t, why);
 	char msg[256];
 	int rc = hs_pack_start(job_ptr, partner, msg, sizeof(msg));
 	if (rc == SLURM_SUCCESS) {
@@ -229,16 +229,13 @@ static int do_suspend(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job
 static int do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_ptr,
 		    time_t now, hs_round_stats_t *st, int packing)
 {
-	char *names[pj->nnodes > 0 ? pj->nnodes : 1];
-	for (int k = 0; k < pj->nnodes; k++)
-		names[k] = (char *)pj->nodes[k].name;
 	int rc;
 	if (!hs_job_startable(job_ptr))
 		rc = ESLURM_NODES_BUSY; /* still being cleaned up: retried */
 	else if (job_ptr->priority == 0 || !job_independent(job_ptr))
 		rc = ESLURM_DEPENDENCY; /* held or not eligible any more */
 	else
-		rc = hs_start_job(job_ptr, names, pj->nnodes, pj->partner, packing, pj->reason);
+		rc = hs_start_job(job_ptr, &pj->target, packing, pj->reason);
 	int ok = rc == SLURM_SUCCESS;
 	if (ok) {
 		st->started++;
@@ -247,13 +244,13 @@ static int do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_p
 		 * retried every tick until the next round. */
 		st->deferred++;
 		debug(HS_LOG_PREFIX "%pJ waits for its GPUs on %s: %s", job_ptr,
-		      pj->nnodes ? pj->nodes[0].name : "?", slurm_strerror(rc));
+		      pj->target.nnodes ? pj->target.nodes[0].name : "?", slurm_strerror(rc));
 	} else {
 		st->start_failed++;
 		/* once per refusal: the next snapshot asks Slurm again and
 		 * leaves the job out while Slurm would not start it */
 		info(HS_LOG_PREFIX "Slurm refused to start %pJ on %s: %s (reason %s); its GPUs "
-		     "go to the next job", job_ptr, pj->nnodes ? pj->nodes[0].name : "?",
+		     "go to the next job", job_ptr, pj->target.nnodes ? pj->target.nodes[0].name : "?",
 		     slurm_strerror(rc), hs_job_reason_string(job_ptr->state_reason));
 	}
 	hs_err_t err;
@@ -356,8 +353,8 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		}
 		if (pj->op == HS_PLAN_RESUME)
 			do_suspend(e, pj, job_ptr, now, RESUME_JOB, st);
-		else if (do_start(e, pj, job_ptr, now, st, packing) && refused && !pj->partner &&
-			 pj->nnodes > 0)
+		else if (do_start(e, pj, job_ptr, now, st, packing) && refused &&
+			 !pj->target.partner && pj->target.nnodes > 0)
 			refused[nrefused++] = i;
 	}
 	if (refused && taken)

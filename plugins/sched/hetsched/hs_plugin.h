@@ -84,11 +84,10 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		   hs_round_stats_t *st, int packing);
 /* Starts a pending job: packed onto its partner's GPUs when it has one
  * that runs and packing is available, else on exactly these nodes. */
-int hs_start_job(job_record_t *job_ptr, char *const *nodes, int nnodes, uint32_t partner,
-		 int packing, const char *why);
-/* Starts a pending job on exactly these nodes (names + GPU counts), like
- * backfill's _start_job; returns a Slurm error code. */
-int hs_start_on_nodes(job_record_t *job_ptr, char *const *nodes, int nnodes, const char *why);
+int hs_start_job(job_record_t *job_ptr, const hs_target_t *t, int packing, const char *why);
+/* Starts a pending job on exactly the target's nodes (its partner
+ * ignored), like backfill's _start_job; returns a Slurm error code. */
+int hs_start_on_nodes(job_record_t *job_ptr, const hs_target_t *t, const char *why);
 
 /* refill.c: gives the targets of the starts Slurm refused (plan indices
  * refused[nrefused]) to the next pending plan jobs in priority order

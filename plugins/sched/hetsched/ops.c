@@ -53,9 +53,9 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing, int requeues_
 			v.admin_comment = job_ptr->admin_comment;
 		}
 		int64_t begin = 0;
-		char **nodes = NULL;
-		int *gpus = NULL, nn = 0, ok = 1, rc;
-		hs_op_action_t a = hs_engine_op_step(e, id, &v, now, &begin, &nodes, &gpus, &nn);
+		const hs_target_t *target = NULL;
+		int ok = 1, rc;
+		hs_op_action_t a = hs_engine_op_step(e, id, &v, now, &begin, &target);
 		if (requeues_only && a != HS_OPA_REQUEUE)
 			continue; /* asked again at a later tick */
 		switch (a) {
@@ -96,8 +96,7 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing, int requeues_
 				ok = 0;
 				break;
 			}
-			rc = hs_start_job(job_ptr, nodes, nn, hs_engine_op_partner(e, id), packing,
-					  "restart where the round put it");
+			rc = hs_start_job(job_ptr, target, packing, "restart where the round put it");
 			ok = rc == SLURM_SUCCESS;
 			if (ok)
 				st->started++;

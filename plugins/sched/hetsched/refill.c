@@ -38,16 +38,16 @@ static int cmp_cand(const void *pa, const void *pb)
 static int fits_target(const hs_snap_t *s, const hs_sjob_t *sj, const hs_plan_job_t *rj)
 {
 	int total = 0;
-	for (int k = 0; k < rj->nnodes; k++) {
-		int n = rj->nodes[k].node;
+	for (int k = 0; k < rj->target.nnodes; k++) {
+		int n = rj->target.nodes[k].node;
 		if (n < 0 || n >= s->nnodes || (sj->node_ok && !sj->node_ok[n]))
 			return 0;
 		if (sj->gpu_type && (!s->nodes[n].gpu_type ||
 				     strcmp(sj->gpu_type, s->nodes[n].gpu_type)))
 			return 0;
-		if (sj->gpus_per_node > 0 && rj->nodes[k].gpus != sj->gpus_per_node)
+		if (sj->gpus_per_node > 0 && rj->target.nodes[k].gpus != sj->gpus_per_node)
 			return 0;
-		total += rj->nodes[k].gpus;
+		total += rj->target.nodes[k].gpus;
 	}
 	return total == sj->gpus && total > 0;
 }
@@ -75,9 +75,6 @@ int hs_refill(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 	int started = 0;
 	for (int r = 0; r < nrefused; r++) {
 		const hs_plan_job_t *rj = &plan->jobs[refused[r]];
-		char *names[rj->nnodes > 0 ? rj->nnodes : 1];
-		for (int k = 0; k < rj->nnodes; k++)
-			names[k] = (char *)rj->nodes[k].name;
 		int tries = 0;
 		for (int k = 0; k < n && tries < HS_REFILL_TRIES; k++) {
 			const hs_plan_job_t *pj = &plan->jobs[c[k].plan];
@@ -92,15 +89,16 @@ int hs_refill(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			taken[c[k].plan] = 1;
 			char why[256];
 			snprintf(why, sizeof(why), "GPUs of JobId=%u, which Slurm refused", rj->id);
-			if (hs_start_on_nodes(job_ptr, names, rj->nnodes, why) != SLURM_SUCCESS)
+			if (hs_start_on_nodes(job_ptr, &rj->target, why) != SLURM_SUCCESS)
 				continue;
 			st->started++;
 			started++;
-			/* the engine counts it like a planned start */
+			/* the engine counts it like a planned start (on the
+			 * refused job's nodes; the plan keeps owning both) */
 			hs_plan_job_t done = *pj;
 			done.op = HS_PLAN_START;
-			done.nnodes = rj->nnodes;
-			done.nodes = rj->nodes;
+			done.target.nnodes = rj->target.nnodes;
+			done.target.nodes = rj->target.nodes;
 			hs_err_t err;
 			(void)hs_engine_applied(e, &done, 1, now, 0, &err);
 			break;
