@@ -353,10 +353,11 @@ int hs_classify_servers(const hs_snap_t *s, hs_round_scratch_t *sc, hs_round_bui
 {
 	const int N = s->nnodes;
 	b->owner = malloc(((size_t)sc->total_gpus + 1) * sizeof(int));
+	b->owner2 = malloc(((size_t)sc->total_gpus + 1) * sizeof(int));
 	b->owner_base = calloc((size_t)N + 1, sizeof(int));
 	b->servers = calloc((size_t)N + 1, sizeof(*b->servers));
 	b->usable = calloc((size_t)N + 1, sizeof(*b->usable));
-	if (!b->owner || !b->owner_base || !b->servers || !b->usable)
+	if (!b->owner || !b->owner2 || !b->owner_base || !b->servers || !b->usable)
 		return -1;
 	for (int n = 0; n < N; n++) {
 		b->node_server[n] = -1;
@@ -369,7 +370,10 @@ int hs_classify_servers(const hs_snap_t *s, hs_round_scratch_t *sc, hs_round_bui
 			return -1;
 		b->owner_base[sv] = sc->node_base[n];
 		for (int g = 0; g < nd->ngpus; g++) {
-			b->owner[sc->node_base[n] + g] = sc->node_owner[sc->node_base[n] + g];
+			int slot = sc->node_base[n] + g;
+			b->owner[slot] = sc->node_owner[slot];
+			/* a partner only beside a real owner (not -2: nobody's) */
+			b->owner2[slot] = sc->node_owner[slot] >= 0 ? sc->node_owner2[slot] : -1;
 			int u = gpu_usable(s, sc, b, n, g);
 			b->usable[sv][g] = (unsigned char)u;
 			sc->count[sc->node_type[n]] += u;

@@ -242,6 +242,8 @@ typedef struct hs_round_build {
 	hs_hints_t *hints;         /* [snap njobs] parsed hints (GPU jobs) */
 	int *owner;                /* per server GPU: owning snapshot job or -1
 	                            * (flat, offsets in owner_base) */
+	int *owner2;               /* per server GPU, like owner: the owner's
+	                            * packed partner on it, or -1 */
 	int *owner_base;           /* [nservers] */
 	hs_estimate_source_t *src; /* [njobs] */
 	double *meas;              /* [njobs * ntypes] */

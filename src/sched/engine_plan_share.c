@@ -173,81 +173,106 @@ static void hold_back(hs_plan_job_t *pj, hs_plan_job_t *v, const hs_snap_t *s, i
 		 "hetsched round %ld: resumed (its GPUs cannot go to another job)", round);
 }
 
+/* One hs_plan_vacate pass over the entries. */
+typedef struct vacate_ctx {
+	const hs_engine_t *e;
+	hs_plan_t *plan;
+	const hs_snap_t *s;
+	const hs_round_build_t *b;
+	const int *snap_pj;
+	long round;
+	unsigned char *kept;       /* [plan->njobs] holders a start was held
+	                            * back for (NULL: out of memory) */
+} vacate_ctx_t;
+
+/* What entry pj, which needs GPU g of `node`, does about snapshot job o
+ * holding it: nothing, hold back (pass 0: pj waits, returns 1) or evict
+ * (pass 1). */
+static int vacate_holder(vacate_ctx_t *c, hs_plan_job_t *pj, int node, int g, int o, int pass)
+{
+	const hs_snap_t *s = c->s;
+	const hs_round_build_t *b = c->b;
+	if (o < 0 || o == pj->snap || holds_gpu(&s->jobs[pj->snap], node, g))
+		return 0; /* its own, or its time-slice partner's */
+	int q = c->snap_pj[o];
+	if (q < 0)
+		return 0;
+	hs_plan_job_t *v = &c->plan->jobs[q];
+	if (v->slice_with == pj->id)
+		return 0;
+	if (c->kept && c->kept[q] && pj->op == HS_PLAN_START && pj->target.partner != v->id) {
+		hold_start(pj, v, c->round);
+		return 1;
+	}
+	int stays = v->op == HS_PLAN_SUSPEND ||
+		    (v->op == HS_PLAN_NONE && s->jobs[o].state == HS_SJ_SUSPENDED);
+	if (!stays)
+		return 0;
+	if (!b->hints[o].ckpt && !c->e->conf.requeue_no_ckpt) {
+		if (pass == 0 && pj->op == HS_PLAN_START) {
+			hold_back(pj, v, s, o, c->round);
+			if (c->kept)
+				c->kept[q] = 1;
+			return 1;
+		}
+		return 0;
+	}
+	if (pass == 0)
+		return 0;
+	v->op = v->op == HS_PLAN_SUSPEND && b->hints[o].ckpt && s->jobs[o].batch &&
+			s->jobs[o].requeue_ok
+		? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
+	snprintf(v->reason, sizeof(v->reason),
+		 "hetsched round %ld: preempted (%s), its GPUs go to job %u", c->round,
+		 v->op == HS_PLAN_CHECKPOINT ? "checkpoint, requeue" : "requeued", pj->id);
+	return 0;
+}
+
+/* One pass of entry pj over the GPUs of its target's nodes and both
+ * holders of each (a packed pair holds a GPU twice); 1 = it waits. */
+static int vacate_pass(vacate_ctx_t *c, hs_plan_job_t *pj, int pass)
+{
+	const hs_round_build_t *b = c->b;
+	for (int k = 0; k < pj->target.nnodes; k++) {
+		int node = pj->target.nodes[k].node, sv = b->node_server[node];
+		if (sv < 0)
+			continue;
+		for (int g = 0; g < c->s->nodes[node].ngpus; g++) {
+			int slot = b->owner_base[sv] + g;
+			if (vacate_holder(c, pj, node, g, b->owner[slot], pass) ||
+			    vacate_holder(c, pj, node, g, b->owner2[slot], pass))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* Suspend keeps a job's GPUs, so jobs whose GPUs another job needs this
  * round are requeued instead: suspended ones that stay off, and running
  * ones the plan would suspend (checkpointed first when they can) — unless
- * the two time-slice those GPUs. A job that can be requeued only by
- * losing its work is never evicted: a job to be started on its GPUs
- * waits instead, and the holder keeps running (or is resumed), so the
- * GPUs never sit idle under a suspended job (otherwise the same start
- * would be chosen and fail round after round). */
+ * the two time-slice those GPUs. Both members of a packed pair on those
+ * GPUs are. A job that can be requeued only by losing its work is never
+ * evicted: a job to be started on its GPUs waits instead, and the holder
+ * keeps running (or is resumed), so the GPUs never sit idle under a
+ * suspended job (otherwise the same start would be chosen and fail round
+ * after round). */
 void hs_plan_vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
 		    const hs_round_build_t *b, const int *snap_pj, long round)
 {
 	/* holders a start was held back for: kept or resumed now, so no
 	 * later start may go onto their GPUs either (without this a second
 	 * start saw them no longer suspended and failed on busy GPUs) */
-	unsigned char *kept = calloc((size_t)plan->njobs + 1, 1);
+	vacate_ctx_t c = { .e = e, .plan = plan, .s = s, .b = b, .snap_pj = snap_pj,
+			   .round = round, .kept = calloc((size_t)plan->njobs + 1, 1) };
 	for (int i = 0; i < plan->njobs; i++) {
 		hs_plan_job_t *pj = &plan->jobs[i];
 		int moving = pj->op == HS_PLAN_START || pj->op == HS_PLAN_RESUME ||
 			     ((pj->op == HS_PLAN_REQUEUE || pj->op == HS_PLAN_CHECKPOINT) &&
 			      pj->target.nnodes > 0);
-		if (!moving)
-			continue;
-		const hs_sjob_t *me = &s->jobs[pj->snap];
-		for (int pass = 0; pass < 2 && moving; pass++) {
-			/* pass 0 looks for a holder that cannot be evicted,
-			 * pass 1 evicts */
-			for (int k = 0; k < pj->target.nnodes; k++) {
-				int node = pj->target.nodes[k].node, sv = b->node_server[node];
-				if (sv < 0)
-					continue;
-				for (int g = 0; g < s->nodes[node].ngpus; g++) {
-					int o = b->owner[b->owner_base[sv] + g];
-					if (o < 0 || o == pj->snap || holds_gpu(me, node, g))
-						continue; /* its own, or its time-slice partner's */
-					int q = snap_pj[o];
-					if (q < 0)
-						continue;
-					hs_plan_job_t *v = &plan->jobs[q];
-					if (v->slice_with == pj->id)
-						continue;
-					if (kept && kept[q] && pj->op == HS_PLAN_START &&
-					    pj->target.partner != v->id) {
-						hold_start(pj, v, round);
-						moving = 0;
-						break;
-					}
-					int stays = v->op == HS_PLAN_SUSPEND ||
-						    (v->op == HS_PLAN_NONE &&
-						     s->jobs[o].state == HS_SJ_SUSPENDED);
-					if (!stays)
-						continue;
-					if (!b->hints[o].ckpt && !e->conf.requeue_no_ckpt) {
-						if (pass == 0 && pj->op == HS_PLAN_START) {
-							hold_back(pj, v, s, o, round);
-							if (kept)
-								kept[q] = 1;
-							moving = 0;
-							break;
-						}
-						continue;
-					}
-					if (pass == 0)
-						continue;
-					v->op = v->op == HS_PLAN_SUSPEND && b->hints[o].ckpt &&
-							s->jobs[o].batch && s->jobs[o].requeue_ok
-						? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
-					snprintf(v->reason, sizeof(v->reason),
-						 "hetsched round %ld: preempted (%s), its GPUs go to job %u",
-						 round, v->op == HS_PLAN_CHECKPOINT ? "checkpoint, requeue"
-										    : "requeued", pj->id);
-				}
-				if (!moving)
-					break;
-			}
-		}
+		/* pass 0 looks for a holder that cannot be evicted, pass 1
+		 * evicts */
+		for (int pass = 0; pass < 2 && moving; pass++)
+			moving = !vacate_pass(&c, pj, pass);
 	}
-	free(kept);
+	free(c.kept);
 }

@@ -34,6 +34,7 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->busy);
 	free(b->hints);
 	free(b->owner);
+	free(b->owner2);
 	free(b->owner_base);
 	free(b->src);
 	free(b->meas);

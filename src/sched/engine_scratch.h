@@ -66,8 +66,8 @@ void hs_classify_owners(const hs_snap_t *s, hs_round_scratch_t *sc);
  * may use, then the MaxJobs cut. */
 void hs_classify_roles(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *sc,
 		       hs_round_build_t *b);
-/* Servers and their usable GPUs (b->servers, usable, owner, node_server),
- * usable GPUs per type (sc->count); -1 = out of memory. */
+/* Servers and their usable GPUs (b->servers, usable, owner, owner2,
+ * node_server), usable GPUs per type (sc->count); -1 = out of memory. */
 int hs_classify_servers(const hs_snap_t *s, hs_round_scratch_t *sc, hs_round_build_t *b);
 
 #endif /* HS_SCHED_ENGINE_SCRATCH_H */

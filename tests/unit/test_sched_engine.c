@@ -1756,6 +1756,81 @@ static void test_packed_pair(void **state)
 	hs_engine_free(e);
 }
 
+/* A start onto the GPU of a packed pair (PreemptMode=suspend keeps a
+ * suspended job's GPUs): every member the round does not keep running
+ * must leave the GPU (checkpointed or requeued), not only the one the
+ * round's GPU owner table names first. Otherwise the other stays
+ * suspended on it: the start fails, or (packed with the member that
+ * stays) three jobs hold one GPU, which the next rounds treat as nobody's
+ * (#14's review: vacate). */
+static void test_vacate_packed_pair(void **state)
+{
+	(void)state;
+	char table[4096], conf[4300];
+	if (hs_test_gavel_path(table, sizeof(table), "simulation_throughputs.json") < 0) {
+		skip(); /* no Gavel data on this machine */
+		return;
+	}
+	snprintf(conf, sizeof(conf),
+		 "Policy=max_min_fairness_packed\nThroughputTable=%s\nPreemptMode=suspend\n", table);
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1), *b = fx_add(&f, 2, 1);
+	snprintf(a->model, sizeof(a->model), "ResNet-18 (batch size 32)");
+	snprintf(b->model, sizeof(b->model), "ResNet-18 (batch size 64)");
+	a->ckpt = b->ckpt = 1;
+	hs_engine_t *e = engine_with(conf);
+	hs_engine_set_packing(e, 1);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	/* the set-up: a packed pair running on the one GPU */
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	assert_int_equal(b->state, HS_SJ_RUNNING);
+	assert_int_equal(a->held[0].gpu, b->held[0].gpu);
+	fx_job_t *d = fx_add(&f, 3, 1);
+	snprintf(d->model, sizeof(d->model), "ResNet-50 (batch size 64)");
+	d->ckpt = 1;
+	int started = 0;
+	for (int r = 0; r < 12 && !started; r++) {
+		f.now += 360;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		const hs_plan_job_t *pa = plan_job(&p, 1), *pb = plan_job(&p, 2),
+				    *pd = plan_job(&p, 3);
+		/* the pair is in the problem as a pair */
+		assert_non_null(pa);
+		assert_non_null(pb);
+		started = pd && pd->op == HS_PLAN_START;
+		if (started) {
+			printf("# round %d: job 3 starts; job 1 %s, job 2 %s\n", r,
+			       hs_plan_op_name(pa->op), hs_plan_op_name(pb->op));
+			if (c.start_fail)
+				fail_msg("round %d: job 3's start failed: job 1 %s, job 2 %s (%s)", r,
+					 hs_plan_op_name(pa->op), hs_plan_op_name(pb->op),
+					 pb->reason);
+			assert_int_equal(d->state, HS_SJ_RUNNING);
+			/* at most a packed pair on the GPU, nobody suspended there */
+			int holders = 0;
+			for (int i = 0; i < f.njobs; i++) {
+				const fx_job_t *j = &f.jobs[i];
+				if (j->state != HS_SJ_RUNNING && j->state != HS_SJ_SUSPENDED)
+					continue;
+				holders++;
+				if (j->state == HS_SJ_SUSPENDED)
+					fail_msg("round %d: job %u stays suspended on the GPU job 3 "
+						 "got (job 1 %s, job 2 %s)", r, j->id,
+						 hs_plan_op_name(pa->op), hs_plan_op_name(pb->op));
+			}
+			assert_true(holders <= 2);
+		}
+		hs_plan_free(&p);
+	}
+	if (!started)
+		fail_msg("job 3 never started in 12 rounds (the test proves nothing)");
+	hs_engine_free(e);
+}
+
 /* Two packed pairs on a node of two GPUs: four running jobs hold four GPU
  * slots (the round's run list once had room for one per GPU only: a heap
  * overflow that crashed slurmctld). Then the jobs report throughputs 20
@@ -1999,6 +2074,7 @@ int main(void)
 		cmocka_unit_test(test_packed_pair),
 		cmocka_unit_test(test_status_aggregates),
 		cmocka_unit_test(test_packed_two_pairs_measured),
+		cmocka_unit_test(test_vacate_packed_pair),
 		cmocka_unit_test(test_state_roundtrip),
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_round_due),
