@@ -399,182 +399,225 @@ out:
 	return rc;
 }
 
+/* The classes of in->p and their coefficients (s->a, s->rs). */
+static int wf_init(wf_t *s, const hs_policy_ctx_t *ctx, const hs_solve_in_t *in, hs_err_t *err)
+{
+	const hs_problem_t *p = in->p;
+	const int J = p->cluster.ntypes, M = p->njobs;
+	const hs_policy_desc_t *d = ctx->desc;
+	memset(s, 0, sizeof(*s));
+	s->p = p;
+	s->cap = in->cap;
+	s->J = J;
+	wk_t key = { p, in->cap, d->aware };
+	if (ctx->no_classes ? hs_job_classes(&s->cl, p, in->cap, HS_CK_DISTINCT, err)
+			    : hs_classes_build(&s->cl, M, wf_hash, wf_eq, &key, err))
+		return -1;
+	const int C = s->C = s->cl.n;
+	s->a = calloc((size_t)C * J + 1, sizeof(double));
+	s->rs = calloc((size_t)C + 1, sizeof(double));
+	s->w = calloc((size_t)C + 1, sizeof(double));
+	s->level = calloc((size_t)C + 1, sizeof(double));
+	s->frozen = calloc((size_t)C + 1, sizeof(int));
+	s->col = calloc((size_t)C * J + 1, sizeof(int));
+	if (!s->a || !s->rs || !s->w || !s->level || !s->frozen || !s->col)
+		return hs_err_set(err, "out of memory");
+	for (int c = 0; c < C; c++) {
+		int m = s->cl.rep[c];
+		double mx = 0.0;
+		for (int j = 0; j < J; j++) {
+			/* max-min coefficient times the weight: r_m = sum_j a_mj x_mj */
+			double v = hs_maxmin_coef(d, p, in->cap, m, j) * p->jobs[m].weight;
+			s->a[(size_t)c * J + j] = v;
+			mx = v > mx ? v : mx;
+		}
+		s->rs[c] = mx > 0.0 ? 1.0 / mx : 1.0;
+	}
+	return 0;
+}
+
+/* Freezes class c at level z w'_c. */
+static void freeze(wf_t *s, int c, double z)
+{
+	s->frozen[c] = 1;
+	s->level[c] = z * s->w[c];
+}
+
+/* Jobs whose fair row has a nonzero dual in LP1 are bottlenecks without
+ * further test: by complementary slackness that row is tight in every
+ * optimal solution, i.e. the job cannot rise above z* w' while everyone
+ * else stays at or above theirs. Freezes them; returns how many. */
+static int freeze_by_duals(wf_t *s, double z)
+{
+	int dual_froze = 0;
+	for (int c = 0; c < s->C; c++) {
+		if (s->frozen[c] || s->w[c] <= 0.0)
+			continue;
+		if (fabs(hs_lp_row_dual(s->lp, s->frow0 + c)) > 1e-9) {
+			s->frozen[c] = 2; /* frozen this round, level set below */
+			dual_froze++;
+		}
+	}
+	for (int c = 0; c < s->C; c++)
+		if (s->frozen[c] == 2)
+			freeze(s, c, z);
+	return dual_froze;
+}
+
+/* Is gain e of class c no improvement at level z? */
+static int stuck(const wf_t *s, int c, double z, double e)
+{
+	return e <= IMPROVE_TOL * (z * s->w[c] > 1e-9 ? z * s->w[c] : 1e-9);
+}
+
+/* The unfrozen classes LP1's duals did not settle (dual_froze of them
+ * were): LP2 finds who can improve together, LP3 tests each of the
+ * others alone; those that cannot improve are frozen at z w'. At least
+ * one class is frozen per round. */
+static int freeze_by_lp(wf_t *s, hs_policy_ctx_t *ctx, double z, int dual_froze, hs_err_t *err)
+{
+	const int C = s->C;
+	if (dual_froze > 0 && set_round(s, err) < 0)
+		return -1;
+	/* LP2: who can improve together */
+	if (set_phase(s, 2, z, -1, err) < 0 || solve_lp(s, ctx, err) < 0)
+		return -1;
+	int *cand = malloc(((size_t)C + 1) * sizeof(int));
+	double *gain = malloc(((size_t)C + 1) * sizeof(double));
+	int rc = -1, nc = 0, froze = 0, best = -1;
+	if (!cand || !gain) {
+		hs_err_set(err, "out of memory");
+		goto out;
+	}
+	for (int c = 0; c < C; c++)
+		if (!s->frozen[c] && s->w[c] > 0.0 &&
+		    stuck(s, c, z, hs_lp_col_value(s->lp, s->ecol0 + c) / s->rs[c]))
+			cand[nc++] = c;
+	/* LP3 per candidate: can it improve alone? */
+	double bestgain = INFINITY;
+	for (int k = 0; k < nc; k++) {
+		int c = cand[k];
+		if (set_phase(s, 3, z, c, err) < 0 || solve_lp(s, ctx, err) < 0)
+			goto out;
+		gain[k] = hs_lp_col_value(s->lp, s->ecol0 + c) / s->rs[c];
+		if (gain[k] < bestgain) {
+			bestgain = gain[k];
+			best = k;
+		}
+	}
+	for (int k = 0; k < nc; k++)
+		if (stuck(s, cand[k], z, gain[k])) {
+			freeze(s, cand[k], z);
+			froze++;
+		}
+	froze += dual_froze;
+	if (froze == 0 && best >= 0) {
+		/* numerically no one is stuck: freeze the one closest to it */
+		freeze(s, cand[best], z);
+		froze = 1;
+	}
+	if (froze == 0) {
+		/* every unfrozen job can improve together: impossible at an
+		 * optimal z; freeze the active ones to end safely */
+		for (int c = 0; c < C; c++)
+			if (!s->frozen[c] && s->w[c] > 0.0)
+				freeze(s, c, z);
+	}
+	rc = 0;
+out:
+	free(cand);
+	free(gain);
+	return rc;
+}
+
+/* One round of the full LP: LP1 (its level in *z, its solution in
+ * xbest [C * J]), then the classes it settles are frozen. 1 = no class
+ * is active any more (done), -1 = error. */
+static int full_round(wf_t *s, hs_policy_ctx_t *ctx, double *xbest, double *z, hs_err_t *err)
+{
+	const int C = s->C, J = s->J;
+	int active = set_weights(s);
+	if (active < 0)
+		return hs_err_set(err, "out of memory");
+	if (active == 0)
+		return 1;
+	if (set_round(s, err) < 0 || set_phase(s, 1, 0.0, -1, err) < 0 || solve_lp(s, ctx, err) < 0)
+		return -1;
+	*z = hs_lp_col_value(s->lp, s->zcol);
+	for (int c = 0; c < C; c++)
+		for (int j = 0; j < J; j++) {
+			int k = s->col[(size_t)c * J + j];
+			xbest[(size_t)c * J + j] = k < 0 ? 0.0 : hs_lp_col_value(s->lp, k);
+		}
+	int dual_froze = freeze_by_duals(s, *z);
+	/* the others may be stuck at this level too: LP2/LP3 decide */
+	int left = 0;
+	for (int c = 0; c < C; c++)
+		left += !s->frozen[c] && s->w[c] > 0.0;
+	if (left == 0)
+		return 0;
+	return freeze_by_lp(s, ctx, *z, dual_froze, err) < 0 ? -1 : 0;
+}
+
+/* The full LP (benchmark baseline, and the reference the fast path is
+ * tested against): LP1 plus the LP2/LP3 certificates, round after round
+ * until every class is frozen; the objective is the first round's z. */
+static int waterfill_full(wf_t *s, hs_policy_ctx_t *ctx, double *xbest, hs_alloc_t *out,
+			  hs_err_t *err)
+{
+	const int C = s->C;
+	if (build(s, err) < 0)
+		return -1;
+	int first = 1, nfrozen = 0;
+	for (int round = 0; nfrozen < C && round <= C + 1; round++) {
+		double z = 0.0;
+		int r = full_round(s, ctx, xbest, &z, err);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			break;
+		if (first)
+			out->objective = z;
+		first = 0;
+		nfrozen = 0;
+		for (int c = 0; c < C; c++)
+			nfrozen += s->frozen[c];
+	}
+	ctx->last_lp_items = C;
+	return 0;
+}
+
 int hs_policy_waterfill_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			      hs_alloc_t *out, hs_err_t *err)
 {
 	const hs_problem_t *p = in->p;
 	const int J = p->cluster.ntypes, M = p->njobs;
-	const hs_policy_desc_t *d = ctx->desc;
 	if (M == 0) {
 		out->objective = 0.0;
 		return 0;
 	}
 	wf_t s;
-	memset(&s, 0, sizeof(s));
-	s.p = p;
-	s.cap = in->cap;
-	s.J = J;
-	wk_t key = { p, in->cap, d->aware };
 	int rc = -1;
-	if (ctx->no_classes ? hs_job_classes(&s.cl, p, in->cap, HS_CK_DISTINCT, err)
-			    : hs_classes_build(&s.cl, M, wf_hash, wf_eq, &key, err))
-		return -1;
-	const int C = s.C = s.cl.n;
-	s.a = calloc((size_t)C * J + 1, sizeof(double));
-	s.rs = calloc((size_t)C + 1, sizeof(double));
-	s.w = calloc((size_t)C + 1, sizeof(double));
-	s.level = calloc((size_t)C + 1, sizeof(double));
-	s.frozen = calloc((size_t)C + 1, sizeof(int));
-	s.col = calloc((size_t)C * J + 1, sizeof(int));
-	double *xbest = calloc((size_t)C * J + 1, sizeof(double));
-	if (!s.a || !s.rs || !s.w || !s.level || !s.frozen || !s.col || !xbest) {
+	double *xbest = NULL;
+	if (wf_init(&s, ctx, in, err) < 0)
+		goto out;
+	xbest = calloc((size_t)s.C * J + 1, sizeof(double));
+	if (!xbest) {
 		hs_err_set(err, "out of memory");
 		goto out;
-	}
-	for (int c = 0; c < C; c++) {
-		int m = s.cl.rep[c];
-		double mx = 0.0;
-		for (int j = 0; j < J; j++) {
-			/* max-min coefficient times the weight: r_m = sum_j a_mj x_mj */
-			double v = hs_maxmin_coef(d, p, in->cap, m, j) * p->jobs[m].weight;
-			s.a[(size_t)c * J + j] = v;
-			mx = v > mx ? v : mx;
-		}
-		s.rs[c] = mx > 0.0 ? 1.0 / mx : 1.0;
 	}
 	if (!ctx->no_active_set) {
 		double z0 = 0.0;
 		if (waterfill_alp(&s, ctx, in, xbest, &z0, err) < 0)
 			goto out;
 		out->objective = z0;
-		goto done;
-	}
-	/* the full LP (benchmark baseline, and the reference the fast path
-	 * is tested against): LP1 plus the LP2/LP3 certificates */
-	if (build(&s, err) < 0)
+	} else if (waterfill_full(&s, ctx, xbest, out, err) < 0) {
 		goto out;
-	int first = 1, nfrozen = 0;
-	for (int round = 0; nfrozen < C && round <= C + 1; round++) {
-		int active = set_weights(&s);
-		if (active < 0) {
-			hs_err_set(err, "out of memory");
-			goto out;
-		}
-		if (active == 0)
-			break;
-		if (set_round(&s, err) < 0 || set_phase(&s, 1, 0.0, -1, err) < 0 || solve_lp(&s, ctx, err) < 0)
-			goto out;
-		double z = hs_lp_col_value(s.lp, s.zcol);
-		if (first)
-			out->objective = z;
-		first = 0;
-		for (int c = 0; c < C; c++)
-			for (int j = 0; j < J; j++) {
-				int k = s.col[(size_t)c * J + j];
-				xbest[(size_t)c * J + j] = k < 0 ? 0.0 : hs_lp_col_value(s.lp, k);
-			}
-		/* Jobs whose fair row has a nonzero dual in LP1 are bottlenecks
-		 * without further test: by complementary slackness that row is
-		 * tight in every optimal solution, i.e. the job cannot rise
-		 * above z* w' while everyone else stays at or above theirs. */
-		int dual_froze = 0;
-		for (int c = 0; c < C; c++) {
-			if (s.frozen[c] || s.w[c] <= 0.0)
-				continue;
-			if (fabs(hs_lp_row_dual(s.lp, s.frow0 + c)) > 1e-9) {
-				s.frozen[c] = 2; /* frozen this round, level set below */
-				dual_froze++;
-			}
-		}
-		for (int c = 0; c < C; c++)
-			if (s.frozen[c] == 2) {
-				s.frozen[c] = 1;
-				s.level[c] = z * s.w[c];
-			}
-		/* the others may be stuck at this level too: LP2/LP3 decide */
-		int left = 0;
-		for (int c = 0; c < C; c++)
-			left += !s.frozen[c] && s.w[c] > 0.0;
-		if (left == 0) {
-			nfrozen = 0;
-			for (int c = 0; c < C; c++)
-				nfrozen += s.frozen[c];
-			continue;
-		}
-		if (dual_froze > 0 && set_round(&s, err) < 0)
-			goto out;
-		/* LP2: who can improve together */
-		if (set_phase(&s, 2, z, -1, err) < 0 || solve_lp(&s, ctx, err) < 0)
-			goto out;
-		int *cand = malloc(((size_t)C + 1) * sizeof(int));
-		double *gain = malloc(((size_t)C + 1) * sizeof(double));
-		if (!cand || !gain) {
-			free(cand);
-			free(gain);
-			hs_err_set(err, "out of memory");
-			goto out;
-		}
-		int nc = 0;
-		for (int c = 0; c < C; c++) {
-			if (s.frozen[c] || s.w[c] <= 0.0)
-				continue;
-			double e = hs_lp_col_value(s.lp, s.ecol0 + c) / s.rs[c];
-			if (e <= IMPROVE_TOL * (z * s.w[c] > 1e-9 ? z * s.w[c] : 1e-9))
-				cand[nc++] = c;
-		}
-		/* LP3 per candidate: can it improve alone? */
-		int froze = 0, best = -1;
-		double bestgain = INFINITY;
-		for (int k = 0; k < nc; k++) {
-			int c = cand[k];
-			if (set_phase(&s, 3, z, c, err) < 0 || solve_lp(&s, ctx, err) < 0) {
-				free(cand);
-				free(gain);
-				goto out;
-			}
-			gain[k] = hs_lp_col_value(s.lp, s.ecol0 + c) / s.rs[c];
-			if (gain[k] < bestgain) {
-				bestgain = gain[k];
-				best = k;
-			}
-		}
-		for (int k = 0; k < nc; k++) {
-			int c = cand[k];
-			if (gain[k] <= IMPROVE_TOL * (z * s.w[c] > 1e-9 ? z * s.w[c] : 1e-9)) {
-				s.frozen[c] = 1;
-				s.level[c] = z * s.w[c];
-				froze++;
-			}
-		}
-		froze += dual_froze;
-		if (froze == 0 && best >= 0) {
-			/* numerically no one is stuck: freeze the one closest to it */
-			int c = cand[best];
-			s.frozen[c] = 1;
-			s.level[c] = z * s.w[c];
-			froze = 1;
-		}
-		free(cand);
-		free(gain);
-		if (froze == 0) {
-			/* every unfrozen job can improve together: impossible at an
-			 * optimal z; freeze the active ones to end safely */
-			for (int c = 0; c < C; c++)
-				if (!s.frozen[c] && s.w[c] > 0.0) {
-					s.frozen[c] = 1;
-					s.level[c] = z * s.w[c];
-				}
-		}
-		nfrozen = 0;
-		for (int c = 0; c < C; c++)
-			nfrozen += s.frozen[c];
 	}
-	ctx->last_lp_items = C;
-done:
 	for (int m = 0; m < M; m++)
 		memcpy(&out->x[(size_t)m * J], &xbest[(size_t)s.cl.class_of[m] * J],
 		       (size_t)J * sizeof(double));
-	ctx->last_items = C;
+	ctx->last_items = s.C;
 	if (hs_alloc_clean(out, p, in->cap, err) < 0)
 		goto out;
 	rc = 0;

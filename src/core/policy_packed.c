@@ -72,7 +72,7 @@ typedef struct pk {
 	hs_lp_t *lp;
 	double *rs;       /* [C] objective row normalization */
 	double *tmin;     /* [A * J] smallest alone throughput of a type's jobs */
-	double *coef;     /* [C] objective-row factor on thr_c */
+	double *coef;     /* [C] objective-row factor on thr_c (owned) */
 	int *balrow;      /* [A * A * J] balance row of (a < b, j), -1 */
 	hs_lp_opts_t lpo; /* primal simplex: measured faster on these LPs */
 } pk_t;
@@ -89,6 +89,7 @@ static void pk_free(pk_t *k)
 	free(k->rs);
 	free(k->tmin);
 	free(k->balrow);
+	free(k->coef);
 	hs_lp_free(k->lp);
 }
 
@@ -683,78 +684,71 @@ static double iso_thr(const hs_problem_t *p, const double *cap, int m)
 	return hs_isolated_thr(p, cap, m);
 }
 
-int hs_policy_packed_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
-			   hs_alloc_t *out, hs_err_t *err)
+/* The solver's arrays for problem in->p (classes made with `flags`),
+ * the jobs per job type and their smallest alone throughputs. */
+static int pk_init(pk_t *k, const hs_policy_ctx_t *ctx, const hs_solve_in_t *in, int flags,
+		   hs_err_t *err)
 {
 	const hs_problem_t *p = in->p;
 	const int J = p->cluster.ntypes, M = p->njobs, A = p->jobtypes.n;
-	const int variant = ctx->desc->variant;
-	if (M == 0) {
-		out->objective = 0.0;
-		return 0;
-	}
-	pk_t k;
-	memset(&k, 0, sizeof(k));
-	k.p = p;
-	k.cap = in->cap;
-	k.J = J;
-	k.A = A;
-	int flags = ctx->no_classes ? HS_CK_DISTINCT
-		    : HS_CK_THR | HS_CK_JOBTYPE |
-		      (variant == PK_MAXMIN ? HS_CK_WEIGHT : HS_CK_STEPS) |
-		      (variant == PK_FTF ? HS_CK_AGE : 0);
-	int rc = -1;
-	double *coef = NULL, *alpha = NULL, *D = NULL;
-	hs_alloc_t best;
-	memset(&best, 0, sizeof(best));
-	if (hs_job_classes(&k.cl, p, in->cap, flags, err) < 0)
+	memset(k, 0, sizeof(*k));
+	k->p = p;
+	k->cap = in->cap;
+	k->J = J;
+	k->A = A;
+	if (hs_job_classes(&k->cl, p, in->cap, flags, err) < 0)
 		return -1;
-	const int C = k.C = k.cl.n;
-	k.tcount = calloc((size_t)A + 1, sizeof(int));
-	k.col0 = malloc(((size_t)C * J + 1) * sizeof(int));
-	k.colb = malloc(((size_t)C * A * J + 1) * sizeof(int));
-	k.coly = malloc(((size_t)A * J + 1) * sizeof(int));
-	k.trow = malloc(((size_t)C + 1) * sizeof(int));
-	k.frow = malloc(((size_t)C + 1) * sizeof(int));
-	k.rs = malloc(((size_t)C + 1) * sizeof(double));
-	k.tmin = malloc(((size_t)A * J + 1) * sizeof(double));
-	k.balrow = malloc(((size_t)A * A * J + 1) * sizeof(int));
-	k.lpo = ctx->lp_opts;
-	if (k.lpo.method == HS_LP_AUTO)
-		k.lpo.method = HS_LP_PRIMAL;
-	coef = malloc(((size_t)C + 1) * sizeof(double));
-	alpha = malloc(((size_t)C + 1) * sizeof(double));
-	D = malloc(((size_t)C + 1) * sizeof(double));
-	if (!k.tcount || !k.col0 || !k.colb || !k.coly || !k.trow || !k.frow || !k.rs || !k.tmin ||
-	    !k.balrow || !coef || !alpha || !D) {
-		hs_err_set(err, "out of memory");
-		goto out;
-	}
+	const int C = k->C = k->cl.n;
+	k->tcount = calloc((size_t)A + 1, sizeof(int));
+	k->col0 = malloc(((size_t)C * J + 1) * sizeof(int));
+	k->colb = malloc(((size_t)C * A * J + 1) * sizeof(int));
+	k->coly = malloc(((size_t)A * J + 1) * sizeof(int));
+	k->trow = malloc(((size_t)C + 1) * sizeof(int));
+	k->frow = malloc(((size_t)C + 1) * sizeof(int));
+	k->rs = malloc(((size_t)C + 1) * sizeof(double));
+	k->tmin = malloc(((size_t)A * J + 1) * sizeof(double));
+	k->balrow = malloc(((size_t)A * A * J + 1) * sizeof(int));
+	k->coef = malloc(((size_t)C + 1) * sizeof(double));
+	k->lpo = ctx->lp_opts;
+	if (k->lpo.method == HS_LP_AUTO)
+		k->lpo.method = HS_LP_PRIMAL;
+	if (!k->tcount || !k->col0 || !k->colb || !k->coly || !k->trow || !k->frow || !k->rs ||
+	    !k->tmin || !k->balrow || !k->coef)
+		return hs_err_set(err, "out of memory");
 	for (size_t i = 0; i < (size_t)A * J; i++)
-		k.tmin[i] = INFINITY;
+		k->tmin[i] = INFINITY;
 	for (int m = 0; m < M; m++) {
 		int a = p->jobs[m].job_type;
 		if (a < 0)
 			continue;
-		k.tcount[a]++;
+		k->tcount[a]++;
 		for (int j = 0; j < J; j++)
-			if (p->jobs[m].thr[j] < k.tmin[(size_t)a * J + j])
-				k.tmin[(size_t)a * J + j] = p->jobs[m].thr[j];
+			if (p->jobs[m].thr[j] < k->tmin[(size_t)a * J + j])
+				k->tmin[(size_t)a * J + j] = p->jobs[m].thr[j];
 	}
-	/* objective rows: coef_c thr_c - alpha_c z >= 0, normalized by the
-	 * largest throughput coefficient of the row */
+	return 0;
+}
+
+/* The objective rows' factors: coef_c thr_c - alpha_c z >= 0, normalized
+ * by the largest throughput coefficient of the row (k->coef, k->rs);
+ * alpha [C] is 1, or for makespan the remaining work in units of the
+ * longest best-case job. */
+static void objective_rows(pk_t *k, const hs_solve_in_t *in, int variant, double *alpha)
+{
+	const hs_problem_t *p = k->p;
+	const int J = k->J, A = k->A;
 	double unit = 0.0; /* makespan: y in units of the longest best-case job */
-	for (int c = 0; c < C; c++) {
-		int m = k.cl.rep[c];
+	for (int c = 0; c < k->C; c++) {
+		int m = k->cl.rep[c];
 		const hs_job_t *jb = &p->jobs[m];
 		double mx = 0.0;
 		for (int j = 0; j < J; j++)
 			mx = jb->thr[j] > mx ? jb->thr[j] : mx;
 		for (int j = 0; j < J && jb->job_type >= 0; j++)
 			for (int b = 0; b < A; b++)
-				mx = pthr(&k, jb->job_type, b, j) > mx ? pthr(&k, jb->job_type, b, j) : mx;
-		coef[c] = variant == PK_MAXMIN ? jb->scale_factor / (jb->weight * hs_job_equal_share_thr(p, m)) : 1.0;
-		k.rs[c] = mx > 0.0 ? 1.0 / (coef[c] * mx) : 1.0;
+				mx = pthr(k, jb->job_type, b, j) > mx ? pthr(k, jb->job_type, b, j) : mx;
+		k->coef[c] = variant == PK_MAXMIN ? jb->scale_factor / (jb->weight * hs_job_equal_share_thr(p, m)) : 1.0;
+		k->rs[c] = mx > 0.0 ? 1.0 / (k->coef[c] * mx) : 1.0;
 		alpha[c] = 1.0;
 		double best1 = 0.0;
 		for (int j = 0; j < J; j++)
@@ -766,123 +760,197 @@ int hs_policy_packed_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 	if (!(unit > 0.0))
 		unit = 1.0;
 	if (variant == PK_MAKESPAN)
-		for (int c = 0; c < C; c++)
-			alpha[c] = p->jobs[k.cl.rep[c]].remaining_steps / unit;
-	k.coef = coef;
-	if (build(&k, err) < 0)
-		goto out;
-	if (ctx->no_active_set) {
-		/* baseline: every partner column from the start, no generation */
-		for (int c = 0; c < C; c++) {
-			int a = p->jobs[k.cl.rep[c]].job_type;
-			for (int b = 0; b < A && a >= 0; b++)
-				for (int j = 0; j < J; j++)
-					if (b != a && partner_ok(&k, c, b, j) && add_pair_col(&k, c, b, j, err) < 0)
-						goto out;
-		}
-		for (int a = 0; a < A; a++) {
-			int rep = -1;
-			for (int c = 0; c < C && rep < 0; c++)
-				if (p->jobs[k.cl.rep[c]].job_type == a)
-					rep = c;
-			for (int j = 0; j < J && rep >= 0; j++)
-				if (partner_ok(&k, rep, a, j) && add_shared_col(&k, a, j, err) < 0)
-					goto out;
-		}
-	}
-	hs_lp_status_t st;
-	if (variant != PK_FTF) {
-		if (set_alpha(&k, alpha, err) < 0)
-			goto out;
-		int cold = 1;
-		/* max-min only: on makespan LPs the built basis was rejected
-		 * (wrong count) and the extra solve made it 0.7x (bench/solve.sh) */
-		if (variant == PK_MAXMIN && !ctx->no_active_set && !ctx->no_warm_start &&
-		    (cold = warm_start(&k, ctx, alpha, err)) < 0)
-			goto out;
-		ctx->last_warm_start = !cold;
-		st = solve_lp(&k, ctx, INFINITY, err);
-		if (st != HS_LP_OPTIMAL) {
-			if (st != HS_LP_FAILED)
-				hs_err_set(err, "packed LP is %s (internal error)",
-					   st == HS_LP_INFEASIBLE ? "infeasible" : "unbounded");
-			goto out;
-		}
-	} else {
-		/* finish-time fairness: bisection on rho, as policy_ftf.c */
-		double lo = 0.0, hi = 1.0;
-		for (int c = 0; c < C; c++) {
-			int m = k.cl.rep[c];
-			const hs_job_t *jb = &p->jobs[m];
-			double iso = iso_thr(p, in->cap, m), bestt = 0.0;
+		for (int c = 0; c < k->C; c++)
+			alpha[c] = p->jobs[k->cl.rep[c]].remaining_steps / unit;
+}
+
+/* The baseline without column generation: every useful partner column
+ * from the start. */
+static int add_all_partner_cols(pk_t *k, hs_err_t *err)
+{
+	const hs_problem_t *p = k->p;
+	const int C = k->C, J = k->J, A = k->A;
+	for (int c = 0; c < C; c++) {
+		int a = p->jobs[k->cl.rep[c]].job_type;
+		for (int b = 0; b < A && a >= 0; b++)
 			for (int j = 0; j < J; j++)
-				bestt = jb->thr[j] > bestt ? jb->thr[j] : bestt;
-			for (int j = 0; j < J && jb->job_type >= 0; j++)
-				for (int b = 0; b < A; b++) /* a pair can never beat alone + partner time */
-					bestt = pthr(&k, jb->job_type, b, j) > bestt ? pthr(&k, jb->job_type, b, j) : bestt;
-			if (!(iso > 0.0)) {
-				hs_err_set(err, "job '%s' gets no throughput in the isolated allocation", jb->id);
-				goto out;
-			}
-			D[c] = jb->age_s + jb->remaining_steps / iso;
-			double l = (jb->age_s + jb->remaining_steps / bestt) / D[c];
-			lo = l > lo ? l : lo;
-		}
-		int have = 0;
-		for (int step = 0; step < 80; step++) {
-			double rho = have ? 0.5 * (lo + hi) : 1.0;
-			for (int c = 0; c < C; c++) {
-				const hs_job_t *jb = &p->jobs[k.cl.rep[c]];
-				alpha[c] = jb->remaining_steps / (rho * D[c] - jb->age_s);
-			}
-			if (set_alpha(&k, alpha, err) < 0)
-				goto out;
-			st = solve_lp(&k, ctx, 1.0, err);
-			if (st == HS_LP_FAILED)
-				goto out;
-			if (st == HS_LP_OPTIMAL && hs_lp_col_value(k.lp, k.zcol) >= 1.0 - 1e-9) {
-				double achieved = 0.0;
-				for (int c = 0; c < C; c++) {
-					const hs_job_t *jb = &p->jobs[k.cl.rep[c]];
-					double t = lp_thr(&k, c);
-					double r = t > 0.0 ? (jb->age_s + jb->remaining_steps / t) / D[c] : INFINITY;
-					achieved = r > achieved ? r : achieved;
-				}
-				hi = achieved < rho ? achieved : rho;
-				/* keep this solution: decompose it now (the LP moves on) */
-				hs_alloc_free(&best);
-				if (hs_alloc_init(&best, M, J, err) < 0)
-					goto out;
-				for (int m = 0; m < M; m++)
-					alone_row(&k, k.cl.class_of[m], &best.x[(size_t)m * J]);
-				if (decompose(&k, &best, err) < 0)
-					goto out;
-				have = 1;
-			} else if (!have) {
-				hs_err_set(err, "finish-time fairness: the isolated allocation's rho is infeasible "
-					   "(internal error)");
-				goto out;
-			} else {
-				lo = rho;
-			}
-			if (have && hi - lo <= 1e-6 * hi)
-				break;
-		}
+				if (b != a && partner_ok(k, c, b, j) && add_pair_col(k, c, b, j, err) < 0)
+					return -1;
 	}
-	if (variant == PK_FTF) {
-		/* move the kept solution into out */
-		memcpy(out->x, best.x, (size_t)M * J * sizeof(double));
-		for (int i = 0; i < best.npairs; i++) {
-			int idx = hs_alloc_add_pair(out, best.pairs[i].m, best.pairs[i].k, err);
-			if (idx < 0)
-				goto out;
-			memcpy(out->pairs[idx].x, best.pairs[i].x, (size_t)J * sizeof(double));
+	for (int a = 0; a < A; a++) {
+		int rep = -1;
+		for (int c = 0; c < C && rep < 0; c++)
+			if (p->jobs[k->cl.rep[c]].job_type == a)
+				rep = c;
+		for (int j = 0; j < J && rep >= 0; j++)
+			if (partner_ok(k, rep, a, j) && add_shared_col(k, a, j, err) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+/* Max-min fairness and makespan: one LP with the given alpha. */
+static int solve_once(pk_t *k, hs_policy_ctx_t *ctx, int variant, const double *alpha,
+		      hs_err_t *err)
+{
+	if (set_alpha(k, alpha, err) < 0)
+		return -1;
+	int cold = 1;
+	/* max-min only: on makespan LPs the built basis was rejected
+	 * (wrong count) and the extra solve made it 0.7x (bench/solve.sh) */
+	if (variant == PK_MAXMIN && !ctx->no_active_set && !ctx->no_warm_start &&
+	    (cold = warm_start(k, ctx, alpha, err)) < 0)
+		return -1;
+	ctx->last_warm_start = !cold;
+	hs_lp_status_t st = solve_lp(k, ctx, INFINITY, err);
+	if (st != HS_LP_OPTIMAL) {
+		if (st != HS_LP_FAILED)
+			hs_err_set(err, "packed LP is %s (internal error)",
+				   st == HS_LP_INFEASIBLE ? "infeasible" : "unbounded");
+		return -1;
+	}
+	return 0;
+}
+
+/* FTF's bisection range: each class's isolated finish time D [C], and
+ * the largest rho any class could reach at its best throughput (*lo). */
+static int ftf_bounds(const pk_t *k, const hs_solve_in_t *in, double *D, double *lo,
+		      hs_err_t *err)
+{
+	const hs_problem_t *p = k->p;
+	const int J = k->J, A = k->A;
+	*lo = 0.0;
+	for (int c = 0; c < k->C; c++) {
+		int m = k->cl.rep[c];
+		const hs_job_t *jb = &p->jobs[m];
+		double iso = iso_thr(p, in->cap, m), bestt = 0.0;
+		for (int j = 0; j < J; j++)
+			bestt = jb->thr[j] > bestt ? jb->thr[j] : bestt;
+		for (int j = 0; j < J && jb->job_type >= 0; j++)
+			for (int b = 0; b < A; b++) /* a pair can never beat alone + partner time */
+				bestt = pthr(k, jb->job_type, b, j) > bestt ? pthr(k, jb->job_type, b, j) : bestt;
+		if (!(iso > 0.0))
+			return hs_err_set(err, "job '%s' gets no throughput in the isolated allocation",
+					  jb->id);
+		D[c] = jb->age_s + jb->remaining_steps / iso;
+		double l = (jb->age_s + jb->remaining_steps / bestt) / D[c];
+		*lo = l > *lo ? l : *lo;
+	}
+	return 0;
+}
+
+/* The worst rho of the LP's current solution (D: isolated finish times). */
+static double ftf_achieved(const pk_t *k, const double *D)
+{
+	double achieved = 0.0;
+	for (int c = 0; c < k->C; c++) {
+		const hs_job_t *jb = &k->p->jobs[k->cl.rep[c]];
+		double t = lp_thr(k, c);
+		double r = t > 0.0 ? (jb->age_s + jb->remaining_steps / t) / D[c] : INFINITY;
+		achieved = r > achieved ? r : achieved;
+	}
+	return achieved;
+}
+
+/* Finish-time fairness: bisection on rho, as policy_ftf.c; the best
+ * feasible solution, decomposed, in *best. */
+static int solve_ftf(pk_t *k, hs_policy_ctx_t *ctx, const hs_solve_in_t *in, double *alpha,
+		     double *D, hs_alloc_t *best, hs_err_t *err)
+{
+	const int C = k->C, M = k->p->njobs, J = k->J;
+	double lo, hi = 1.0;
+	if (ftf_bounds(k, in, D, &lo, err) < 0)
+		return -1;
+	int have = 0;
+	for (int step = 0; step < 80; step++) {
+		double rho = have ? 0.5 * (lo + hi) : 1.0;
+		for (int c = 0; c < C; c++) {
+			const hs_job_t *jb = &k->p->jobs[k->cl.rep[c]];
+			alpha[c] = jb->remaining_steps / (rho * D[c] - jb->age_s);
 		}
-	} else {
+		if (set_alpha(k, alpha, err) < 0)
+			return -1;
+		hs_lp_status_t st = solve_lp(k, ctx, 1.0, err);
+		if (st == HS_LP_FAILED)
+			return -1;
+		if (st == HS_LP_OPTIMAL && hs_lp_col_value(k->lp, k->zcol) >= 1.0 - 1e-9) {
+			double achieved = ftf_achieved(k, D);
+			hi = achieved < rho ? achieved : rho;
+			/* keep this solution: decompose it now (the LP moves on) */
+			hs_alloc_free(best);
+			if (hs_alloc_init(best, M, J, err) < 0)
+				return -1;
+			for (int m = 0; m < M; m++)
+				alone_row(k, k->cl.class_of[m], &best->x[(size_t)m * J]);
+			if (decompose(k, best, err) < 0)
+				return -1;
+			have = 1;
+		} else if (!have) {
+			return hs_err_set(err, "finish-time fairness: the isolated allocation's rho is "
+					  "infeasible (internal error)");
+		} else {
+			lo = rho;
+		}
+		if (have && hi - lo <= 1e-6 * hi)
+			break;
+	}
+	return 0;
+}
+
+/* Copies FTF's kept solution into out (alone shares and pairs). */
+static int copy_kept(const hs_alloc_t *best, int M, int J, hs_alloc_t *out, hs_err_t *err)
+{
+	memcpy(out->x, best->x, (size_t)M * J * sizeof(double));
+	for (int i = 0; i < best->npairs; i++) {
+		int idx = hs_alloc_add_pair(out, best->pairs[i].m, best->pairs[i].k, err);
+		if (idx < 0)
+			return -1;
+		memcpy(out->pairs[idx].x, best->pairs[i].x, (size_t)J * sizeof(double));
+	}
+	return 0;
+}
+
+int hs_policy_packed_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
+			   hs_alloc_t *out, hs_err_t *err)
+{
+	const hs_problem_t *p = in->p;
+	const int J = p->cluster.ntypes, M = p->njobs;
+	const int variant = ctx->desc->variant;
+	if (M == 0) {
+		out->objective = 0.0;
+		return 0;
+	}
+	int flags = ctx->no_classes ? HS_CK_DISTINCT
+		    : HS_CK_THR | HS_CK_JOBTYPE |
+		      (variant == PK_MAXMIN ? HS_CK_WEIGHT : HS_CK_STEPS) |
+		      (variant == PK_FTF ? HS_CK_AGE : 0);
+	int rc = -1;
+	double *alpha = NULL, *D = NULL;
+	hs_alloc_t best;
+	memset(&best, 0, sizeof(best));
+	pk_t k;
+	if (pk_init(&k, ctx, in, flags, err) < 0)
+		goto out;
+	const int C = k.C;
+	alpha = malloc(((size_t)C + 1) * sizeof(double));
+	D = malloc(((size_t)C + 1) * sizeof(double));
+	if (!alpha || !D) {
+		hs_err_set(err, "out of memory");
+		goto out;
+	}
+	objective_rows(&k, in, variant, alpha);
+	if (build(&k, err) < 0 || (ctx->no_active_set && add_all_partner_cols(&k, err) < 0))
+		goto out;
+	if (variant != PK_FTF) {
+		if (solve_once(&k, ctx, variant, alpha, err) < 0)
+			goto out;
 		for (int m = 0; m < M; m++)
 			alone_row(&k, k.cl.class_of[m], &out->x[(size_t)m * J]);
 		if (decompose(&k, out, err) < 0)
 			goto out;
+	} else if (solve_ftf(&k, ctx, in, alpha, D, &best, err) < 0 ||
+		   copy_kept(&best, M, J, out, err) < 0) {
+		goto out;
 	}
 	ctx->last_items = C;
 	ctx->last_lp_items = C;
@@ -891,7 +959,6 @@ int hs_policy_packed_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 	out->objective = hs_packed_evaluate(ctx, in, out);
 	rc = 0;
 out:
-	free(coef);
 	free(alpha);
 	free(D);
 	hs_alloc_free(&best);

@@ -1699,26 +1699,42 @@ static void test_stale_holds(void **state)
 	hs_engine_free(e);
 }
 
+/* One GPU and two jobs (1 and 2) that share it well, which can
+ * checkpoint; an engine with packing on a packed policy with Gavel's
+ * table, then `extra` (the whole text in conf[len]). NULL without
+ * Gavel data on this machine (the caller skips). */
+static hs_engine_t *packed_two_jobs(fx_t *f, const char *extra, char *conf, size_t len,
+				    fx_job_t **a, fx_job_t **b)
+{
+	char table[4096];
+	if (hs_test_gavel_path(table, sizeof(table), "simulation_throughputs.json") < 0)
+		return NULL;
+	snprintf(conf, len, "Policy=max_min_fairness_packed\nThroughputTable=%s\n%s", table, extra);
+	fx_init(f, "v100:1:1");
+	*a = fx_add(f, 1, 1);
+	*b = fx_add(f, 2, 1);
+	snprintf((*a)->model, sizeof((*a)->model), "ResNet-18 (batch size 32)");
+	snprintf((*b)->model, sizeof((*b)->model), "ResNet-18 (batch size 64)");
+	(*a)->ckpt = (*b)->ckpt = 1;
+	hs_engine_t *e = engine_with(conf);
+	hs_engine_set_packing(e, 1);
+	return e;
+}
+
 /* Space sharing: a packed policy pairs two jobs that share a GPU well;
  * with the select plugin's packing interface both run on the same GPU
  * (the second started onto the first), and stay there. */
 static void test_packed_pair(void **state)
 {
 	(void)state;
-	char table[4096], conf[4300];
-	if (hs_test_gavel_path(table, sizeof(table), "simulation_throughputs.json") < 0) {
+	char conf[4300];
+	fx_t f;
+	fx_job_t *a, *b;
+	hs_engine_t *e = packed_two_jobs(&f, "", conf, sizeof(conf), &a, &b);
+	if (!e) {
 		skip(); /* no Gavel data on this machine */
 		return;
 	}
-	snprintf(conf, sizeof(conf), "Policy=max_min_fairness_packed\nThroughputTable=%s\n", table);
-	fx_t f;
-	fx_init(&f, "v100:1:1");
-	fx_job_t *a = fx_add(&f, 1, 1), *b = fx_add(&f, 2, 1);
-	snprintf(a->model, sizeof(a->model), "ResNet-18 (batch size 32)");
-	snprintf(b->model, sizeof(b->model), "ResNet-18 (batch size 64)");
-	a->ckpt = b->ckpt = 1;
-	hs_engine_t *e = engine_with(conf);
-	hs_engine_set_packing(e, 1);
 	hs_plan_t p;
 	fx_counts_t c;
 	assert_int_equal(fx_round(&f, e, &p, &c), 0);
@@ -1766,21 +1782,14 @@ static void test_packed_pair(void **state)
 static void test_vacate_packed_pair(void **state)
 {
 	(void)state;
-	char table[4096], conf[4300];
-	if (hs_test_gavel_path(table, sizeof(table), "simulation_throughputs.json") < 0) {
+	char conf[4300];
+	fx_t f;
+	fx_job_t *a, *b;
+	hs_engine_t *e = packed_two_jobs(&f, "PreemptMode=suspend\n", conf, sizeof(conf), &a, &b);
+	if (!e) {
 		skip(); /* no Gavel data on this machine */
 		return;
 	}
-	snprintf(conf, sizeof(conf),
-		 "Policy=max_min_fairness_packed\nThroughputTable=%s\nPreemptMode=suspend\n", table);
-	fx_t f;
-	fx_init(&f, "v100:1:1");
-	fx_job_t *a = fx_add(&f, 1, 1), *b = fx_add(&f, 2, 1);
-	snprintf(a->model, sizeof(a->model), "ResNet-18 (batch size 32)");
-	snprintf(b->model, sizeof(b->model), "ResNet-18 (batch size 64)");
-	a->ckpt = b->ckpt = 1;
-	hs_engine_t *e = engine_with(conf);
-	hs_engine_set_packing(e, 1);
 	hs_plan_t p;
 	fx_counts_t c;
 	assert_int_equal(fx_round(&f, e, &p, &c), 0);
