@@ -359,6 +359,15 @@ static void do_round(agent_t *a)
 	double t0 = now_ms();
 
 	hs_hold_begin(&hold, a->conf.max_lock_hold_ms);
+	/* The GPU job set this round starts from, taken before anything can
+	 * yield the locks: a job that arrives or leaves later (during a
+	 * yield, the solve or the apply) brings the next round early. Our
+	 * own starts and requeues do not change it. A failed round keeps
+	 * the previous one. */
+	uint64_t prev_fp = a->fingerprint;
+	seen_t prev_seen = a->gpu_seen;
+	a->fingerprint = hs_gpu_jobs_fingerprint(&a->conf);
+	mark_seen(&a->gpu_seen);
 	int rc = hs_snapshot_take(&a->conf, &snap, &hold);
 	hs_hold_end(&hold);
 	st.snapshot_lock_ms = hold.total_ms;
@@ -366,6 +375,8 @@ static void do_round(agent_t *a)
 	st.lock_yields = hold.yields;
 	if (rc < 0) {
 		error(HS_LOG_PREFIX "out of memory taking the snapshot; round skipped");
+		a->fingerprint = prev_fp;
+		a->gpu_seen = prev_seen;
 		return;
 	}
 
@@ -373,6 +384,8 @@ static void do_round(agent_t *a)
 	if (hs_engine_round(a->engine, &snap, &plan, &err) < 0) {
 		error(HS_LOG_PREFIX "round failed, nothing applied: %s", err.msg);
 		hs_snap_free(&snap);
+		a->fingerprint = prev_fp;
+		a->gpu_seen = prev_seen;
 		return;
 	}
 
@@ -388,9 +401,7 @@ static void do_round(agent_t *a)
 	hs_apply_plan(a->engine, &snap, &plan, &st, a->packing > 0, &hold);
 	(void)hs_refuse_het_jobs();
 	st.cpu_started = hs_cpu_jobs_fill(&a->conf);
-	a->fingerprint = hs_gpu_jobs_fingerprint(&a->conf);
-	mark_seen(&a->gpu_seen);
-	mark_seen(&a->cpu_seen);
+	mark_seen(&a->cpu_seen); /* no yield since the CPU fill looked */
 	hs_hold_end(&hold);
 	st.apply_lock_ms = hold.total_ms;
 	if (hold.longest_ms > st.lock_hold_max_ms)
