@@ -21,17 +21,20 @@
 #         every round, so the LP holds MaxJobs jobs instead of none
 #     -t  measurement window in seconds (default 180), with 10 sbatch/s
 #     -g  hs-cluster --gpus (default a100:32:16,v100:32:16,p100:32:16,k80:32:16)
+#     -L  hetsched.conf MaxLockHold values, comma-separated (default: the
+#         plugin's default, one hetsched half): one hetsched half per value,
+#         OUTDIR/hetsched-LV each (e.g. -L 0,20: never yield vs every 20 ms)
 #     -o  output directory (default /tmp/hs-scale.XXXX); summary in
 #         OUTDIR/summary.txt, one line per scheduler in OUTDIR/results.tsv
 # Report ratios hetsched / backfill only: the machine is shared.
 set -u
-queue=5000 running=2000 whole=0 window=180 outdir= preempt=0
+queue=5000 running=2000 whole=0 window=180 outdir= preempt=0 holds=
 gpus=a100:32:16,v100:32:16,p100:32:16,k80:32:16
-while getopts q:r:w:t:g:o:p opt; do
+while getopts q:r:w:t:g:o:L:p opt; do
 	case $opt in
 	q) queue=$OPTARG ;; r) running=$OPTARG ;; w) whole=$OPTARG ;; t) window=$OPTARG ;;
-	g) gpus=$OPTARG ;; o) outdir=$OPTARG ;; p) preempt=1 ;;
-	*) sed -n '2,20p' "$0"; exit 2 ;;
+	g) gpus=$OPTARG ;; o) outdir=$OPTARG ;; p) preempt=1 ;; L) holds=$OPTARG ;;
+	*) sed -n '2,23p' "$0"; exit 2 ;;
 	esac
 done
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -125,8 +128,10 @@ samplers() {
 	done
 }
 
+# run SCHED [MAXLOCKHOLD]: one half; hetsched's results go to
+# OUTDIR/hetsched, or OUTDIR/hetsched-LV with a MaxLockHold value V.
 run() {
-	local sched=$1 d=$outdir/$1 dir base args=() t0 pid narr a left
+	local sched=$1 hold=${2:-} d=$outdir/$1${2:+-L$2} dir base args=() t0 pid narr a left
 	mkdir -p "$d"
 	dir=$(mktemp -d /tmp/hs-scale-"$sched".XXXXXX)
 	base=$("$cluster" free-ports --nodes "$nodes" --port-base 32000) ||
@@ -148,6 +153,7 @@ run() {
 	if [ "$sched" = hetsched ]; then
 		printf '%s\n' RoundLength=30 MinRoundInterval=5 "ThroughputTable=$outdir/table.json" >"$dir/etc/hetsched.conf"
 		[ "$preempt" = 1 ] && echo RequeueWithoutCheckpoint=yes >>"$dir/etc/hetsched.conf"
+		[ -n "$hold" ] && echo "MaxLockHold=$hold" >>"$dir/etc/hetsched.conf"
 		scontrol reconfigure
 		sleep 12 # the plugin's start-up delay
 	fi
@@ -200,5 +206,9 @@ run() {
 }
 
 run backfill || exit 1
-run hetsched || exit 1
+if [ -z "$holds" ]; then
+	run hetsched || exit 1
+else
+	for h in $(echo "$holds" | tr ',' ' '); do run hetsched "$h" || exit 1; done
+fi
 python3 "$top/bench/scale_report.py" "$outdir" "$queue" | tee "$outdir/summary.txt"

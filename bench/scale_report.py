@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Summary of one bench/scale.sh run: OUTDIR/{backfill,hetsched}/ -> text.
+"""Summary of one bench/scale.sh run: OUTDIR/{backfill,hetsched*}/ -> text.
+
+hetsched halves: OUTDIR/hetsched, or one OUTDIR/hetsched-LV per MaxLockHold
+value V (bench/scale.sh -L); each gets its ratio against backfill.
 
 Per scheduler: time under slurmctld locks per scheduling pass (hetsched:
-snapshot + apply of each round, from slurmctld.log; backfill: its backfill
+snapshot + apply of each round, from slurmctld.log, and its longest single
+hold: the locks are yielded every MaxLockHold ms; backfill: its backfill
 and main-scheduler cycles sampled from sdiag every 3 s, which hold the
 locks for the whole cycle unless it yields), round wall time, solve time,
 slurmctld peak RSS (VmHWM), sbatch/squeue latency, time until a new job
@@ -20,6 +24,8 @@ import sys
 
 ROUND = re.compile(r"^\[([0-9T:.-]+)\] sched/hetsched: round \d+: .*?, (no |FAILED )?([0-9.]+) ms solve, "
                    r"locks ([0-9.]+) ms snapshot \+ ([0-9.]+) ms apply.*?; round ([0-9.]+) ms")
+# since MaxLockHold: the longest single hold of the round
+HOLD = re.compile(r"longest hold ([0-9.]+) ms, (\d+) yields")
 
 
 def pct(v, p):
@@ -51,11 +57,14 @@ def ts(s):
 
 
 def hetsched_rounds(d, t0, t1):
-    lock, wall, solve = [], [], []
+    """Per round in the window: time under locks (all holds), wall, solve,
+    longest single hold (the whole time under locks before MaxLockHold)
+    and yields."""
+    lock, wall, solve, hold, yields = [], [], [], [], []
     try:
         lines = open(os.path.join(d, "slurmctld.log"), errors="replace")
     except OSError:
-        return lock, wall, solve
+        return lock, wall, solve, hold, yields
     for line in lines:
         m = ROUND.search(line)
         if not m or not t0 <= ts(m.group(1)) <= t1:
@@ -64,7 +73,10 @@ def hetsched_rounds(d, t0, t1):
         wall.append(float(m.group(6)))
         if m.group(2) is None:
             solve.append(float(m.group(3)))
-    return lock, wall, solve
+        h = HOLD.search(line)
+        hold.append(float(h.group(1)) if h else max(float(m.group(4)), float(m.group(5))))
+        yields.append(int(h.group(2)) if h else 0)
+    return lock, wall, solve, hold, yields
 
 
 def sdiag_cycles(d):
@@ -133,9 +145,12 @@ def summarize(out, sched):
     d = os.path.join(out, sched)
     t0, t1 = one(os.path.join(d, "window_start")), one(os.path.join(d, "window_end"))
     r = {"sched": sched}
-    if sched == "hetsched":
-        lock, wall, solve = hetsched_rounds(d, t0, t1)
+    if sched.startswith("hetsched"):
+        lock, wall, solve, hold, yields = hetsched_rounds(d, t0, t1)
         r["passes"] = len(lock)
+        r["hold_mean"], r["hold_p99"] = mean(hold), pct(hold, 99)
+        r["hold_max"] = max(hold) if hold else float("nan")
+        r["yields_mean"] = mean(yields)
     else:
         main, bf = sdiag_cycles(d)
         lock = main + bf
@@ -144,6 +159,8 @@ def summarize(out, sched):
         r["passes"] = len(lock)
         r["main_mean"], r["main_max"] = mean(main), max(main) if main else float("nan")
         r["bf_mean"], r["bf_max"] = mean(bf), max(bf) if bf else float("nan")
+        # not observable from sdiag: backfill yields every bf_yield_interval
+        r["hold_mean"] = r["hold_p99"] = r["hold_max"] = r["yields_mean"] = float("nan")
     r["lock_mean"], r["lock_p99"], r["lock_max"] = mean(lock), pct(lock, 99), max(lock) if lock else float("nan")
     r["wall_mean"], r["wall_p99"], r["wall_max"] = mean(wall), pct(wall, 99), max(wall) if wall else float("nan")
     r["solve_mean"], r["solve_max"] = mean(solve), max(solve) if solve else float("nan")
@@ -180,12 +197,20 @@ def summarize(out, sched):
 
 def main():
     out, queue = sys.argv[1], int(sys.argv[2])
-    b, h = summarize(out, "backfill"), summarize(out, "hetsched")
+    b = summarize(out, "backfill")
+    names = sorted((x for x in os.listdir(out) if x.startswith("hetsched") and
+                    os.path.isdir(os.path.join(out, x))),
+                   key=lambda x: (len(x), x))
+    hs = [summarize(out, x) for x in names]
     rows = [
         ("scheduling passes in the window", "passes", "%d"),
         ("time under locks per pass, mean (ms)", "lock_mean", "%.1f"),
         ("time under locks per pass, p99 (ms)", "lock_p99", "%.1f"),
         ("time under locks per pass, max (ms)", "lock_max", "%.1f"),
+        ("longest single lock hold per round, mean (ms)", "hold_mean", "%.1f"),
+        ("longest single lock hold per round, p99 (ms)", "hold_p99", "%.1f"),
+        ("longest single lock hold per round, max (ms)", "hold_max", "%.1f"),
+        ("lock yields per round, mean", "yields_mean", "%.1f"),
         ("round wall time (hetsched) / backfill cycle, mean (ms)", "wall_mean", "%.1f"),
         ("round wall / backfill cycle, p99 (ms)", "wall_p99", "%.1f"),
         ("round wall / backfill cycle, max (ms)", "wall_max", "%.1f"),
@@ -213,22 +238,34 @@ def main():
         ("  deepest queue rank among those", "rank_max", "%d"),
         ("  ranked beyond 2000", "beyond_2000", "%d"),
     ]
-    print("queue %d (queued at window start: backfill %d, hetsched %d)" % (queue, b["qlen"], h["qlen"]))
-    print("%-58s %12s %12s %8s" % ("", "backfill", "hetsched", "ratio"))
+    print("queue %d (queued at window start: backfill %d, %s)" % (
+        queue, b["qlen"], ", ".join("%s %d" % (h["sched"], h["qlen"]) for h in hs)))
+    head = "%-58s %12s" % ("", "backfill")
+    for h in hs:
+        head += " %14s %7s" % (h["sched"], "ratio")
+    print(head)
+
+    def cell(r, k, f):
+        return f % r[k] if r[k] == r[k] else "n/a"
     for label, k, f in rows:
-        ratio = h[k] / b[k] if isinstance(b[k], float) and b[k] not in (0.0,) and b[k] == b[k] else float("nan")
-        print("%-58s %12s %12s %8.2f" % (label, f % b[k] if b[k] == b[k] else "n/a",
-                                         f % h[k] if h[k] == h[k] else "n/a", ratio))
+        line = "%-58s %12s" % (label, cell(b, k, f))
+        for h in hs:
+            ok = isinstance(b[k], float) and b[k] != 0.0 and b[k] == b[k]
+            line += " %14s %7.2f" % (cell(h, k, f), h[k] / b[k] if ok else float("nan"))
+        print(line)
     print("backfill: main cycle mean %.1f max %.1f ms; backfill cycle mean %.1f max %.1f ms"
           % (b["main_mean"], b["main_max"], b["bf_mean"], b["bf_max"]))
-    print("slurmd memory: backfill run %s; hetsched run %s" % (b["slurmd_mem"], h["slurmd_mem"]))
+    print("slurmd memory: backfill run %s; %s" % (
+        b["slurmd_mem"], "; ".join("%s run %s" % (h["sched"], h["slurmd_mem"]) for h in hs)))
     # Rewritten, not appended: one run, one file (the plot cats several).
     with open(os.path.join(out, "results.tsv"), "w") as f:
-        for r in (b, h):
-            f.write("%d\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n" % (
+        for r in [b] + hs:
+            # column 15, added last so older files still plot: the p99
+            # of the longest single hold per round
+            f.write("%d\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\n" % (
                 r["qlen"], r["sched"], r["lock_mean"], r["lock_p99"], r["lock_max"],
                 r["wall_mean"], r["wall_max"], r["rss_mb"], r["sbatch_p99"], r["squeue_p99"],
-                r["submit_rpc"], r["jobinfo_rpc"], r["solve_mean"], r["load_mean"]))
+                r["submit_rpc"], r["jobinfo_rpc"], r["solve_mean"], r["load_mean"], r["hold_p99"]))
 
 
 if __name__ == "__main__":

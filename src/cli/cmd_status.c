@@ -195,6 +195,9 @@ static void print_header(json_object *st, time_t now)
 	       inum(rs, "active"), inum(rs, "pinned"), inum(rs, "leaving"),
 	       inum(rs, "reset") ? "new allocation, " : "", num(rs, "solve_ms"),
 	       num(rs, "engine_ms"), num(rs, "snapshot_lock_ms"), num(rs, "apply_lock_ms"));
+	if (get(rs, "lock_hold_max_ms"))
+		printf("  longest lock hold %.2f ms, locks yielded %ld times\n",
+		       num(rs, "lock_hold_max_ms"), inum(rs, "lock_yields"));
 	printf("  planned: start %ld, keep %ld, checkpoint %ld, requeue %ld (migrations %ld), "
 	       "suspend %ld, resume %ld\n",
 	       inum(pl, "start"), inum(pl, "keep"), inum(pl, "checkpoint"), inum(pl, "requeue"),

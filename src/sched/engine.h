@@ -104,6 +104,9 @@ void hs_plan_free(hs_plan_t *p);
 typedef struct hs_round_stats {
 	double snapshot_lock_ms;   /* locks held for the snapshot */
 	double apply_lock_ms;      /* write locks held to apply */
+	double lock_hold_max_ms;   /* longest single hold of the round */
+	int lock_yields;           /* times the round gave the locks back
+	                            * (MaxLockHold) */
 	double round_ms;           /* whole round, wall */
 	int started, start_failed, deferred, kept, suspended, resumed;
 	int checkpointing, requeued, requeue_failed, vanished;

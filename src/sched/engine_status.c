@@ -11,7 +11,8 @@
  *    "objective": <the policy's objective in its last successful solve>,
  *    "vs_equal_share": {"min": r, "mean": r, "jobs": n},
  *    "round_stats": {"solve_ms": .., "engine_ms": .., "snapshot_lock_ms": ..,
- *                    "apply_lock_ms": .., "round_ms": .., "solved": 0|1,
+ *                    "apply_lock_ms": .., "lock_hold_max_ms": ..,
+ *                    "lock_yields": .., "round_ms": .., "solved": 0|1,
  *                    "reset": 0|1, "active": n, "pinned": n, "leaving": n,
  *                    "planned": {"start": n, "keep": n, "checkpoint": n,
  *                                "requeue": n, "suspend": n, "resume": n,
@@ -328,6 +329,8 @@ json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs
 	if (st) {
 		add_dbl(rs, "snapshot_lock_ms", st->snapshot_lock_ms);
 		add_dbl(rs, "apply_lock_ms", st->apply_lock_ms);
+		add_dbl(rs, "lock_hold_max_ms", st->lock_hold_max_ms);
+		add_int(rs, "lock_yields", st->lock_yields);
 		add_dbl(rs, "round_ms", st->round_ms);
 		json_object *dn = json_object_new_object();
 		add_int(dn, "started", st->started);

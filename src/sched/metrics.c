@@ -207,6 +207,10 @@ static void round_stats(FILE *f, json_object *rs)
 		sample(f, n, NULL, "phase", "snapshot", num(rs, "snapshot_lock_ms") * 1e-3);
 		sample(f, n, NULL, "phase", "apply", num(rs, "apply_lock_ms") * 1e-3);
 	}
+	gauge1(f, rs, "lock_hold_max_ms", 1e-3, "hetsched_lock_hold_longest_seconds", "seconds",
+	       "Longest single hold of slurmctld's locks in the last round (MaxLockHold).");
+	gauge1(f, rs, "lock_yields", 1, "hetsched_lock_yields", NULL,
+	       "Times the last round gave slurmctld's locks back to waiting RPCs.");
 	gauge1(f, rs, "solved", 1, "hetsched_round_solved",
 	       NULL, "1 when the policy was solved in the last round.");
 	gauge1(f, rs, "solve_failed", 1, "hetsched_round_solve_failed", NULL,

@@ -74,6 +74,9 @@ typedef struct hs_sconf {
 	                              * the solve and the apply, no lock
 	                              * held, so tests can change jobs under
 	                              * a round's plan; 0 = none */
+	int max_lock_hold_ms;        /* MaxLockHold: a round gives slurmctld's
+	                              * locks back for a moment after holding
+	                              * them this long; 0 = never */
 	char *status_file;           /* StatusFile; NULL = StateSaveLocation */
 	char *metrics_file;          /* MetricsFile: OpenMetrics exposition
 	                              * after every round; NULL = none */

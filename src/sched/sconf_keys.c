@@ -303,6 +303,8 @@ static const key_def_t keys[] = {
 	INT("PopPartitions", pop_partitions, "1", 1, 64,
 	    "split the LP policies' problem into this many random parts (POP)"),
 	INT("MaxJobs", max_jobs, "2000", 1, 100000, "most jobs in one round's problem"),
+	INT("MaxLockHold", max_lock_hold_ms, "20", 0, 10000,
+	    "milliseconds a round holds slurmctld's locks before yielding them, 0 = never"),
 	BOOL("CpuJobs", cpu_fill, "yes", "also start jobs without GPUs"),
 	INT("CpuFillMax", cpu_fill_max, "100", 0, 100000, "CPU job start attempts per pass"),
 	ULONG("Seed", seed, "1", 0, LONG_MAX, "seed of the policies' randomness"),

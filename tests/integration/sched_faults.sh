@@ -31,9 +31,11 @@ emu() {
 # 1. Churn: 1 s rounds; checkpointing jobs time-share the GPUs (so jobs
 # are checkpointed, requeued and restarted all the time) while other jobs
 # end, fail and get cancelled at random moments, some of them while they
-# checkpoint.
-check "1 s rounds" it_hetsched_conf "$F_DIR" RoundLength=1 MinRoundInterval=1 \
-	CheckpointGrace=5 "ThroughputTable=$HS_TABLE"
+# checkpoint. MaxLockHold=1: the rounds give slurmctld's locks back every
+# millisecond (between jobs in the snapshot, between Slurm calls in the
+# apply), so the churn also lands inside snapshots and applies.
+check "1 s rounds, locks yielded every 1 ms" it_hetsched_conf "$F_DIR" RoundLength=1 \
+	MinRoundInterval=1 CheckpointGrace=5 MaxLockHold=1 "ThroughputTable=$HS_TABLE"
 keep="" fail="" cancel=""
 for i in $(seq 4); do
 	keep="$keep $(emu "c$i" 1500)"
@@ -58,6 +60,8 @@ check "churn: failing jobs FAILED" test "$(final_states $fail | awk '$2 != "FAIL
 # shellcheck disable=SC2086
 check "churn: cancelled jobs CANCELLED" test "$(final_states $cancel | awk '$2 !~ /^CANCELLED/' | wc -l)" = 0
 check "churn: slurmctld alive" scontrol ping
+yields=$(sed -n 's/.*sched\/hetsched: round .* \([0-9]*\) yields;.*/\1/p' "$log" | awk '{ s += $1 } END { print s + 0 }')
+check "churn: the rounds yielded the locks ($yields times)" test "$yields" -gt 0
 check "churn: rounds saw jobs change under them and kept going" wait_rounds "$F_DIR" 3 30
 
 # 2. Four GPUs, six checkpointing jobs that time-share them.

@@ -99,9 +99,7 @@ void hs_plugin_log(void *arg, int level, const char *msg)
 
 static double now_ms(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+	return hs_now_ms();
 }
 
 /* Sleeps up to usec or until stopped; returns the stop flag. */
@@ -350,9 +348,9 @@ static void write_status(agent_t *a, const hs_snap_t *s, const hs_plan_t *p,
 static void do_round(agent_t *a)
 {
 	/* backfill's locks for the snapshot too: asking Slurm whether pending
-	 * jobs may start updates their reasons and dependencies (runnable.c) */
-	slurmctld_lock_t read_locks = HS_LOCKS_WRITE;
-	slurmctld_lock_t write_locks = HS_LOCKS_WRITE;
+	 * jobs may start updates their reasons and dependencies (runnable.c);
+	 * both holds yield every MaxLockHold ms (lockhold.c) */
+	hs_lock_hold_t hold;
 	hs_round_stats_t st;
 	hs_snap_t snap;
 	hs_plan_t plan;
@@ -360,13 +358,25 @@ static void do_round(agent_t *a)
 	memset(&st, 0, sizeof(st));
 	double t0 = now_ms();
 
-	lock_slurmctld(read_locks);
-	double l0 = now_ms();
-	int rc = hs_snapshot_take(&a->conf, &snap);
-	st.snapshot_lock_ms = now_ms() - l0;
-	unlock_slurmctld(read_locks);
+	hs_hold_begin(&hold, a->conf.max_lock_hold_ms);
+	/* The GPU job set this round starts from, taken before anything can
+	 * yield the locks: a job that arrives or leaves later (during a
+	 * yield, the solve or the apply) brings the next round early. Our
+	 * own starts and requeues do not change it. A failed round keeps
+	 * the previous one. */
+	uint64_t prev_fp = a->fingerprint;
+	seen_t prev_seen = a->gpu_seen;
+	a->fingerprint = hs_gpu_jobs_fingerprint(&a->conf);
+	mark_seen(&a->gpu_seen);
+	int rc = hs_snapshot_take(&a->conf, &snap, &hold);
+	hs_hold_end(&hold);
+	st.snapshot_lock_ms = hold.total_ms;
+	st.lock_hold_max_ms = hold.longest_ms;
+	st.lock_yields = hold.yields;
 	if (rc < 0) {
 		error(HS_LOG_PREFIX "out of memory taking the snapshot; round skipped");
+		a->fingerprint = prev_fp;
+		a->gpu_seen = prev_seen;
 		return;
 	}
 
@@ -374,6 +384,8 @@ static void do_round(agent_t *a)
 	if (hs_engine_round(a->engine, &snap, &plan, &err) < 0) {
 		error(HS_LOG_PREFIX "round failed, nothing applied: %s", err.msg);
 		hs_snap_free(&snap);
+		a->fingerprint = prev_fp;
+		a->gpu_seen = prev_seen;
 		return;
 	}
 
@@ -385,16 +397,16 @@ static void do_round(agent_t *a)
 		usleep((useconds_t)a->conf.apply_delay_ms * 1000);
 	}
 
-	lock_slurmctld(write_locks);
-	double l1 = now_ms();
-	hs_apply_plan(a->engine, &snap, &plan, &st, a->packing > 0);
+	hs_hold_begin(&hold, a->conf.max_lock_hold_ms);
+	hs_apply_plan(a->engine, &snap, &plan, &st, a->packing > 0, &hold);
 	(void)hs_refuse_het_jobs();
 	st.cpu_started = hs_cpu_jobs_fill(&a->conf);
-	a->fingerprint = hs_gpu_jobs_fingerprint(&a->conf);
-	mark_seen(&a->gpu_seen);
-	mark_seen(&a->cpu_seen);
-	st.apply_lock_ms = now_ms() - l1;
-	unlock_slurmctld(write_locks);
+	mark_seen(&a->cpu_seen); /* no yield since the CPU fill looked */
+	hs_hold_end(&hold);
+	st.apply_lock_ms = hold.total_ms;
+	if (hold.longest_ms > st.lock_hold_max_ms)
+		st.lock_hold_max_ms = hold.longest_ms;
+	st.lock_yields += hold.yields;
 
 	st.round_ms = now_ms() - t0;
 	if (st.started || st.requeued || st.suspended || st.resumed || st.checkpointing ||
@@ -407,12 +419,12 @@ static void do_round(agent_t *a)
 	save_state(a);
 	write_status(a, &snap, &plan, &st);
 	info(HS_LOG_PREFIX "round %ld: %d active (%d pinned, %d leaving), %s%.1f ms solve, "
-	     "locks %.2f ms snapshot + %.2f ms apply; started %d, kept %d, checkpointing %d, "
+	     "locks %.2f ms snapshot + %.2f ms apply, longest hold %.2f ms, %d yields; started %d, kept %d, checkpointing %d, "
 	     "requeued %d, suspended %d, resumed %d, deferred %d, start failures %d, "
 	     "changed meanwhile %d, cpu jobs started %d; round %.1f ms",
 	     plan.round, plan.nactive, plan.npinned, plan.nleaving,
 	     plan.solved ? (plan.solve_failed ? "FAILED " : "") : "no ", plan.solve_ms,
-	     st.snapshot_lock_ms, st.apply_lock_ms, st.started, st.kept, st.checkpointing,
+	     st.snapshot_lock_ms, st.apply_lock_ms, st.lock_hold_max_ms, st.lock_yields, st.started, st.kept, st.checkpointing,
 	     st.requeued, st.suspended, st.resumed, st.deferred, st.start_failed, st.vanished,
 	     st.cpu_started, st.round_ms);
 	hs_plan_free(&plan);

@@ -309,8 +309,11 @@ static void set_expected_start(job_record_t *job_ptr, int64_t when, time_t now)
 		job_ptr->start_time = when > now ? (time_t)when : now + 1;
 }
 
+/* Every loop below finds its job again by id on each step and keeps no
+ * pointer into slurmctld's tables across steps, so it may yield the
+ * locks between steps (hs_hold_yield, lockhold.c). */
 void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
-		   hs_round_stats_t *st, int packing)
+		   hs_round_stats_t *st, int packing, hs_lock_hold_t *hold)
 {
 	time_t now = time(NULL);
 	/* 1. what frees GPUs */
@@ -321,6 +324,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			continue;
 		if (pj->op == HS_PLAN_SUSPEND && pj->slice_with)
 			continue; /* after its time-slice partner started (3.) */
+		(void)hs_hold_yield(hold);
 		job_record_t *job_ptr = refind(s, pj);
 		if (!job_ptr) {
 			st->vanished++;
@@ -346,6 +350,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		}
 		if (pj->op != HS_PLAN_START && pj->op != HS_PLAN_RESUME)
 			continue;
+		(void)hs_hold_yield(hold);
 		job_record_t *job_ptr = refind(s, pj);
 		if (!job_ptr) {
 			st->vanished++;
@@ -358,7 +363,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			refused[nrefused++] = i;
 	}
 	if (refused && taken)
-		(void)hs_refill(e, s, plan, refused, nrefused, taken, now, st);
+		(void)hs_refill(e, s, plan, refused, nrefused, taken, now, st, hold);
 	free(refused);
 	free(taken);
 	/* 3. time slicing: suspend the jobs a newcomer was just packed onto
@@ -368,6 +373,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		const hs_plan_job_t *pj = &plan->jobs[i];
 		if (pj->op != HS_PLAN_SUSPEND || !pj->slice_with)
 			continue;
+		(void)hs_hold_yield(hold);
 		job_record_t *job_ptr = refind(s, pj);
 		if (!job_ptr) {
 			st->vanished++;
@@ -383,6 +389,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 	/* 4. reasons, and a fresh look at jobs that were not eligible
 	 * (dependencies, begin times: job_independent updates them) */
 	for (int i = 0; i < plan->njobs; i++) {
+		(void)hs_hold_yield(hold);
 		job_record_t *job_ptr = find_job_record(plan->jobs[i].id);
 		if (!job_ptr)
 			continue;
@@ -390,6 +397,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		set_expected_start(job_ptr, plan->jobs[i].expected_start, now);
 	}
 	for (int i = 0; i < s->njobs; i++) {
+		(void)hs_hold_yield(hold);
 		if (s->jobs[i].stale) {
 			job_record_t *job_ptr = find_job_record(s->jobs[i].id);
 			if (job_ptr)

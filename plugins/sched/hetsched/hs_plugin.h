@@ -6,6 +6,7 @@
  *   snapshot.c        slurmctld state -> hs_snap_t, under backfill's locks
  *   runnable.c        Slurm's answer: may a pending job start now, where
  *   apply.c           plan -> slurmctld calls, under write locks
+ *   lockhold.c        a pass's hold on the locks, yielded every MaxLockHold
  *   refill.c          GPUs of refused starts -> the next job, same pass
  *   ops.c             in-flight checkpoint/requeue/deferred-start steps
  *   cpujobs.c         jobs without GPUs: priority order with fill
@@ -44,9 +45,28 @@ static inline int hs_prio_order(uint32_t pa, int64_t sa, uint32_t ia, uint32_t p
  * missing file gives the defaults (returns 1). */
 int hs_conf_load(const char *path, hs_sconf_t *out, char *why, size_t len);
 
+/* lockhold.c: a pass's hold on slurmctld's scheduling locks
+ * (HS_LOCKS_WRITE), yielded for a moment every max_ms of holding
+ * (MaxLockHold; 0 = never). */
+typedef struct hs_lock_hold {
+	int max_ms;
+	double since;      /* when the current hold began (hs_now_ms) */
+	double total_ms;   /* time held, all holds of the pass */
+	double longest_ms; /* longest single hold */
+	int yields;
+} hs_lock_hold_t;
+double hs_now_ms(void); /* CLOCK_MONOTONIC, milliseconds */
+void hs_hold_begin(hs_lock_hold_t *h, int max_ms); /* takes the locks */
+void hs_hold_end(hs_lock_hold_t *h);               /* gives them back */
+/* When the current hold has lasted max_ms: unlock, pause, lock again and
+ * return 1; the caller must then find every job again by id. Else 0.
+ * h may be NULL (never yields). */
+int hs_hold_yield(hs_lock_hold_t *h);
+
 /* snapshot.c: the caller holds backfill's locks {READ conf, WRITE job,
- * WRITE node, READ part, READ fed} (runnable.c updates job reasons). */
-int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s);
+ * WRITE node, READ part, READ fed} (runnable.c updates job reasons)
+ * through hold, which may yield them between jobs. */
+int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s, hs_lock_hold_t *hold);
 /* Cheap fingerprint of the GPU job set (ids of managed GPU jobs that are
  * pending, running or suspended): a change (arrival, departure) triggers
  * an early round; hetsched's own starts and requeues do not.
@@ -81,7 +101,7 @@ bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, i
 /* apply.c: the caller holds {READ, WRITE, WRITE, READ, READ}. packing:
  * the select plugin can start a job on a running partner's GPUs. */
 void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
-		   hs_round_stats_t *st, int packing);
+		   hs_round_stats_t *st, int packing, hs_lock_hold_t *hold);
 /* Starts a pending job: packed onto its partner's GPUs when it has one
  * that runs and packing is available, else on exactly these nodes. */
 int hs_start_job(job_record_t *job_ptr, const hs_target_t *t, int packing, const char *why);
@@ -95,7 +115,7 @@ int hs_start_on_nodes(job_record_t *job_ptr, const hs_target_t *t, const char *w
  * how many started. Write locks held. */
 int hs_refill(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 	      const int *refused, int nrefused, unsigned char *taken, time_t now,
-	      hs_round_stats_t *st);
+	      hs_round_stats_t *st, hs_lock_hold_t *hold);
 
 /* ops.c: advances every in-flight op once; returns how many acted.
  * Caller holds the write locks. */

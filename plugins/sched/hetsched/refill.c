@@ -54,7 +54,7 @@ static int fits_target(const hs_snap_t *s, const hs_sjob_t *sj, const hs_plan_jo
 
 int hs_refill(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 	      const int *refused, int nrefused, unsigned char *taken, time_t now,
-	      hs_round_stats_t *st)
+	      hs_round_stats_t *st, hs_lock_hold_t *hold)
 {
 	if (nrefused <= 0)
 		return 0;
@@ -80,6 +80,7 @@ int hs_refill(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			const hs_plan_job_t *pj = &plan->jobs[c[k].plan];
 			if (taken[c[k].plan] || !fits_target(s, &s->jobs[pj->snap], rj))
 				continue;
+			(void)hs_hold_yield(hold); /* the job is found by id below */
 			job_record_t *job_ptr =
 				find_job_record(hs_sjob_act_id(&s->jobs[pj->snap]));
 			if (!job_ptr || !IS_JOB_PENDING(job_ptr) || !hs_job_startable(job_ptr) ||

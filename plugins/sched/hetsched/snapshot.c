@@ -49,11 +49,6 @@ static int next_set(bitstr_t *b, int from)
 	return -1;
 }
 
-static int find_ptr(void *x, void *key)
-{
-	return x == key;
-}
-
 static char *dup_str(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -196,7 +191,7 @@ static void job_request(job_record_t *job_ptr, hs_sjob_t *sj)
 
 /* GPUs held: for the i-th node of the job's node_bitmap, the set bits of
  * gres_bit_alloc[i] of every gres/gpu allocation entry. */
-static void job_held(job_record_t *job_ptr, const int *node_map, hs_sjob_t *sj)
+static void job_held(job_record_t *job_ptr, const int *node_map, int nmap, hs_sjob_t *sj)
 {
 	if (!job_ptr->gres_list_alloc || !job_ptr->node_bitmap)
 		return;
@@ -212,7 +207,7 @@ static void job_held(job_record_t *job_ptr, const int *node_map, hs_sjob_t *sj)
 			if (n >= (int)js->node_cnt)
 				break;
 			bitstr_t *b = js->gres_bit_alloc[n++];
-			int sn = node_map[i];
+			int sn = i < nmap ? node_map[i] : -1;
 			if (!b || sn < 0)
 				continue;
 			for (int g = 0; (g = next_set(b, g)) >= 0; g++) {
@@ -272,7 +267,7 @@ static void copy_env(job_record_t *job_ptr, hs_sjob_t *sj)
  * not eligible (Slurm's reason stays on the job); yes -> node_ok = the
  * nodes it may use. -1 on out of memory. */
 static int runnable_on(const hs_sconf_t *conf, job_record_t *job_ptr, const int *node_map,
-		       const hs_snap_t *s, hs_sjob_t *sj)
+		       int nmap, const hs_snap_t *s, hs_sjob_t *sj)
 {
 	/* do its -w nodes hold its GPUs? (the snapshot's GPU count per
 	 * node, already read: no second walk of the nodes' GRES) */
@@ -281,7 +276,7 @@ static int runnable_on(const hs_sconf_t *conf, job_record_t *job_ptr, const int 
 	if (sj->gpus > 0 && req) {
 		int held = 0;
 		for (int i = 0; (i = next_set(req, i)) >= 0; i++)
-			if (i < node_record_count && node_map[i] >= 0)
+			if (i < nmap && node_map[i] >= 0)
 				held += s->nodes[node_map[i]].ngpus;
 		w_short = held < sj->gpus;
 	}
@@ -296,7 +291,7 @@ static int runnable_on(const hs_sconf_t *conf, job_record_t *job_ptr, const int 
 		return -1;
 	}
 	for (int i = 0; (i = next_set(ok, i)) >= 0; i++)
-		if (i < node_record_count && node_map[i] >= 0)
+		if (i < nmap && node_map[i] >= 0)
 			sj->node_ok[node_map[i]] = 1;
 	FREE_NULL_BITMAP(ok);
 	return 0;
@@ -357,162 +352,219 @@ static void add_array_slots(hs_snap_t *s, int idx, job_record_t *job_ptr, int fr
 			return; /* out of memory: fewer slots this round */
 }
 
-int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
-{
-	hs_snap_init(s);
-	s->now = time(NULL);
-	int *node_map = malloc(((size_t)node_record_count + 1) * sizeof(int));
-	s->nodes = calloc((size_t)node_record_count + 1, sizeof(*s->nodes));
-	int nparts = part_list ? list_count(part_list) : 0;
-	part_record_t **pptr = calloc((size_t)nparts + 1, sizeof(*pptr));
-	s->parts = calloc((size_t)nparts + 1, sizeof(*s->parts));
-	if (!node_map || !s->nodes || !pptr || !s->parts)
-		goto oom;
+/* What the per-job copy needs from the nodes and partitions read first. */
+typedef struct snap_ctx {
+	const hs_sconf_t *conf;
+	int *node_map;            /* Slurm node index -> snapshot node, -1 */
+	int nmap;                 /* entries of node_map: node_record_count
+	                           * then (dynamic nodes may add more later) */
+	int free_gpus;            /* GPUs free now: bounds array task slots */
+	uint32_t prefixes[HS_SLOT_ARRAYS];
+	int nprefixes;
+} snap_ctx_t;
 
+static int find_part_name(void *x, void *key)
+{
+	const part_record_t *p = x;
+	return p->name && !strcmp(p->name, key);
+}
+
+/* Nodes with their GPUs, and partitions. 0, or -1 on out of memory. */
+static int copy_nodes_parts(snap_ctx_t *c, hs_snap_t *s)
+{
+	c->nmap = node_record_count;
+	c->node_map = malloc(((size_t)c->nmap + 1) * sizeof(int));
+	s->nodes = calloc((size_t)c->nmap + 1, sizeof(*s->nodes));
+	int nparts = part_list ? list_count(part_list) : 0;
+	s->parts = calloc((size_t)nparts + 1, sizeof(*s->parts));
+	if (!c->node_map || !s->nodes || !s->parts)
+		return -1;
 	node_record_t *node_ptr;
-	for (int i = 0; i < node_record_count; i++)
-		node_map[i] = -1;
+	for (int i = 0; i < c->nmap; i++)
+		c->node_map[i] = -1;
 	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		if ((int)node_ptr->index >= c->nmap)
+			continue;
 		hs_snode_t *nd = &s->nodes[s->nnodes];
 		if (!(nd->name = dup_str(node_ptr->name)))
-			goto oom;
+			return -1;
 		nd->avail = avail_node_bitmap && bit_test(avail_node_bitmap, node_ptr->index) &&
 			    !IS_NODE_POWERED_DOWN(node_ptr) && !IS_NODE_POWERING_UP(node_ptr);
 		node_gpus(node_ptr, nd);
-		node_map[node_ptr->index] = s->nnodes++;
+		c->node_map[node_ptr->index] = s->nnodes++;
 	}
-
-	/* GPUs free now (bounds the task slots of job arrays) */
-	int free_gpus = 0;
 	for (int n = 0; n < s->nnodes; n++)
 		for (int g = 0; s->nodes[n].avail && g < s->nodes[n].ngpus; g++)
-			free_gpus += !s->nodes[n].gpu_held[g];
-	uint32_t prefixes[HS_SLOT_ARRAYS];
-	int nprefixes = 0;
-
-	if (part_list) {
-		list_itr_t *it = list_iterator_create(part_list);
-		part_record_t *p;
-		while ((p = list_next(it)) && s->nparts < nparts) {
-			hs_spart_t *sp = &s->parts[s->nparts];
-			pptr[s->nparts] = p;
-			s->nparts++;
-			sp->name = dup_str(p->name);
-			sp->managed = hs_sconf_manages(conf, p->name);
-			sp->up = (p->state_up & PARTITION_SCHED) != 0;
-			int cnt = p->node_bitmap ? bit_set_count(p->node_bitmap) : 0;
-			sp->nodes = calloc((size_t)cnt + 1, sizeof(int));
-			if (!sp->name || !sp->nodes)
-				break;
-			for (int i = 0; p->node_bitmap && (i = next_set(p->node_bitmap, i)) >= 0;
-			     i++)
-				if (i < node_record_count && node_map[i] >= 0 && sp->nnodes < cnt)
-					sp->nodes[sp->nnodes++] = node_map[i];
-		}
-		list_iterator_destroy(it);
-		for (int k = 0; k < s->nparts; k++)
-			if (!s->parts[k].name || !s->parts[k].nodes)
-				goto oom;
-	}
-
-	/* assoc_mgr is locked per job, only around reading the shares:
-	 * Slurm's limit checks (runnable.c) take their own assoc_mgr locks */
-	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK };
-	list_itr_t *it = list_iterator_create(job_list);
-	job_record_t *job_ptr;
-	int failed = 0;
-	while ((job_ptr = list_next(it)) && !failed) {
-		if (IS_JOB_FINISHED(job_ptr) && !IS_JOB_COMPLETING(job_ptr))
-			continue;
-		/* Suspended GPU jobs of other partitions too: one hetsched
-		 * suspended before its partition left Partitions= must still
-		 * be resumed (the engine resumes only its own). */
-		if (job_ptr->het_job_id || !hs_job_wants_gpus(job_ptr) ||
-		    (!hs_job_managed(conf, job_ptr) && !IS_JOB_SUSPENDED(job_ptr)))
-			continue;
-		hs_sjob_t *sj = hs_snap_add_job(s);
-		if (!sj) {
-			failed = 1;
+			c->free_gpus += !s->nodes[n].gpu_held[g];
+	if (!part_list)
+		return 0;
+	list_itr_t *it = list_iterator_create(part_list);
+	part_record_t *p;
+	while ((p = list_next(it)) && s->nparts < nparts) {
+		hs_spart_t *sp = &s->parts[s->nparts++];
+		sp->name = dup_str(p->name);
+		sp->managed = hs_sconf_manages(c->conf, p->name);
+		sp->up = (p->state_up & PARTITION_SCHED) != 0;
+		int cnt = p->node_bitmap ? bit_set_count(p->node_bitmap) : 0;
+		sp->nodes = calloc((size_t)cnt + 1, sizeof(int));
+		if (!sp->name || !sp->nodes)
 			break;
-		}
-		sj->id = job_ptr->job_id;
-		sj->user_id = job_ptr->user_id;
-		if (IS_JOB_COMPLETING(job_ptr))
-			sj->state = HS_SJ_OTHER;
-		else if (IS_JOB_RUNNING(job_ptr))
-			sj->state = HS_SJ_RUNNING;
-		else if (IS_JOB_SUSPENDED(job_ptr))
-			sj->state = HS_SJ_SUSPENDED;
-		else if (hs_job_startable(job_ptr))
-			sj->state = HS_SJ_PENDING;
-		else
-			sj->state = HS_SJ_OTHER; /* e.g. requeued, not cleaned up yet */
-		sj->stale = IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr) &&
-			    sj->state == HS_SJ_OTHER && !job_ptr->epilog_running;
-		job_details_t *d = job_ptr->details;
-		sj->begin_time = d ? d->begin_time : 0;
-		sj->eligible = sj->state == HS_SJ_PENDING && d && job_ptr->priority != 0 &&
-			       !blocked_reason(job_ptr->state_reason);
-		job_request(job_ptr, sj); /* runnable_on needs its GPU count */
-		if (sj->eligible && runnable_on(conf, job_ptr, node_map, s, sj) < 0) {
-			failed = 1;
-			break;
-		}
-		sj->begin_time = d ? d->begin_time : 0; /* job_independent may set it */
-		/* partitions */
-		int np = job_ptr->part_ptr_list ? list_count(job_ptr->part_ptr_list) : 1;
-		sj->parts = calloc((size_t)np + 1, sizeof(int));
-		if (!sj->parts) {
-			failed = 1;
-			break;
-		}
-		for (int k = 0; k < s->nparts; k++) {
-			int member = job_ptr->part_ptr_list
-					     ? list_find_first(job_ptr->part_ptr_list,
-							       find_ptr, pptr[k]) != NULL
-					     : pptr[k] == job_ptr->part_ptr;
-			if (member && sj->nparts < np)
-				sj->parts[sj->nparts++] = k;
-		}
-		copy_env(job_ptr, sj);
-		if (job_ptr->admin_comment && strnlen(job_ptr->admin_comment, HS_MAX_COMMENT) <
-						      HS_MAX_COMMENT)
-			sj->admin_comment = strdup(job_ptr->admin_comment);
-		sj->account = dup_str(job_ptr->account);
-		sj->qos = dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL);
-		if (conf->account_shares) {
-			assoc_mgr_lock(&alocks);
-			if (job_ptr->assoc_ptr && job_ptr->assoc_ptr->shares_raw != NO_VAL &&
-			    job_ptr->assoc_ptr->shares_raw != INFINITE)
-				sj->account_shares = job_ptr->assoc_ptr->shares_raw;
-			assoc_mgr_unlock(&alocks);
-		}
-		sj->priority = job_ptr->priority;
-		sj->submit_time = d ? d->submit_time : 0;
-		sj->start_time = job_ptr->start_time;
-		sj->time_limit_min = (job_ptr->time_limit == NO_VAL ||
-				      job_ptr->time_limit == INFINITE) ? 0 : job_ptr->time_limit;
-		sj->batch = job_ptr->batch_flag != 0;
-		sj->requeue_ok = d && d->requeue > 0;
-		sj->restart_cnt = job_ptr->restart_cnt;
-		if (sj->state != HS_SJ_PENDING)
-			job_held(job_ptr, node_map, sj);
-		else if (sj->eligible && sj->shape_ok)
-			add_array_slots(s, s->njobs - 1, job_ptr, free_gpus, prefixes, &nprefixes);
+		for (int i = 0; p->node_bitmap && (i = next_set(p->node_bitmap, i)) >= 0; i++)
+			if (i < c->nmap && c->node_map[i] >= 0 && sp->nnodes < cnt)
+				sp->nodes[sp->nnodes++] = c->node_map[i];
 	}
 	list_iterator_destroy(it);
-	free(node_map);
-	free(pptr);
-	if (failed) {
-		hs_snap_free(s);
+	for (int k = 0; k < s->nparts; k++)
+		if (!s->parts[k].name || !s->parts[k].nodes)
+			return -1;
+	return 0;
+}
+
+/* Is this a job the snapshot copies? Suspended GPU jobs of other
+ * partitions too: one hetsched suspended before its partition left
+ * Partitions= must still be resumed (the engine resumes only its own). */
+static int snap_wants(const hs_sconf_t *conf, job_record_t *job_ptr)
+{
+	if (IS_JOB_FINISHED(job_ptr) && !IS_JOB_COMPLETING(job_ptr))
+		return 0;
+	return !job_ptr->het_job_id && hs_job_wants_gpus(job_ptr) &&
+	       (hs_job_managed(conf, job_ptr) || IS_JOB_SUSPENDED(job_ptr));
+}
+
+/* The ids of the jobs to copy: the job list is walked once, under one
+ * hold (no yield inside a list iteration); the copies then go by id. */
+static uint32_t *candidate_ids(const hs_sconf_t *conf, int *n)
+{
+	*n = 0;
+	int cap = job_list ? list_count(job_list) : 0;
+	uint32_t *ids = malloc(((size_t)cap + 1) * sizeof(*ids));
+	if (!ids || !job_list)
+		return ids;
+	list_itr_t *it = list_iterator_create(job_list);
+	job_record_t *job_ptr;
+	while ((job_ptr = list_next(it)) && *n < cap)
+		if (snap_wants(conf, job_ptr))
+			ids[(*n)++] = job_ptr->job_id;
+	list_iterator_destroy(it);
+	return ids;
+}
+
+static void copy_state(job_record_t *job_ptr, hs_sjob_t *sj)
+{
+	if (IS_JOB_COMPLETING(job_ptr))
+		sj->state = HS_SJ_OTHER;
+	else if (IS_JOB_RUNNING(job_ptr))
+		sj->state = HS_SJ_RUNNING;
+	else if (IS_JOB_SUSPENDED(job_ptr))
+		sj->state = HS_SJ_SUSPENDED;
+	else if (hs_job_startable(job_ptr))
+		sj->state = HS_SJ_PENDING;
+	else
+		sj->state = HS_SJ_OTHER; /* e.g. requeued, not cleaned up yet */
+	sj->stale = IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr) &&
+		    sj->state == HS_SJ_OTHER && !job_ptr->epilog_running;
+}
+
+/* The job's partitions as snapshot indices, matched by name: partition
+ * records may be replaced while a yield leaves the locks free. */
+static int copy_parts(const hs_snap_t *s, job_record_t *job_ptr, hs_sjob_t *sj)
+{
+	int np = job_ptr->part_ptr_list ? list_count(job_ptr->part_ptr_list) : 1;
+	sj->parts = calloc((size_t)np + 1, sizeof(int));
+	if (!sj->parts)
 		return -1;
+	for (int k = 0; k < s->nparts && sj->nparts < np; k++) {
+		const char *name = s->parts[k].name;
+		int member = job_ptr->part_ptr_list
+				     ? list_find_first(job_ptr->part_ptr_list, find_part_name,
+						       (void *)name) != NULL
+				     : job_ptr->part_ptr && job_ptr->part_ptr->name &&
+					       !strcmp(job_ptr->part_ptr->name, name);
+		if (member)
+			sj->parts[sj->nparts++] = k;
 	}
 	return 0;
-oom:
-	free(node_map);
-	free(pptr);
-	hs_snap_free(s);
-	return -1;
+}
+
+/* Copies one job into the snapshot. 0, or -1 on out of memory. */
+static int copy_job(snap_ctx_t *c, hs_snap_t *s, job_record_t *job_ptr)
+{
+	hs_sjob_t *sj = hs_snap_add_job(s);
+	if (!sj)
+		return -1;
+	sj->id = job_ptr->job_id;
+	sj->user_id = job_ptr->user_id;
+	copy_state(job_ptr, sj);
+	job_details_t *d = job_ptr->details;
+	sj->eligible = sj->state == HS_SJ_PENDING && d && job_ptr->priority != 0 &&
+		       !blocked_reason(job_ptr->state_reason);
+	job_request(job_ptr, sj); /* runnable_on needs its GPU count */
+	if (sj->eligible && runnable_on(c->conf, job_ptr, c->node_map, c->nmap, s, sj) < 0)
+		return -1;
+	sj->begin_time = d ? d->begin_time : 0; /* job_independent may set it */
+	if (copy_parts(s, job_ptr, sj) < 0)
+		return -1;
+	copy_env(job_ptr, sj);
+	if (job_ptr->admin_comment &&
+	    strnlen(job_ptr->admin_comment, HS_MAX_COMMENT) < HS_MAX_COMMENT)
+		sj->admin_comment = strdup(job_ptr->admin_comment);
+	sj->account = dup_str(job_ptr->account);
+	sj->qos = dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL);
+	if (c->conf->account_shares) {
+		/* assoc_mgr locked only around reading the shares: Slurm's
+		 * limit checks (runnable.c) take their own assoc_mgr locks */
+		assoc_mgr_lock_t alocks = { .assoc = READ_LOCK };
+		assoc_mgr_lock(&alocks);
+		if (job_ptr->assoc_ptr && job_ptr->assoc_ptr->shares_raw != NO_VAL &&
+		    job_ptr->assoc_ptr->shares_raw != INFINITE)
+			sj->account_shares = job_ptr->assoc_ptr->shares_raw;
+		assoc_mgr_unlock(&alocks);
+	}
+	sj->priority = job_ptr->priority;
+	sj->submit_time = d ? d->submit_time : 0;
+	sj->start_time = job_ptr->start_time;
+	sj->time_limit_min = (job_ptr->time_limit == NO_VAL || job_ptr->time_limit == INFINITE)
+				     ? 0 : job_ptr->time_limit;
+	sj->batch = job_ptr->batch_flag != 0;
+	sj->requeue_ok = d && d->requeue > 0;
+	sj->restart_cnt = job_ptr->restart_cnt;
+	if (sj->state != HS_SJ_PENDING)
+		job_held(job_ptr, c->node_map, c->nmap, sj);
+	else if (sj->eligible && sj->shape_ok)
+		add_array_slots(s, s->njobs - 1, job_ptr, c->free_gpus, c->prefixes,
+				&c->nprefixes);
+	return 0;
+}
+
+/* Nodes and partitions are read first and jobs after them, yielding the
+ * locks between jobs: a job that ends meanwhile leaves its GPUs looking
+ * held for this round (nothing is started onto them); one that changed
+ * state is copied as it is now, and the apply checks every job again. */
+int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s, hs_lock_hold_t *hold)
+{
+	hs_snap_init(s);
+	s->now = time(NULL);
+	snap_ctx_t c = { .conf = conf };
+	int nids = 0;
+	uint32_t *ids = NULL;
+	int rc = -1;
+	if (copy_nodes_parts(&c, s) < 0 || !(ids = candidate_ids(conf, &nids)))
+		goto out;
+	for (int k = 0; k < nids; k++) {
+		(void)hs_hold_yield(hold);
+		job_record_t *job_ptr = find_job_record(ids[k]);
+		if (!job_ptr || !snap_wants(conf, job_ptr))
+			continue; /* gone or changed during a yield */
+		if (copy_job(&c, s, job_ptr) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(ids);
+	free(c.node_map);
+	if (rc < 0)
+		hs_snap_free(s);
+	return rc;
 }
 
 uint64_t hs_gpu_jobs_fingerprint(const hs_sconf_t *conf)
