@@ -393,12 +393,6 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		set_expected_start(job_ptr, plan->jobs[i].expected_start, now);
 	}
 	for (int i = 0; i < s->njobs; i++) {
-		if (s->jobs[i].stale) {
-			job_record_t *job_ptr = find_job_record(s->jobs[i].id);
-			if (job_ptr)
-				(void)hs_finish_requeue(job_ptr);
-			continue;
-		}
 		if (s->jobs[i].state != HS_SJ_PENDING || s->jobs[i].eligible)
 			continue;
 		job_record_t *job_ptr = find_job_record(s->jobs[i].id);

@@ -83,18 +83,6 @@ int hs_job_startable(job_record_t *job_ptr)
 	       !job_ptr->node_bitmap && !job_ptr->job_resrcs && !job_ptr->gres_list_alloc;
 }
 
-int hs_finish_requeue(job_record_t *job_ptr)
-{
-	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || !job_ptr->batch_flag ||
-	    job_ptr->epilog_running || hs_job_startable(job_ptr) || !job_ptr->details)
-		return 0;
-	info(HS_LOG_PREFIX "finishing the requeue of %pJ (its node failed while it was "
-	     "completing; Slurm left its old allocation behind)", job_ptr);
-	batch_requeue_fini(job_ptr);
-	last_job_update = time(NULL);
-	return 1;
-}
-
 int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr)
 {
 	if (job_ptr->part_ptr_list) {
@@ -447,8 +435,6 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s)
 			sj->state = HS_SJ_PENDING;
 		else
 			sj->state = HS_SJ_OTHER; /* e.g. requeued, not cleaned up yet */
-		sj->stale = IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr) &&
-			    sj->state == HS_SJ_OTHER && !job_ptr->epilog_running;
 		job_details_t *d = job_ptr->details;
 		sj->begin_time = d ? d->begin_time : 0;
 		sj->eligible = sj->state == HS_SJ_PENDING && d && job_ptr->priority != 0 &&
