@@ -6,7 +6,7 @@
 # (max_min_fairness_perf, 6 s rounds, CheckpointGrace=10, ApplyDelay), an
 # array of 4 checkpointing tasks and 6 competing checkpointing jobs (10 on
 # 8 GPUs: rounds migrate some every time); the node of an array task dies
-# (slurmd and the node's job processes SIGKILLed, as soak.sh does) right
+# (slurmd and the node's job processes frozen, then SIGKILLed, as soak.sh does) right
 # after the slurmctld.log line MODE names for that task:
 #   ckpt      hetsched's checkpoint signal to it
 #   requeued  hetsched's requeue of it after its checkpoint
@@ -14,7 +14,8 @@
 # Checks that every task COMPLETED with all its steps. Root, from the build
 # directory: HETSCHED_INTEGRATION=1 ../tests/soak/arr_churn.sh [MODE]
 # (STEPS=5000 steps per job, SKIP=10 s before watching, DELAY=0 s between
-# the line and the kill; HS_KEEP_CLUSTERS=1 keeps the cluster).
+# the line and the kill; KILL_ONE_BY_ONE=1 the old, non-atomic node death;
+# HS_KEEP_CLUSTERS=1 keeps the cluster).
 HS_SRCDIR=${HS_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 MODE=${1:-ckpt}
 . "$HS_SRCDIR/tests/integration/lib.sh"
@@ -47,19 +48,28 @@ sleep "${DELAY:-0}"
 dead=$(scontrol show job "$j" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p' | head -1)
 echo "line: $line; task $j on '$dead'" | diag
 check "task on one node ($dead)" test -n "$dead" -a "$dead" != "(null)"
-kill -9 "$(pid_of "$N_DIR" "slurmd-$dead")"
+# the node dies at one instant: freeze first, SIGKILL then (soak_lib.sh,
+# soak_slurmd_kill; KILL_ONE_BY_ONE=1 kills as the soak did before
+# 2026-12-02, which is how finding 5 happened)
+slurmd=$(pid_of "$N_DIR" "slurmd-$dead")
+sig=STOP
+[ "${KILL_ONE_BY_ONE:-0}" = 1 ] && sig=KILL
+kill -"$sig" "$slurmd"
 victims=$(squeue -h -w "$dead" -o %A | tr '\n' ' ')
 echo "dead $dead at $(date +%T.%N), victims $victims" | diag
-for pass in 1 2 3 4 5; do
+stopped=""
+for pass in 1 2 3; do
 	for p in $(it_procs_of "$N_DIR"); do
 		for v in $victims; do
 			{ { [ "$pass" = 1 ] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -q "^slurmstepd: \[$v\."; } ||
 				tr '\0' '\n' <"/proc/$p/environ" | grep -cx -e "SLURM_JOB_ID=$v" -e "SLURMD_NODENAME=$dead" | grep -qx 2; } 2>/dev/null &&
-				kill -9 "$p" 2>/dev/null && echo "killed pid $p of $v" | diag
+				kill -"$sig" "$p" 2>/dev/null && stopped="$stopped $p" && echo "$sig pid $p of $v" | diag
 		done
 	done
-	sleep 1
+	[ "$pass" = 3 ] || sleep 1
 done
+# shellcheck disable=SC2086 # one pid per word
+kill -KILL "$slurmd" $stopped 2>/dev/null
 check "DOWN" wait_node_state "$dead" DOWN 120
 sleep 3
 check "back" sched_cluster_up_again "$N_DIR" "$N_PORT"
