@@ -224,15 +224,15 @@ soak_ctld_kill() {
 # loaded machine: srun's step launch to the dying slurmd failed, the batch
 # script exited non-zero and its slurmstepd, which talks to slurmctld
 # directly, reported that: the job ended FAILED, not requeued for the node
-# failure (doc/robustness.md finding 5). Three passes over 2 s: a
-# slurmstepd forked just before slurmd stopped has no "[JOB.STEP]" title
-# yet and starts its task a moment later (one pass let a job's emulator
-# live on, seed 11). Only the first pass takes slurmstepds by title (the
-# job may be started on another node later, and a slurmstepd's title does
-# not say where); every pass takes the jobs' tasks on this node
-# (SLURMD_NODENAME).
+# failure (doc/robustness.md finding 5). The freeze is soak_procs.py
+# freeze: three passes over 2 s (a slurmstepd forked just before slurmd
+# stopped has no "[JOB.STEP]" title yet and starts its task a moment
+# later; one pass let a job's emulator live on, seed 11); only the first
+# takes slurmstepds by title (the job may be started on another node
+# later, and a title does not say where), every pass takes the jobs'
+# tasks on this node (SLURMD_NODENAME).
 soak_slurmd_kill() {
-	local node victims p j pass slurmd stopped=""
+	local node victims slurmd stopped
 	node=$(squeue -h -t R -o %N | grep -v , | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
 	[ -n "$node" ] || node=k80-1
 	slurmd=$(pid_of "$SOAK_DIR" "slurmd-$node")
@@ -242,18 +242,9 @@ soak_slurmd_kill() {
 	# with %i an array task's processes on the dead node lived on
 	victims=$(squeue -h -w "$node" -o %A | tr '\n' ' ')
 	soak_event "slurmd SIGSTOP $node (jobs there: $victims)"
-	for pass in 1 2 3; do
-		for p in $(it_procs_of "$SOAK_DIR"); do
-			for j in $victims; do
-				{ { [ "$pass" = 1 ] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -q "^slurmstepd: \[$j\."; } ||
-					tr '\0' '\n' <"/proc/$p/environ" |
-					grep -cx -e "SLURM_JOB_ID=$j" -e "SLURMD_NODENAME=$node" | grep -qx 2; } 2>/dev/null &&
-					kill -STOP "$p" 2>/dev/null && stopped="$stopped $p" &&
-					soak_event "stopped pid $p of job $j on $node (pass $pass)"
-			done
-		done
-		[ "$pass" = 3 ] || sleep 1
-	done
+	# shellcheck disable=SC2086 # one id per word
+	stopped=$(python3 "$HS_SRCDIR/tests/soak/soak_procs.py" freeze "$SOAK_DIR" "$node" $victims)
+	soak_event "stopped pids on $node: ${stopped:-none}"
 	# shellcheck disable=SC2086 # one pid per word
 	kill -KILL "$slurmd" $stopped 2>/dev/null
 	soak_event "slurmd and${stopped:- no} processes SIGKILLed on $node"
