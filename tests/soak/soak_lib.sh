@@ -225,26 +225,25 @@ soak_ctld_kill() {
 # script exited non-zero and its slurmstepd, which talks to slurmctld
 # directly, reported that: the job ended FAILED, not requeued for the node
 # failure (doc/robustness.md finding 5). The freeze is soak_procs.py
-# freeze: three passes over 2 s (a slurmstepd forked just before slurmd
-# stopped has no "[JOB.STEP]" title yet and starts its task a moment
-# later; one pass let a job's emulator live on, seed 11); only the first
-# takes slurmstepds by title (the job may be started on another node
-# later, and a title does not say where), every pass takes the jobs'
-# tasks on this node (SLURMD_NODENAME).
+# freeze: one scan of /proc collects the jobs' slurmstepds (by title: the
+# job may be started on another node later, and a title does not say
+# where) and tasks (SLURMD_NODENAME), then slurmd and all of them are
+# stopped together, so a slow scan on a loaded machine does not leave
+# slurmd stopped alone; two more scans over 2 s stop late ones (a
+# slurmstepd forked just before has no "[JOB.STEP]" title yet and starts
+# its task a moment later; one pass let a job's emulator live on, seed 11).
 soak_slurmd_kill() {
 	local node victims slurmd stopped
 	node=$(squeue -h -t R -o %N | grep -v , | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
 	[ -n "$node" ] || node=k80-1
 	slurmd=$(pid_of "$SOAK_DIR" "slurmd-$node")
-	kill -STOP "$slurmd"
 	# %A, the unique id of each array task (JobId=8), not %i (2_1):
 	# the tasks' processes and slurmstepd titles carry the unique id, so
 	# with %i an array task's processes on the dead node lived on
 	victims=$(squeue -h -w "$node" -o %A | tr '\n' ' ')
-	soak_event "slurmd SIGSTOP $node (jobs there: $victims)"
 	# shellcheck disable=SC2086 # one id per word
-	stopped=$(python3 "$HS_SRCDIR/tests/soak/soak_procs.py" freeze "$SOAK_DIR" "$node" $victims)
-	soak_event "stopped pids on $node: ${stopped:-none}"
+	stopped=$(python3 "$HS_SRCDIR/tests/soak/soak_procs.py" freeze "$SOAK_DIR" "$node" "$slurmd" $victims)
+	soak_event "slurmd and pids ${stopped:-none} of jobs $victims SIGSTOPped on $node"
 	# shellcheck disable=SC2086 # one pid per word
 	kill -KILL "$slurmd" $stopped 2>/dev/null
 	soak_event "slurmd and${stopped:- no} processes SIGKILLed on $node"
