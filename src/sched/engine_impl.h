@@ -21,7 +21,8 @@
 #define HS_MAX_CREDIT_S 3600.0
 /* A requeued job that Slurm has not made pending again after this long is
  * left out of the rounds (it would hold a restart target, and GPUs with
- * it, that it cannot use) until it is pending again. */
+ * it, that it cannot use) and its op is dropped (engine_ops.c): the one
+ * timeout of that state. */
 #define HS_LEAVING_MAX_S 60
 /* hs_engine_set_settle's default: Slurm's default cred_expire (120) + 1. */
 #define HS_SETTLE_DEFAULT_S 121

@@ -17,9 +17,6 @@
 #define HS_CKPT_SLACK_S 2
 /* Requeue attempts before giving up (the job keeps running). */
 #define HS_REQUEUE_TRIES 3
-/* A requeued job that never becomes pending again is forgotten after
- * this long (Slurm kept it completing, e.g. a node that never answers). */
-#define HS_REQUEUED_TIMEOUT_S 600
 
 int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t0,
 		      int64_t begin_time, hs_err_t *err)
@@ -168,8 +165,13 @@ hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t
 					       id, (long long)op->t0);
 			return HS_OPA_REQUEUE;
 		}
-		if (!v->completing || now > op->t0 + HS_REQUEUED_TIMEOUT_S)
-			return HS_OPA_DROP; /* ended (cancelled...) or stuck */
+		/* ended (cancelled...), or stuck completing (a node that
+		 * never answers): HS_LEAVING_MAX_S, the one timeout of this
+		 * state, after which the rounds no longer count it leaving
+		 * either; once Slurm makes it pending it is an ordinary
+		 * pending job */
+		if (!v->completing || now >= op->t0 + HS_LEAVING_MAX_S)
+			return HS_OPA_DROP;
 		return HS_OPA_WAIT; /* still completing */
 	case HS_OP_START:
 		if (now >= op->deadline)

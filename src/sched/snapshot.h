@@ -93,9 +93,6 @@ typedef struct hs_sjob {
 	                            * not `id`: for the extra task slots of a
 	                            * pending job array (hs_snap_dup_job), the
 	                            * array's pending record; 0 = id */
-	int stale;                 /* pending, not completing, but still with
-	                            * its old allocation (a requeue Slurm did
-	                            * not finish); the plugin cleans it up */
 } hs_sjob_t;
 
 typedef struct hs_snap {

@@ -22,7 +22,21 @@
 #       never ran and are skipped; one without an end (Unknown) counts as
 #       still running. Open records that slurmctld's crash explains are
 #       listed on stderr only (see incarnations()).
+#   soak_procs.py freeze DIR NODE SLURMD_PID JOBID...
+#       The first half of a node's death: SIGSTOP the node's slurmd and
+#       every process of the cluster in DIR that belongs to one of the
+#       jobs on NODE — their slurmstepds by title ("slurmstepd: [JOBID.",
+#       first scan only) and their tasks (SLURM_JOB_ID and
+#       SLURMD_NODENAME=NODE). The first scan only collects; slurmd and
+#       all it found are stopped together right after it, so the node
+#       stops at one instant however long the scan took on a loaded
+#       machine (a slurmd stopped alone for seconds refuses step launches
+#       by timeout while the batch slurmstepd still reports). Two more
+#       scans over 2 s stop late ones (a slurmstepd forked just before
+#       has no title yet and starts its task a moment later). Prints the
+#       pids stopped. One process reading /proc, no fork per process.
 import os
+import signal
 import sys
 import time
 
@@ -149,7 +163,59 @@ def incarnations(path, kills):
     return bad
 
 
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def ours(env, cdir):
+    return env is not None and (env.get("HS_CLUSTER_DAEMON") == cdir or
+                                env.get("SLURM_CONF") == f"{cdir}/etc/slurm.conf")
+
+
+def freeze_scan(cdir, node, jobs, by_title, skip):
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid() or int(d) in skip:
+            continue
+        env = environ(d)
+        if not ours(env, cdir):
+            continue
+        title = by_title and any(cmdline(d).startswith(f"slurmstepd: [{j}.") for j in jobs)
+        if title or (env.get("SLURM_JOB_ID") in jobs and env.get("SLURMD_NODENAME") == node):
+            found.append(int(d))
+    return found
+
+
+def stop(pids):
+    done = []
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGSTOP)
+            done.append(p)
+        except OSError:
+            pass
+    return done
+
+
+def freeze(cdir, node, slurmd, jobs):
+    first = freeze_scan(cdir, node, jobs, True, {slurmd})
+    # slurmd and everything found, microseconds apart
+    stop([slurmd])
+    stopped = stop(first)
+    for _ in range(2):
+        time.sleep(1)
+        stopped += stop(freeze_scan(cdir, node, jobs, False, set(stopped) | {slurmd}))
+    print(" ".join(str(p) for p in stopped))
+    return 0
+
+
 def main():
+    if len(sys.argv) >= 5 and sys.argv[1] == "freeze":
+        sys.exit(freeze(sys.argv[2], sys.argv[3], int(sys.argv[4]), set(sys.argv[5:])))
     if len(sys.argv) == 4 and sys.argv[1] == "sample":
         sample(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 3 and sys.argv[1] == "overlaps":

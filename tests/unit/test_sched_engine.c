@@ -1626,6 +1626,17 @@ static void test_ops_checkpoint_flow(void **state)
 	assert_int_equal(hs_engine_op_step(e, 11, &v, t0 + 2, &begin, &to),
 			 HS_OPA_DROP);
 	hs_engine_op_result(e, 11, HS_OPA_DROP, 1, t0 + 2);
+	/* a requeued job stuck completing (its node never answers): waited
+	 * for up to the one timeout of that state, HS_LEAVING_MAX_S (60 s),
+	 * then dropped, as the rounds stop counting it leaving */
+	pj.id = 12;
+	assert_int_equal(hs_engine_applied(e, &pj, 1, t0, 0, NULL), 0);
+	v = (hs_op_view_t){ .exists = 1, .state = HS_SJ_PENDING, .completing = 1 };
+	assert_int_equal(hs_engine_op_step(e, 12, &v, t0 + 59, &begin, &to),
+			 HS_OPA_WAIT);
+	assert_int_equal(hs_engine_op_step(e, 12, &v, t0 + 60, &begin, &to),
+			 HS_OPA_DROP);
+	hs_engine_op_result(e, 12, HS_OPA_DROP, 1, t0 + 60);
 	pj.op = HS_PLAN_CHECKPOINT;
 	/* a job that completed while checkpointing: dropped too */
 	pj.id = 10;

@@ -398,6 +398,7 @@ static void do_round(agent_t *a)
 	}
 
 	hs_hold_begin(&hold, a->conf.max_lock_hold_ms);
+	(void)hs_requeue_sweep(&a->conf, a->engine);
 	hs_apply_plan(a->engine, &snap, &plan, &st, a->packing > 0, &hold);
 	(void)hs_refuse_het_jobs();
 	st.cpu_started = hs_cpu_jobs_fill(&a->conf);
@@ -444,6 +445,7 @@ static void do_tick(agent_t *a)
 	hs_round_stats_t st;
 	memset(&st, 0, sizeof(st));
 	lock_slurmctld(write_locks);
+	(void)hs_requeue_sweep(&a->conf, a->engine);
 	int acted = nops ? hs_ops_tick(a->engine, &st, a->packing > 0, 0) : 0;
 	int started = 0;
 	if (changed) {
@@ -469,6 +471,7 @@ static void startup_requeues(agent_t *a)
 	hs_round_stats_t st;
 	memset(&st, 0, sizeof(st));
 	lock_slurmctld(write_locks);
+	(void)hs_requeue_sweep(&a->conf, a->engine);
 	int acted = hs_ops_tick(a->engine, &st, 0, 1);
 	unlock_slurmctld(write_locks);
 	if (st.requeued) {

@@ -398,12 +398,6 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 	}
 	for (int i = 0; i < s->njobs; i++) {
 		(void)hs_hold_yield(hold);
-		if (s->jobs[i].stale) {
-			job_record_t *job_ptr = find_job_record(s->jobs[i].id);
-			if (job_ptr)
-				(void)hs_finish_requeue(job_ptr);
-			continue;
-		}
 		if (s->jobs[i].state != HS_SJ_PENDING || s->jobs[i].eligible)
 			continue;
 		job_record_t *job_ptr = find_job_record(s->jobs[i].id);

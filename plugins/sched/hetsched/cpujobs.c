@@ -73,7 +73,6 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf)
 			continue;
 		if (!hs_job_managed(conf, job_ptr) || hs_job_wants_gpus(job_ptr))
 			continue;
-		(void)hs_finish_requeue(job_ptr);
 		if (!hs_job_startable(job_ptr) || job_ptr->priority == 0)
 			continue;
 		if (n == cap) {

@@ -79,12 +79,6 @@ int hs_job_wants_gpus(job_record_t *job_ptr);
  * clears them (after its old processes are gone); starting it before
  * that corrupts its GRES state. */
 int hs_job_startable(job_record_t *job_ptr);
-/* Finishes a requeue Slurm left half done: a batch job that is pending and
- * no longer completing but still carries its old nodes and GRES (its node
- * died while the job was completing, so job_epilog_complete() never ran
- * batch_requeue_fini()). Such a job would never be startable. Returns 1
- * when it cleaned the job up. Write locks held. */
-int hs_finish_requeue(job_record_t *job_ptr);
 /* Is the job in a partition hetsched manages? */
 int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr);
 
@@ -123,6 +117,14 @@ int hs_refill(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
  * delay: a requeue a slurmctld crash lost is repeated before the job's
  * stopped processes report their end and Slurm fails the job). */
 int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing, int requeues_only);
+
+/* requeue_sweep.c: finishes every requeue Slurm left half done (a batch
+ * job pending and no longer completing but still with its old nodes and
+ * GRES: its node died while it was completing, so job_epilog_complete()
+ * never ran batch_requeue_fini()), for jobs of managed partitions or with
+ * an op of `e`. Called once per agent tick and once per round; returns
+ * how many it finished. Write locks held. */
+int hs_requeue_sweep(const hs_sconf_t *conf, const hs_engine_t *e);
 
 /* cpujobs.c: starts pending jobs without GPUs in priority order, filling
  * free CPUs (at most conf->cpu_fill_max attempts). Write locks held. */

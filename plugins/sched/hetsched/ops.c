@@ -34,10 +34,10 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing, int requeues_
 		uint32_t id = ids[i];
 		job_record_t *job_ptr = find_job_record(id);
 		hs_op_view_t v = { .exists = job_ptr != NULL };
-		if (job_ptr)
-			(void)hs_finish_requeue(job_ptr);
 		if (job_ptr) {
-			/* not cleaned up after a requeue yet: still completing */
+			/* not cleaned up after a requeue yet: still completing
+			 * (hs_requeue_sweep ran before: a requeue Slurm left
+			 * half done is finished already) */
 			v.completing = IS_JOB_COMPLETING(job_ptr) ||
 				       (IS_JOB_PENDING(job_ptr) && !hs_job_startable(job_ptr));
 			if (IS_JOB_RUNNING(job_ptr))

@@ -78,18 +78,6 @@ int hs_job_startable(job_record_t *job_ptr)
 	       !job_ptr->node_bitmap && !job_ptr->job_resrcs && !job_ptr->gres_list_alloc;
 }
 
-int hs_finish_requeue(job_record_t *job_ptr)
-{
-	if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || !job_ptr->batch_flag ||
-	    job_ptr->epilog_running || hs_job_startable(job_ptr) || !job_ptr->details)
-		return 0;
-	info(HS_LOG_PREFIX "finishing the requeue of %pJ (its node failed while it was "
-	     "completing; Slurm left its old allocation behind)", job_ptr);
-	batch_requeue_fini(job_ptr);
-	last_job_update = time(NULL);
-	return 1;
-}
-
 int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr)
 {
 	if (job_ptr->part_ptr_list) {
@@ -460,9 +448,8 @@ static void copy_state(job_record_t *job_ptr, hs_sjob_t *sj)
 	else if (hs_job_startable(job_ptr))
 		sj->state = HS_SJ_PENDING;
 	else
-		sj->state = HS_SJ_OTHER; /* e.g. requeued, not cleaned up yet */
-	sj->stale = IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr) &&
-		    sj->state == HS_SJ_OTHER && !job_ptr->epilog_running;
+		sj->state = HS_SJ_OTHER; /* e.g. requeued, not cleaned up yet
+					  * (requeue_sweep.c finishes it) */
 }
 
 /* The job's partitions as snapshot indices, matched by name: partition
