@@ -360,11 +360,10 @@ static void do_round(agent_t *a)
 
 	hs_hold_begin(&hold, a->conf.max_lock_hold_ms);
 	/* The GPU job set this round starts from, taken before anything can
-	 * yield the locks. A round that yielded keeps it, so a job that
-	 * arrived during a yield brings the next round early; a round that
-	 * did not yield takes the set after its apply instead (below), as
-	 * before yields existed: its own array task splits (new job ids)
-	 * then do not count as arrivals. A failed round keeps the previous
+	 * yield the locks: a job that arrives or leaves later (during a
+	 * yield, the solve or the apply) brings the next round early. Our
+	 * own starts, requeues and array task splits do not change it
+	 * (hs_gpu_jobs_fingerprint). A failed round keeps the previous
 	 * one. */
 	uint64_t prev_fp = a->fingerprint;
 	seen_t prev_seen = a->gpu_seen;
@@ -405,10 +404,6 @@ static void do_round(agent_t *a)
 	(void)hs_refuse_het_jobs();
 	st.cpu_started = hs_cpu_jobs_fill(&a->conf);
 	mark_seen(&a->cpu_seen); /* no yield since the CPU fill looked */
-	if (!hold.yields && !st.lock_yields) {
-		a->fingerprint = hs_gpu_jobs_fingerprint(&a->conf);
-		mark_seen(&a->gpu_seen);
-	}
 	hs_hold_end(&hold);
 	st.apply_lock_ms = hold.total_ms;
 	if (hold.longest_ms > st.lock_hold_max_ms)

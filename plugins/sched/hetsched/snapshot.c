@@ -554,6 +554,35 @@ out:
 	return rc;
 }
 
+static uint64_t mix_id(uint64_t x)
+{
+	x *= 0x9E3779B97F4A7C15ULL;
+	x ^= x >> 29;
+	return x;
+}
+
+/* One job's part of the fingerprint. A job array counts as its tasks,
+ * (array id, task id) each, wherever they are: the pending tasks of its
+ * meta record and the records split off it. So the split that starting
+ * a task makes (a new job id) leaves the fingerprint as it was; only
+ * arrivals and departures change it. */
+static uint64_t job_part(job_record_t *job_ptr)
+{
+	job_array_struct_t *a = job_ptr->array_recs;
+	uint64_t base = (uint64_t)job_ptr->array_job_id << 32 | 1ULL << 31;
+	uint64_t x = 0;
+	if (a && a->task_id_bitmap) {
+		for (int t = 0; (t = next_set(a->task_id_bitmap, t)) >= 0; t++)
+			x += mix_id(base | (uint64_t)t);
+		if (job_ptr->array_task_id != NO_VAL)
+			x += mix_id(base | job_ptr->array_task_id);
+		return x;
+	}
+	if (job_ptr->array_task_id != NO_VAL)
+		return mix_id(base | job_ptr->array_task_id);
+	return mix_id((uint64_t)job_ptr->job_id);
+}
+
 uint64_t hs_gpu_jobs_fingerprint(const hs_sconf_t *conf)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -568,11 +597,7 @@ uint64_t hs_gpu_jobs_fingerprint(const hs_sconf_t *conf)
 			continue;
 		if (!hs_job_managed(conf, job_ptr) || !hs_job_wants_gpus(job_ptr))
 			continue;
-		/* order-independent: sum of mixed ids */
-		uint64_t x = (uint64_t)job_ptr->job_id;
-		x *= 0x9E3779B97F4A7C15ULL;
-		x ^= x >> 29;
-		h += x;
+		h += job_part(job_ptr); /* order-independent: a sum */
 	}
 	list_iterator_destroy(it);
 	return h;
