@@ -11,7 +11,10 @@ it_begin "sched/hetsched: job arrays at full speed"
 
 sched_cluster a v100:2:4 || bail "cluster did not come up"
 log=$A_DIR/log/slurmctld.log
-check "round length 15 s" it_hetsched_conf "$A_DIR" RoundLength=15 MinRoundInterval=1
+# MaxLockHold=1: the rounds yield slurmctld's locks every millisecond, so
+# the checks below also cover jobs found again by id after a yield
+check "round length 15 s, locks yielded every 1 ms" it_hetsched_conf "$A_DIR" RoundLength=15 \
+	MinRoundInterval=1 MaxLockHold=1
 wait_rounds "$A_DIR" 1 30
 gpu_running() { squeue -h -t R -o '%i %b' | grep -c gpu; }
 # started_by_round N: rounds logged so far when N tasks run (60 s max).

@@ -18,7 +18,10 @@ sched_cluster l v100:1:1,k80:1:1 \
 	--conf-extra 'AccountingStorageEnforce=associations,limits,qos' || bail "cluster did not come up"
 log=$L_DIR/log/slurmctld.log
 start_of() { squeue -h -j "$1" -o %S; }
-check "round length 15 s" it_hetsched_conf "$L_DIR" RoundLength=15 MinRoundInterval=1
+# MaxLockHold=1: the rounds yield slurmctld's locks every millisecond, so
+# the checks below also cover jobs found again by id after a yield
+check "round length 15 s, locks yielded every 1 ms" it_hetsched_conf "$L_DIR" RoundLength=15 \
+	MinRoundInterval=1 MaxLockHold=1
 check "QOS lim1 with MaxTRESPerUser=gres/gpu=1" sh -c "
 	sacctmgr -i add qos lim1 set MaxTRESPerUser=gres/gpu=1 >/dev/null &&
 	sacctmgr -i modify user root set qos+=lim1 >/dev/null"

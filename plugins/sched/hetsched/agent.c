@@ -97,11 +97,6 @@ void hs_plugin_log(void *arg, int level, const char *msg)
 		info(HS_LOG_PREFIX "%s", msg);
 }
 
-static double now_ms(void)
-{
-	return hs_now_ms();
-}
-
 /* Sleeps up to usec or until stopped; returns the stop flag. */
 static int agent_sleep(long usec)
 {
@@ -356,7 +351,7 @@ static void do_round(agent_t *a)
 	hs_plan_t plan;
 	hs_err_t err;
 	memset(&st, 0, sizeof(st));
-	double t0 = now_ms();
+	double t0 = hs_now_ms();
 
 	hs_hold_begin(&hold, a->conf.max_lock_hold_ms);
 	/* The GPU job set this round starts from, taken before anything can
@@ -410,7 +405,7 @@ static void do_round(agent_t *a)
 		st.lock_hold_max_ms = hold.longest_ms;
 	st.lock_yields += hold.yields;
 
-	st.round_ms = now_ms() - t0;
+	st.round_ms = hs_now_ms() - t0;
 	if (st.started || st.requeued || st.suspended || st.resumed || st.checkpointing ||
 	    st.cpu_started) {
 		/* like Slurm's own scheduler after starting jobs: have
