@@ -10,6 +10,7 @@
  *   "departed": N, "rng": [u16, u16, u16],
  *   "types": [{"name": "v100", "count_at_reset": 36 or -1}, ...],
  *   "jobs": [{"id": "42", "ever_ran": bool, "in_alloc": bool,
+ *             "run_since_s": s (optional: when its current run began),
  *             "placement": null | {"type": "v100", "gpus": [["node1", 0], ...],
  *                                  "partner": null | "43"}}, ...],
  *   "entries": [{"jobs": ["42"] or ["42", "43"], "x": [per type],
@@ -75,6 +76,8 @@ static json_object *save_job(const hs_mech_t *m, const hs_mjob_t *j)
 	int rc = add(o, "id", json_object_new_string(j->id)) |
 		 add(o, "ever_ran", json_object_new_boolean(j->ever_ran)) |
 		 add(o, "in_alloc", json_object_new_boolean(j->in_alloc));
+	if (j->run_since >= 0.0)
+		rc |= add(o, "run_since_s", json_object_new_double(j->run_since));
 	if (j->nplace > 0 && j->ptype >= 0) {
 		json_object *pl = json_object_new_object(), *g = json_object_new_array();
 		rc |= !pl || !g;
@@ -272,6 +275,11 @@ static int restore_job(hs_mech_t *m, json_object *jo, int idx, hs_err_t *err)
 	snprintf(where, sizeof(where), "job '%.40s'", ids);
 	if (get_bool(jo, "ever_ran", &j->ever_ran, where, err) < 0 ||
 	    get_bool(jo, "in_alloc", &j->in_alloc, where, err) < 0)
+		return -1;
+	/* Optional: state saved before leases has none (the job's run then
+	 * counts from the first round after the restore). */
+	if (json_object_object_get_ex(jo, "run_since_s", NULL) &&
+	    get_num(jo, "run_since_s", 0.0, m->clock, &j->run_since, where, err) < 0)
 		return -1;
 	json_object *pl = NULL;
 	if (!json_object_object_get_ex(jo, "placement", &pl))

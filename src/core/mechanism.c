@@ -254,6 +254,7 @@ hs_mjob_t *hs_mech_job_get(hs_mech_t *m, const char *id, int create, hs_err_t *e
 	j->id = strdup(id);
 	j->ptype = -1;
 	j->pidx = -1;
+	j->run_since = -1.0;
 	if (!j->id || lh_table_insert(m->jobmap, j->id, j) != 0) {
 		mjob_free(j);
 		goto oom;
@@ -546,6 +547,16 @@ int hs_mech_begin_round(hs_mech_t *m, const hs_round_in_t *in, hs_err_t *err)
 			return -1;
 	m->clock += in->elapsed_s;
 	drop_departed(m, stamp);
+	/* A job found running that we did not see start (started outside a
+	 * round, or state from before leases) began at the latest at the
+	 * previous round. */
+	for (int i = 0; i < p->njobs; i++) {
+		hs_mjob_t *j = m->prec[i];
+		if (!in->run || in->run[i].ngpus <= 0)
+			j->run_since = -1.0;
+		else if (j->run_since < 0.0)
+			j->run_since = fmax(0.0, m->clock - in->elapsed_s);
+	}
 
 	/* Credit the time just elapsed to what ran (a pair once). */
 	if (in->run && in->elapsed_s > 0) {
@@ -865,6 +876,76 @@ static int reserve_restricted(const hs_round_in_t *in, int ia, int ib, int j, in
 	return 1;
 }
 
+/* The type job i runs on if it is within its lease (opts.lease_s): it
+ * runs on exactly its scale factor and began less than lease_s ago; -1
+ * otherwise. The tolerance keeps a caller whose rounds are exactly lease_s
+ * apart (the simulator's) from keeping a job a second round on a rounding
+ * error of the clock. */
+static int leased_type(const hs_mech_t *m, const hs_round_in_t *in, int i)
+{
+	const hs_mjob_t *j = m->prec[i];
+	if (!(m->o.lease_s > 0.0) || j->run_since < 0.0 || !in->run ||
+	    in->run[i].ngpus != in->problem->jobs[i].scale_factor ||
+	    m->clock - j->run_since >= m->o.lease_s - 1e-6)
+		return -1;
+	return run_type(in, i);
+}
+
+/* Takes job i's own GPUs off cfree if each is usable and the entry may
+ * stay on its server; 1 if taken, 0 (cfree unchanged) if not. */
+static int hold_own_gpus(const hs_round_in_t *in, const hs_gpu_pool_t *pool, int i, int ib,
+			 int *cfree)
+{
+	const hs_job_run_t *r = &in->run[i];
+	int g = 0;
+	for (; g < r->ngpus; g++) {
+		int s = r->gpus[g].server;
+		if (pool->taken[s][r->gpus[g].gpu] || cfree[s] <= 0 ||
+		    !entry_server_ok(in, i, ib, s))
+			break;
+		cfree[s]--;
+	}
+	if (g == r->ngpus)
+		return 1;
+	while (g-- > 0)
+		cfree[r->gpus[g].server]++;
+	return 0;
+}
+
+/* Picks the jobs within their lease first, each on the type and GPUs it
+ * runs on (a running pair together), before any priority is compared: an
+ * early round does not undo what the round before it just started.
+ * Updates tfree (per type), cfree (per server) and done; returns the
+ * number of picks. */
+static int pick_leased(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_t *pool,
+		       hs_mentry_t **single, int *tfree, int *cfree, char *done, pick_t *picks)
+{
+	const hs_problem_t *p = in->problem;
+	const double since = m->clock - m->last_reset;
+	int n = 0;
+	for (int i = 0; i < p->njobs; i++) {
+		int j = leased_type(m, in, i);
+		if (j < 0 || done[i])
+			continue;
+		int k = running_partner(m, in, i, m->stamp);
+		int ia = k >= 0 && k < i ? k : i, ib = k < 0 ? -1 : (k < i ? i : k);
+		int sf = p->jobs[i].scale_factor;
+		if (!runnable(p, ia, ib, j) || sf > tfree[j] || !hold_own_gpus(in, pool, i, ib, cfree))
+			continue;
+		hs_mentry_t *e = ib < 0 ? single[i]
+				 : hs_mech_entry_get(m, p->jobs[ia].id, p->jobs[ib].id, 0, NULL);
+		const int it = m->tmap[j];
+		double x = e ? e->x[it] : 0.0;
+		tfree[j] -= sf;
+		done[ia] = 1;
+		if (ib >= 0)
+			done[ib] = 1;
+		picks[n++] = (pick_t){ .ia = ia, .ib = ib, .type = j, .x = x,
+				       .prio = e ? priority(x, e->recv[it], since) : 0.0 };
+	}
+	return n;
+}
+
 /* Greedy selection over types; returns the number of picks or -1. */
 static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_t *pool,
 		       pick_t *picks, hs_err_t *err)
@@ -876,8 +957,11 @@ static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 	int *order = malloc((size_t)J * sizeof(*order));
 	char *done = calloc((size_t)p->njobs + 1, 1);
 	int *cfree = malloc(((size_t)in->nservers + 1) * sizeof(*cfree));
-	if (!single || !order || !done || !cfree)
+	int *tfree = malloc(((size_t)J + 1) * sizeof(*tfree));
+	if (!single || !order || !done || !cfree || !tfree)
 		goto oom;
+	for (int j = 0; j < J; j++)
+		tfree[j] = hs_gpu_pool_count(pool, j);
 	for (int s = 0; s < in->nservers; s++)
 		cfree[s] = pool->nfree[s];
 	/* Where this round's jobs are: entries' member indices, own entries. */
@@ -893,10 +977,10 @@ static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 	if (!c)
 		goto oom;
 	type_order(m, p, order);
-	int npicks = 0;
+	int npicks = pick_leased(m, in, pool, single, tfree, cfree, done, picks);
 	for (int t = 0; t < J; t++) {
 		const int j = order[t];
-		int free_gpus = hs_gpu_pool_count(pool, j);
+		int free_gpus = tfree[j];
 		if (free_gpus <= 0)
 			continue;
 		int n = candidates(m, in, single, j, c);
@@ -924,6 +1008,7 @@ static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 	free(order);
 	free(done);
 	free(cfree);
+	free(tfree);
 	free(c);
 	return npicks;
 oom:
@@ -931,6 +1016,7 @@ oom:
 	free(order);
 	free(done);
 	free(cfree);
+	free(tfree);
 	return hs_err_set(err, "out of memory");
 }
 
@@ -1021,6 +1107,10 @@ static int remember(hs_mech_t *m, const hs_round_in_t *in, hs_round_out_t *out)
 				       gpus, d->partner >= 0 ? p->jobs[d->partner].id : NULL);
 		if (d->ngpus > 0)
 			j->ever_ran = 1;
+		if (d->action == HS_ACT_START || d->action == HS_ACT_MIGRATE)
+			j->run_since = m->clock;
+		else if (d->action != HS_ACT_KEEP)
+			j->run_since = -1.0;
 		switch (d->action) {
 		case HS_ACT_START:
 			out->nstart++;

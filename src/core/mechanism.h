@@ -69,6 +69,10 @@
  *    with zero throughput are skipped. With opts.backfill, jobs with X = 0
  *    on a type may still use GPUs nobody with X > 0 took (Gavel does this
  *    for every policy but FIFO).
+ *  - Leases (opts.lease_s > 0): a job that started or moved less than
+ *    lease_s ago (on the clock of elapsed_s) and still runs alone or with
+ *    the same partner on its GPUs is taken first, on its type, before the
+ *    greedy order: no round preempts or moves it within its lease.
  *  - Placement (placement.h): a job whose entry stays on the same type keeps
  *    its very same GPUs (lease extension, no preemption); otherwise
  *    multi-GPU jobs go on as few servers as possible.
@@ -125,6 +129,12 @@ typedef struct hs_mech_opts {
 	                         * still use: a running job is displaced only
 	                         * when that pays. No effect when the cost is 0
 	                         * (Gavel's mechanism exactly). */
+	double lease_s;         /* a job the mechanism starts or moves keeps
+	                         * its GPUs for at least this many seconds of
+	                         * the clock: rounds within that time (a caller's
+	                         * early rounds, brought by arrivals) leave it
+	                         * running where it is. 0 = no minimum (Gavel's
+	                         * simulator: every round may rotate it). */
 } hs_mech_opts_t;
 
 /* The round length every front end starts from (seconds, Gavel's 6
@@ -133,7 +143,7 @@ typedef struct hs_mech_opts {
 #define HS_ROUND_S_DEFAULT 360
 
 /* Defaults: min_reset_s 1920, preempt_cost_s 0, backfill 1, shuffle 0,
- * round_s HS_ROUND_S_DEFAULT, restart_aware 1. */
+ * round_s HS_ROUND_S_DEFAULT, restart_aware 1, lease_s 0. */
 void hs_mech_opts_default(hs_mech_opts_t *o);
 /* Gavel's per-policy conventions, from the policy registry (policy.h):
  * heterogeneity-agnostic policies (!hs_policy_is_aware) visit types in a

@@ -29,6 +29,8 @@ typedef struct hs_mjob {
 	char **pserver;    /* [nplace] node names */
 	int *pgpu;         /* [nplace] GPU indices */
 	char *partner;     /* id of the packed partner, NULL = alone */
+	double run_since;  /* clock when its current run began (start or
+	                    * move), -1 = not running or not known yet */
 	struct hs_mentry *single;  /* its own entry, NULL until it has one */
 } hs_mjob_t;
 

@@ -34,6 +34,10 @@ static hs_policy_ctx_t *make_policy(const hs_sconf_t *c, hs_mech_opts_t *mo, hs_
 	mo->preempt_cost_s = c->preempt_cost_s;
 	mo->seed = c->seed;
 	mo->round_s = c->round_s;
+	/* A job we start keeps its GPUs for a round length: early rounds
+	 * (arrivals, departures) only fill what is free. The clock advances by
+	 * at most HS_MAX_CREDIT_S per round, so the lease must not be longer. */
+	mo->lease_s = fmin(c->round_s, HS_MAX_CREDIT_S);
 	if (c->backfill >= 0)
 		mo->backfill = c->backfill;
 	return hs_policy_ctx_new(c->policy, &po, err);

@@ -276,9 +276,11 @@ int hs_nodes_have_type(const hs_snap_t *s, const hs_sjob_t *sj, const int *node_
  * without a mask. */
 int hs_nodes_usable(const hs_round_build_t *b, const hs_snap_t *s, const hs_sjob_t *sj, int j,
 		    int all);
-/* b->job_servers for the npj problem jobs (pjob_snap filled); -1 = out
- * of memory. */
-int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, int npj);
+/* b->job_servers for the npj problem jobs (pjob_snap filled); node_bad
+ * [nnodes] marks nodes with GPUs the snapshot does not model (or NULL).
+ * -1 = out of memory. */
+int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, const unsigned char *node_bad,
+			 int npj);
 
 /* engine_plan_share.c: steps of hs_build_plan across plan entries, run
  * in this order once every problem job has its entry. pj_of: problem job

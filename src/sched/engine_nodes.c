@@ -34,24 +34,51 @@ int hs_nodes_usable(const hs_round_build_t *b, const hs_snap_t *s, const hs_sjob
 	return cnt;
 }
 
-int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, int npj)
+/* Is node n a server whose usable GPUs are there only for the jobs
+ * already on it (hs_classify_servers: the node is unavailable, or holds
+ * GPUs we do not model)? */
+static int hold_only(const hs_snap_t *s, const unsigned char *node_bad, int n)
+{
+	return !s->nodes[n].avail || (node_bad && node_bad[n]);
+}
+
+/* Does snapshot job sj hold a GPU on node n? */
+static int holds_on(const hs_sjob_t *sj, int n)
+{
+	for (int x = 0; x < sj->nheld; x++)
+		if (sj->held[x].node == n)
+			return 1;
+	return 0;
+}
+
+int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, const unsigned char *node_bad,
+			 int npj)
 {
 	b->job_servers = calloc((size_t)npj + 1, sizeof(*b->job_servers));
 	if (!b->job_servers)
 		return -1;
 	b->njob_servers = npj;
+	int any_hold_only = 0;
+	for (int n = 0; n < s->nnodes && !any_hold_only; n++)
+		any_hold_only = b->node_server[n] >= 0 && hold_only(s, node_bad, n);
 	for (int k = 0; k < npj; k++) {
 		const hs_sjob_t *sj = &s->jobs[b->pjob_snap[k]];
-		/* running jobs stay where they are: only pending ones are
-		 * restricted */
-		if (!sj->node_ok || sj->state != HS_SJ_PENDING)
+		/* Pending jobs go where Slurm would start them (node_ok). A
+		 * GPU on a hold-only node is usable only for the job on it:
+		 * when that job is preempted, no other job, pending or
+		 * migrating, may be placed there. */
+		const unsigned char *ok = sj->state == HS_SJ_PENDING ? sj->node_ok : NULL;
+		if (!ok && !any_hold_only)
 			continue;
 		unsigned char *m = calloc((size_t)b->nservers + 1, 1);
 		if (!m)
 			return -1;
-		for (int n = 0; n < s->nnodes; n++)
-			if (b->node_server[n] >= 0)
-				m[b->node_server[n]] = sj->node_ok[n];
+		for (int n = 0; n < s->nnodes; n++) {
+			int sv = b->node_server[n];
+			if (sv >= 0)
+				m[sv] = (!ok || ok[n]) &&
+					(!hold_only(s, node_bad, n) || holds_on(sj, n));
+		}
 		b->job_servers[k] = m;
 	}
 	return 0;

@@ -515,7 +515,7 @@ static int build_steps(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 	select_problem_jobs(s, sc, b);
 	if (init_problem(s, sc, b, err) < 0 || fill_problem_jobs(e, s, sc, b, err) < 0)
 		return -1;
-	if (hs_nodes_build_masks(b, s, sc->npj) < 0)
+	if (hs_nodes_build_masks(b, s, sc->node_bad, sc->npj) < 0)
 		return hs_err_set(err, "out of memory");
 	if (packed_job_types(e, sc, b, err) < 0)
 		return -1;

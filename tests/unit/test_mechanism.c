@@ -291,6 +291,101 @@ static void lease_extension(void **state)
  * free GPUs; a 4-GPU job takes the 4-GPU server whole, two 2-GPU jobs the
  * 2-GPU servers. Then with 2+2+2+2 (the 4-GPU server half drained) a
  * 3-GPU job must span exactly 2 servers. */
+/* Leases (opts.lease_s = 360): one GPU, two jobs with X = 0.5. r0: j0
+ * starts. r1 comes 5 s later (an early round): j1 never ran (priority
+ * 0.5e9 against j0's 0.5 / (5 / 5) = 0.5), yet j0 keeps the GPU, its run
+ * began 5 s ago. Without a lease (lease_s = 0) the same round preempts
+ * j0. The lease survives save/restore: r2 (10 s) keeps j0 in both
+ * mechanisms; r3 at 360 s since the start lets j1 in. */
+static void early_round_lease(void **state)
+{
+	(void)state;
+	for (int with_lease = 0; with_lease <= 1; with_lease++) {
+		world_t w;
+		hs_mech_opts_t o;
+		hs_mech_opts_default(&o);
+		o.min_reset_s = 0;
+		o.restart_aware = 0;
+		o.lease_s = with_lease ? 360 : 0;
+		world_init(&w, "a:1", 2, &o);
+		add_server(&w, "n0", 0, 1);
+		hs_alloc_t a;
+		alloc_equal(&a, &w, 0.5);
+		hs_round_out_t out;
+		round_(&w, 0, &a, &out);
+		assert_int_equal(out.d[0].action, HS_ACT_START);
+		hs_round_out_free(&out);
+		round_(&w, 5, NULL, &out);
+		assert_int_equal(out.d[0].action, with_lease ? HS_ACT_KEEP : HS_ACT_PREEMPT);
+		assert_int_equal(out.d[1].action, with_lease ? HS_ACT_NONE : HS_ACT_START);
+		hs_round_out_free(&out);
+		if (!with_lease) {
+			hs_alloc_free(&a);
+			world_free(&w);
+			continue;
+		}
+		hs_err_t err;
+		json_object *st = hs_mech_save(w.m, &err);
+		assert_non_null(st);
+		assert_non_null(strstr(json_object_to_json_string(st), "\"run_since_s\""));
+		hs_mech_t *m2 = hs_mech_restore(st, &o, &err);
+		json_object_put(st);
+		if (!m2)
+			fail_msg("restore: %s", err.msg);
+		hs_mech_t *m1 = w.m;
+		for (int k = 0; k < 2; k++) {
+			w.m = k ? m2 : m1;
+			hs_round_in_t in = { .elapsed_s = 5, .problem = &w.p, .run = w.run,
+					     .nservers = w.nsrv, .servers = w.srv };
+			assert_true(hs_mech_begin_round(w.m, &in, &err) >= 0);
+			assert_int_equal(hs_mech_schedule(w.m, &in, NULL, &out, &err), 0);
+			assert_int_equal(out.d[0].action, HS_ACT_KEEP);
+			hs_round_out_free(&out);
+		}
+		hs_mech_free(m1);
+		w.m = m2;
+		round_(&w, 350, NULL, &out);
+		assert_int_equal(out.d[0].action, HS_ACT_PREEMPT);
+		assert_int_equal(out.d[1].action, HS_ACT_START);
+		hs_round_out_free(&out);
+		hs_alloc_free(&a);
+		world_free(&w);
+	}
+}
+
+/* A lease holds GPUs only while they are usable: j0 and j1 run on n0 and
+ * n1; 5 s later n0's GPU is drained. j1 keeps n1 within its lease, j0 is
+ * preempted (nothing usable is left for it), j2 still waits. */
+static void lease_drained(void **state)
+{
+	(void)state;
+	world_t w;
+	hs_mech_opts_t o;
+	hs_mech_opts_default(&o);
+	o.min_reset_s = 0;
+	o.lease_s = 360;
+	world_init(&w, "a:2", 3, &o);
+	add_server(&w, "n0", 0, 1);
+	add_server(&w, "n1", 0, 1);
+	hs_alloc_t a;
+	alloc_equal(&a, &w, 2.0 / 3);
+	hs_round_out_t out;
+	round_(&w, 0, &a, &out);
+	assert_int_equal(out.d[0].action, HS_ACT_START);
+	assert_int_equal(out.d[1].action, HS_ACT_START);
+	int on_n0 = out.d[0].gpus[0].server == 0 ? 0 : 1;
+	hs_round_out_free(&out);
+	w.usable[0][0] = 0;
+	w.p.cluster.count[0] = 1;
+	round_(&w, 5, NULL, &out);
+	assert_int_equal(out.d[on_n0].action, HS_ACT_PREEMPT);
+	assert_int_equal(out.d[1 - on_n0].action, HS_ACT_KEEP);
+	assert_int_equal(out.d[2].action, HS_ACT_NONE);
+	hs_round_out_free(&out);
+	hs_alloc_free(&a);
+	world_free(&w);
+}
+
 static void few_servers(void **state)
 {
 	(void)state;
@@ -789,6 +884,8 @@ int main(void)
 		cmocka_unit_test(restart_aware),
 		cmocka_unit_test(deficits),
 		cmocka_unit_test(lease_extension),
+		cmocka_unit_test(early_round_lease),
+		cmocka_unit_test(lease_drained),
 		cmocka_unit_test(few_servers),
 		cmocka_unit_test(pairs_count_once),
 		cmocka_unit_test(type_order_and_backfill),

@@ -1037,7 +1037,7 @@ static void test_timeslice(void **state)
 	fx_t f;
 	fx_init(&f, "v100:1:1");
 	fx_job_t *a = fx_add(&f, 1, 1);
-	hs_engine_t *e = engine_with("PreemptMode=suspend\n");
+	hs_engine_t *e = engine_with("PreemptMode=suspend\nRoundLength=60\n");
 	hs_engine_set_packing(e, 1);
 	hs_plan_t p;
 	fx_counts_t c;
@@ -1142,7 +1142,7 @@ static void test_suspend_no_idle(void **state)
 	fx_t f;
 	fx_init(&f, "v100:1:1");
 	fx_job_t *a = fx_add(&f, 1, 1);
-	hs_engine_t *e = engine_with("PreemptMode=suspend\n");
+	hs_engine_t *e = engine_with("PreemptMode=suspend\nRoundLength=60\n");
 	hs_plan_t p;
 	fx_counts_t c;
 	assert_int_equal(fx_round(&f, e, &p, &c), 0);
@@ -1419,6 +1419,42 @@ static void test_max_jobs_rotation(void **state)
 /* Jobs that vanish or change between the snapshot and the apply are the
  * plugin's business; here: a job finishing between rounds is dropped from
  * the accounting and its GPU reused. */
+/* Early rounds do not undo the round before them (#12, run 3 of
+ * doc/scale.md: "started 32" / "requeued 32" every 5 s): 2 GPUs, 4 jobs
+ * that checkpoint, RoundLength=60. Round 0 starts two; a job arrives and
+ * the early round 5 s later starts nothing and preempts nothing (the two
+ * are within their lease, a round length). The round 60 s after the
+ * starts rotates: checkpoints and starts. Without leases (the
+ * mechanism's lease_s = 0, as before) the early round preempts both. */
+static void test_early_round_keeps_starts(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2");
+	for (uint32_t id = 1; id <= 4; id++)
+		fx_add(&f, id, 1)->ckpt = 1;
+	hs_engine_t *e = engine_with("RoundLength=60\nMinRoundInterval=5\nMinResetInterval=0\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(c.start, 2);
+	hs_plan_free(&p);
+	fx_add(&f, 5, 1)->ckpt = 1;
+	f.now += 5;
+	assert_int_equal(hs_engine_round_due(e, f.now, 1), 1); /* an early round */
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	if (c.start + c.ckpt + c.requeue + c.suspend)
+		fail_msg("early round: %d starts, %d checkpoints, %d requeues, %d suspends",
+			 c.start, c.ckpt, c.requeue, c.suspend);
+	hs_plan_free(&p);
+	f.now += 55;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	printf("# round 60 s after the starts: %d checkpoints, %d starts\n", c.ckpt, c.start);
+	assert_true(c.ckpt >= 1);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
 /* Weights: Slurm priority relative to the mean, times the QOS weight;
  * accounts become the entities. */
 static double status_num(json_object *st, uint32_t id, const char *key)
@@ -2085,6 +2121,7 @@ int main(void)
 		cmocka_unit_test(test_array_slots),
 		cmocka_unit_test(test_max_jobs),
 		cmocka_unit_test(test_max_jobs_rotation),
+		cmocka_unit_test(test_early_round_keeps_starts),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_accounts_entities),
 		cmocka_unit_test(test_departure),
