@@ -46,6 +46,11 @@ if BUILD_PLUGINS
 TESTS += tests/integration/sched_pinned_mix.sh
 endif
 EXTRA_DIST += tests/integration/sched_pinned_mix.sh
+# early rounds keep what the round before started (leases)
+if BUILD_PLUGINS
+TESTS += tests/integration/sched_lease.sh
+endif
+EXTRA_DIST += tests/integration/sched_lease.sh
 # an array task whose node dies
 if BUILD_PLUGINS
 TESTS += tests/integration/sched_array_nodefail.sh
