@@ -28,6 +28,16 @@ typedef struct world {
 	hs_mech_t *m;
 } world_t;
 
+/* Default options with a reset on every change of the job set (Gavel's
+ * simulator waits 1920 s). */
+static hs_mech_opts_t opts_every_change(void)
+{
+	hs_mech_opts_t o;
+	hs_mech_opts_default(&o);
+	o.min_reset_s = 0;
+	return o;
+}
+
 static void world_init(world_t *w, const char *cluster, int njobs, const hs_mech_opts_t *o)
 {
 	memset(w, 0, sizeof(*w));
@@ -42,9 +52,7 @@ static void world_init(world_t *w, const char *cluster, int njobs, const hs_mech
 		for (int j = 0; j < w->p.cluster.ntypes; j++)
 			w->p.jobs[i].thr[j] = 1.0;
 	}
-	hs_mech_opts_t def;
-	hs_mech_opts_default(&def);
-	def.min_reset_s = 0;
+	hs_mech_opts_t def = opts_every_change();
 	w->m = hs_mech_new(o ? o : &def, &err);
 	assert_non_null(w->m);
 }
@@ -102,9 +110,7 @@ static void rotation(void **state)
 {
 	(void)state;
 	world_t w;
-	hs_mech_opts_t o;
-	hs_mech_opts_default(&o);
-	o.min_reset_s = 0;
+	hs_mech_opts_t o = opts_every_change();
 	o.preempt_cost_s = 30;
 	o.restart_aware = 0; /* Gavel's choices; the cost is still charged */
 	world_init(&w, "a:1", 2, &o);
@@ -159,9 +165,7 @@ static void restart_aware(void **state)
 {
 	(void)state;
 	world_t w;
-	hs_mech_opts_t o;
-	hs_mech_opts_default(&o);
-	o.min_reset_s = 0;
+	hs_mech_opts_t o = opts_every_change();
 	o.preempt_cost_s = 180;
 	o.round_s = 360;
 	world_init(&w, "a:1", 2, &o);
@@ -302,9 +306,7 @@ static void early_round_lease(void **state)
 	(void)state;
 	for (int with_lease = 0; with_lease <= 1; with_lease++) {
 		world_t w;
-		hs_mech_opts_t o;
-		hs_mech_opts_default(&o);
-		o.min_reset_s = 0;
+		hs_mech_opts_t o = opts_every_change();
 		o.restart_aware = 0;
 		o.lease_s = with_lease ? 360 : 0;
 		world_init(&w, "a:1", 2, &o);
@@ -360,9 +362,7 @@ static void lease_drained(void **state)
 {
 	(void)state;
 	world_t w;
-	hs_mech_opts_t o;
-	hs_mech_opts_default(&o);
-	o.min_reset_s = 0;
+	hs_mech_opts_t o = opts_every_change();
 	o.lease_s = 360;
 	world_init(&w, "a:2", 3, &o);
 	add_server(&w, "n0", 0, 1);
@@ -516,9 +516,7 @@ static void type_order_and_backfill(void **state)
 
 	/* Backfill: one job with X = 0 everywhere still runs on an idle GPU,
 	 * unless backfill is off (FIFO). */
-	hs_mech_opts_t o;
-	hs_mech_opts_default(&o);
-	o.min_reset_s = 0;
+	hs_mech_opts_t o = opts_every_change();
 	for (int bf = 0; bf < 2; bf++) {
 		o.backfill = bf;
 		world_init(&w, "a:1", 1, &o);
@@ -664,9 +662,7 @@ static void save_restore(void **state)
 	assert_non_null(st);
 	const char *text = json_object_to_json_string(st);
 	json_object *again = json_tokener_parse(text);
-	hs_mech_opts_t o;
-	hs_mech_opts_default(&o);
-	o.min_reset_s = 0;
+	hs_mech_opts_t o = opts_every_change();
 	hs_mech_t *m2 = hs_mech_restore(again, &o, &err);
 	if (!m2)
 		fail_msg("restore: %s", err.msg);
