@@ -158,13 +158,46 @@ static int collect_names(hs_thrtable_t *t, json_object *root, hs_err_t *err)
 	return 0;
 }
 
-/* Pass 2: values. */
+/* Pass 2a: which job types have pair entries (both sides are job types
+ * of the table); numbers them in t->paired. Values are checked later. */
+static int mark_paired(hs_thrtable_t *t, json_object *root, hs_err_t *err)
+{
+	t->paired = malloc(((size_t)t->njobtypes + 1) * sizeof(*t->paired));
+	if (!t->paired)
+		return hs_err_set(err, "out of memory");
+	for (int a = 0; a < t->njobtypes; a++)
+		t->paired[a] = -1;
+	json_object_object_foreach(root, type, per_type) {
+		int uncons;
+		base_len(type, &uncons);
+		if (uncons)
+			continue; /* pair rows are kept for consolidated types only */
+		json_object_object_foreach(per_type, key, entry) {
+			if (!json_object_is_type(entry, json_type_object))
+				continue; /* reported by fill_values */
+			int a = find_key(t, key);
+			json_object_object_foreach(entry, other, val) {
+				(void)val;
+				int b = strcmp(other, "null") ? find_key(t, other) : -1;
+				if (a < 0 || b < 0)
+					continue;
+				if (t->paired[a] < 0)
+					t->paired[a] = t->npaired++;
+				if (t->paired[b] < 0)
+					t->paired[b] = t->npaired++;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Pass 2b: values. */
 static int fill_values(hs_thrtable_t *t, json_object *root, hs_err_t *err)
 {
-	const size_t J = (size_t)t->ntypes, A = (size_t)t->njobtypes;
+	const size_t J = (size_t)t->ntypes, A = (size_t)t->njobtypes, P = (size_t)t->npaired;
 	t->alone = calloc(A * J + 1, sizeof(double));
 	t->alone_uncons = calloc(A * J + 1, sizeof(double));
-	t->pair = calloc(A * A * J + 1, sizeof(double));
+	t->pair = calloc(P * P * J + 1, sizeof(double));
 	if (!t->alone || !t->alone_uncons || !t->pair)
 		return hs_err_set(err, "out of memory");
 	json_object_object_foreach(root, type, per_type) {
@@ -202,7 +235,7 @@ static int fill_values(hs_thrtable_t *t, json_object *root, hs_err_t *err)
 					return hs_err_set(err, "throughput table: %s/%.80s/%.80s must be "
 							  "[this, other] with numbers >= 0", type, key, other);
 				if (!uncons)
-					t->pair[(a * A + (size_t)b) * J + j] = v;
+					t->pair[((size_t)t->paired[a] * P + (size_t)t->paired[b]) * J + j] = v;
 			}
 		}
 	}
@@ -226,7 +259,8 @@ int hs_thrtable_parse(hs_thrtable_t *t, const char *json_text, hs_err_t *err)
 	int rc = -1;
 	if (!json_object_is_type(root, json_type_object))
 		hs_err_set(err, "throughput table must be a JSON object keyed by GPU type");
-	else if (collect_names(t, root, err) == 0 && fill_values(t, root, err) == 0)
+	else if (collect_names(t, root, err) == 0 && mark_paired(t, root, err) == 0 &&
+		 fill_values(t, root, err) == 0)
 		rc = 0;
 	json_object_put(root);
 	if (rc < 0)
@@ -286,6 +320,7 @@ void hs_thrtable_free(hs_thrtable_t *t)
 	free(t->sf);
 	free(t->alone);
 	free(t->alone_uncons);
+	free(t->paired);
 	free(t->pair);
 	memset(t, 0, sizeof(*t));
 }
@@ -306,44 +341,97 @@ double hs_thrtable_pair(const hs_thrtable_t *t, int a, int b, const char *type)
 	int j = hs_thrtable_type_index(t, type);
 	if (j < 0 || a < 0 || b < 0 || a >= t->njobtypes || b >= t->njobtypes)
 		return 0.0;
-	return t->pair[((size_t)a * t->njobtypes + b) * t->ntypes + j];
+	return hs_thrtable_pair_at(t, a, b, j);
 }
 
-int hs_thrtable_to_jobtypes(const hs_thrtable_t *t, const hs_cluster_t *c,
-			    hs_jobtypes_t *out, hs_err_t *err)
+double hs_thrtable_pair_at(const hs_thrtable_t *t, int a, int b, int j)
 {
-	const size_t A = (size_t)t->njobtypes, J = (size_t)c->ntypes;
+	int pa = t->paired[a], pb = t->paired[b];
+	if (pa < 0 || pb < 0)
+		return 0.0;
+	return t->pair[((size_t)pa * t->npaired + pb) * t->ntypes + j];
+}
+
+/* out = the m table job types types[] (distinct), with their pair rows
+ * mapped onto the cluster's GPU types (missing types get 0). */
+static int build_jobtypes(const hs_thrtable_t *t, const hs_cluster_t *c, const int *types,
+			  size_t m, hs_jobtypes_t *out, hs_err_t *err)
+{
+	const size_t J = (size_t)c->ntypes;
 	memset(out, 0, sizeof(*out));
-	out->names = calloc(A + 1, sizeof(char *));
-	out->scale_factor = calloc(A + 1, sizeof(int));
-	out->pair_thr = calloc(A * A * J + 1, sizeof(double));
+	out->names = calloc(m + 1, sizeof(char *));
+	out->scale_factor = calloc(m + 1, sizeof(int));
+	out->pair_thr = calloc(m * m * J + 1, sizeof(double));
 	if (!out->names || !out->scale_factor || !out->pair_thr)
 		goto oom;
-	out->n = (int)A;
-	for (size_t a = 0; a < A; a++) {
+	out->n = (int)m;
+	for (size_t a = 0; a < m; a++) {
 		char key[512];
-		if (thrtable_key(t->models[a], t->sf[a], key, sizeof(key)) < 0 ||
+		if (thrtable_key(t->models[types[a]], t->sf[types[a]], key, sizeof(key)) < 0 ||
 		    !(out->names[a] = strdup(key)))
 			goto oom;
-		out->scale_factor[a] = t->sf[a];
+		out->scale_factor[a] = t->sf[types[a]];
 	}
 	for (size_t j = 0; j < J; j++) {
 		int tj = hs_thrtable_type_index(t, c->names[j]);
 		if (tj < 0)
 			continue;
-		for (size_t a = 0; a < A; a++)
-			for (size_t b = 0; b < A; b++)
-				out->pair_thr[(a * A + b) * J + j] =
-					t->pair[(a * A + b) * (size_t)t->ntypes + (size_t)tj];
+		for (size_t a = 0; a < m; a++)
+			for (size_t b = 0; b < m; b++)
+				out->pair_thr[(a * m + b) * J + j] =
+					hs_thrtable_pair_at(t, types[a], types[b], tj);
 	}
 	return 0;
 oom:
 	if (out->names)
-		for (size_t a = 0; a < A; a++)
+		for (size_t a = 0; a < m; a++)
 			free(out->names[a]);
 	free(out->names);
 	free(out->scale_factor);
 	free(out->pair_thr);
 	memset(out, 0, sizeof(*out));
 	return hs_err_set(err, "out of memory");
+}
+
+int hs_thrtable_to_jobtypes(const hs_thrtable_t *t, const hs_cluster_t *c,
+			    hs_jobtypes_t *out, hs_err_t *err)
+{
+	const size_t A = (size_t)t->njobtypes;
+	int *all = malloc((A + 1) * sizeof(*all));
+	if (!all) {
+		memset(out, 0, sizeof(*out));
+		return hs_err_set(err, "out of memory");
+	}
+	for (size_t a = 0; a < A; a++)
+		all[a] = (int)a;
+	int rc = build_jobtypes(t, c, all, A, out, err);
+	free(all);
+	return rc;
+}
+
+int hs_thrtable_jobtypes_of(const hs_thrtable_t *t, const hs_cluster_t *c, const int *jt, int n,
+			    hs_jobtypes_t *out, int *idx, hs_err_t *err)
+{
+	/* slot[paired index] = index in out + 1, 0 = not taken yet */
+	int *slot = calloc((size_t)t->npaired + 1, sizeof(*slot));
+	int *types = malloc(((size_t)n + 1) * sizeof(*types));
+	int m = 0;
+	if (!slot || !types) {
+		free(slot);
+		free(types);
+		memset(out, 0, sizeof(*out));
+		return hs_err_set(err, "out of memory");
+	}
+	for (int k = 0; k < n; k++) {
+		int p = jt[k] >= 0 && jt[k] < t->njobtypes ? t->paired[jt[k]] : -1;
+		if (p >= 0 && !slot[p]) {
+			types[m] = jt[k];
+			slot[p] = ++m;
+		}
+		idx[k] = p >= 0 ? slot[p] - 1 : -1;
+	}
+	int rc = build_jobtypes(t, c, types, (size_t)m, out, err);
+	free(slot);
+	free(types);
+	return rc;
 }

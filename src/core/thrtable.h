@@ -25,8 +25,15 @@ typedef struct hs_thrtable {
 	int *sf;                 /* [njobtypes] scale factors */
 	double *alone;           /* [jt * ntypes + j] steps/s alone, 0 = unknown */
 	double *alone_uncons;    /* [jt * ntypes + j] unconsolidated variant, 0 = unknown */
-	double *pair;            /* [(a * njobtypes + b) * ntypes + j] steps/s of an
-	                          * a-job sharing with a b-job, 0 = cannot share */
+	/* Pair rows only for the job types the file gives pair entries: a
+	 * table of thousands of job types without pairs (measured tables,
+	 * bench/scale.sh's) would otherwise cost njobtypes^2 x ntypes. */
+	int npaired;
+	int *paired;             /* [njobtypes] index among the paired job
+	                          * types, -1 = no pair entry */
+	double *pair;            /* [(paired[a] * npaired + paired[b]) * ntypes + j]
+	                          * steps/s of an a-job sharing with a b-job,
+	                          * 0 = cannot share */
 } hs_thrtable_t;
 
 int hs_thrtable_load(hs_thrtable_t *t, const char *path, hs_err_t *err);
@@ -44,12 +51,23 @@ double hs_thrtable_alone(const hs_thrtable_t *t, int jt, const char *type, int c
 /* Throughput of an a-job sharing with a b-job on the named GPU type, 0 if
  * they cannot share or it is unknown. */
 double hs_thrtable_pair(const hs_thrtable_t *t, int a, int b, const char *type);
+/* The same by table GPU type index j (no checks of a, b, j beyond the
+ * paired ones: callers pass valid indices). */
+double hs_thrtable_pair_at(const hs_thrtable_t *t, int a, int b, int j);
 
 /* Fills out (which must be empty) with every job type of the table and the
  * pair throughputs mapped onto the cluster's GPU types (by name; cluster
  * types missing from the table get 0), for space-sharing policies. */
 int hs_thrtable_to_jobtypes(const hs_thrtable_t *t, const hs_cluster_t *c,
 			    hs_jobtypes_t *out, hs_err_t *err);
+/* The same for the job types a round has (jt[k], table job type of job k,
+ * -1 = none, k < n): out holds each distinct one the table gives pair
+ * entries for, in first-seen order; idx[k] is job k's index in out, -1 =
+ * never packed. Its size grows with the round's paired job types, not
+ * with the table (the Slurm plugin's round: thousands of models in a
+ * table, a few in the queue). */
+int hs_thrtable_jobtypes_of(const hs_thrtable_t *t, const hs_cluster_t *c, const int *jt, int n,
+			    hs_jobtypes_t *out, int *idx, hs_err_t *err);
 
 
 #endif /* HS_CORE_THRTABLE_H */

@@ -595,7 +595,7 @@ static double exec_thr(const sim_t *s, const hs_sim_job_t *j, const hs_decision_
 		return alone;
 	const hs_sim_job_t *o = &s->res->jobs[s->active[d->partner]];
 	const hs_thrtable_t *t = s->t;
-	double pair = t->pair[((size_t)j->jt * t->njobtypes + o->jt) * t->ntypes + s->ttype[d->type]];
+	double pair = hs_thrtable_pair_at(t, j->jt, o->jt, s->ttype[d->type]);
 	/* No pair data for spread placements: scale by the alone slowdown. */
 	if (spread && j->thr_cons[d->type] > 0)
 		pair *= j->thr_uncons[d->type] / j->thr_cons[d->type];

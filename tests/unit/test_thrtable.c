@@ -60,6 +60,57 @@ static void parse_small(void **state)
 	hs_thrtable_free(&t);
 }
 
+/* Pair rows only for job types with pair entries: in `small`, A and B
+ * (scale factor 1), not B at 2. A round's job types (jobtypes_of): the
+ * distinct paired ones of its jobs, first seen first; B at 2 and unknown
+ * jobs are never packed. A table of 3,000 job types without pairs keeps
+ * no pair rows at all (it was 3,000^2 x types, 72 MB per type). */
+static void sparse_pairs(void **state)
+{
+	(void)state;
+	hs_thrtable_t t;
+	hs_err_t err;
+	assert_int_equal(hs_thrtable_parse(&t, small, &err), 0);
+	assert_int_equal(t.npaired, 2);
+	int a = hs_thrtable_find(&t, "A (batch size 1)", 1);
+	int b = hs_thrtable_find(&t, "B", 1);
+	int b2 = hs_thrtable_find(&t, "B", 2);
+	assert_int_equal(t.paired[b2], -1);
+	assert_true(hs_thrtable_pair(&t, b, a, "fast") == 1.5);
+	assert_true(hs_thrtable_pair(&t, b2, a, "fast") == 0.0);
+	hs_cluster_t c;
+	assert_int_equal(hs_cluster_parse(&c, "slow:2,fast:2", &err), 0);
+	int jobs[5] = { b2, b, -1, a, b }, idx[5];
+	hs_jobtypes_t jt;
+	assert_int_equal(hs_thrtable_jobtypes_of(&t, &c, jobs, 5, &jt, idx, &err), 0);
+	assert_int_equal(jt.n, 2);
+	int want[5] = { -1, 0, -1, 1, 0 };
+	for (int k = 0; k < 5; k++)
+		assert_int_equal(idx[k], want[k]);
+	assert_string_equal(jt.names[0], "('B', 1)");
+	/* (B with A) on fast, cluster type 1: 1.5; on slow nothing */
+	assert_true(jt.pair_thr[(0 * 2 + 1) * 2 + 1] == 1.5);
+	assert_true(jt.pair_thr[(1 * 2 + 0) * 2 + 1] == 3.0);
+	assert_true(jt.pair_thr[(0 * 2 + 1) * 2 + 0] == 0.0);
+	hs_problem_t p = { .jobtypes = jt };
+	hs_problem_free(&p); /* frees the job types with the rest */
+	hs_cluster_free(&c);
+	hs_thrtable_free(&t);
+
+	const int n = 3000;
+	char *big = malloc((size_t)n * 48 + 64), *q = big;
+	q += sprintf(q, "{\"t\": {");
+	for (int k = 0; k < n; k++)
+		q += sprintf(q, "%s\"('m%d', 1)\": {\"null\": %d}", k ? ", " : "", k, k + 1);
+	sprintf(q, "}}");
+	assert_int_equal(hs_thrtable_parse(&t, big, &err), 0);
+	assert_int_equal(t.njobtypes, n);
+	assert_int_equal(t.npaired, 0);
+	assert_true(hs_thrtable_pair(&t, 1, 2, "t") == 0.0);
+	hs_thrtable_free(&t);
+	free(big);
+}
+
 static void parse_bad(void **state)
 {
 	(void)state;
@@ -114,6 +165,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse_small),
+		cmocka_unit_test(sparse_pairs),
 		cmocka_unit_test(parse_bad),
 		cmocka_unit_test(gavel_table),
 	};
