@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +72,40 @@ int hs_thrtable_type_index(const hs_thrtable_t *t, const char *type)
 	return -1;
 }
 
+/* The index key of (model, sf) in buf; 0, or -1 when it does not fit. */
+static int index_key(const char *model, int sf, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%d\x1f%s", sf, model);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static void index_free_entry(struct lh_entry *e)
+{
+	free(lh_entry_k(e));
+}
+
+/* Adds job type a to the index (a table without one scans). */
+static int index_add(hs_thrtable_t *t, int a)
+{
+	char key[1024];
+	if (!t->index && !(t->index = lh_kchar_table_new(256, index_free_entry)))
+		return -1;
+	if (index_key(t->models[a], t->sf[a], key, sizeof(key)) < 0)
+		return 0; /* a very long name: found by the scan below */
+	char *k = strdup(key);
+	if (!k || lh_table_insert(t->index, k, (void *)(intptr_t)(a + 1)) != 0) {
+		free(k);
+		return -1;
+	}
+	return 0;
+}
+
 int hs_thrtable_find(const hs_thrtable_t *t, const char *model, int sf)
 {
+	char key[1024];
+	void *v = NULL;
+	if (t->index && index_key(model, sf, key, sizeof(key)) == 0)
+		return lh_table_lookup_ex(t->index, key, &v) ? (int)(intptr_t)v - 1 : -1;
 	for (int a = 0; a < t->njobtypes; a++)
 		if (t->sf[a] == sf && strcmp(t->models[a], model) == 0)
 			return a;
@@ -135,7 +168,9 @@ static int collect_names(hs_thrtable_t *t, json_object *root, hs_err_t *err)
 				}
 			}
 			t->models[t->njobtypes] = model;
-			t->sf[t->njobtypes++] = sf;
+			t->sf[t->njobtypes] = sf;
+			if (index_add(t, t->njobtypes++) < 0)
+				return hs_err_set(err, "out of memory");
 		}
 	}
 	/* Unconsolidated-only types still need a base type. */
@@ -322,6 +357,8 @@ void hs_thrtable_free(hs_thrtable_t *t)
 	free(t->alone_uncons);
 	free(t->paired);
 	free(t->pair);
+	if (t->index)
+		lh_table_free(t->index);
 	memset(t, 0, sizeof(*t));
 }
 

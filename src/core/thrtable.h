@@ -23,6 +23,8 @@ typedef struct hs_thrtable {
 	int njobtypes;
 	char **models;           /* [njobtypes] model names, e.g. "ResNet-50 (batch size 64)" */
 	int *sf;                 /* [njobtypes] scale factors */
+	struct lh_table *index;  /* "sf<US>model" -> job type + 1 (json-c's
+	                          * hash table); NULL = hs_thrtable_find scans */
 	double *alone;           /* [jt * ntypes + j] steps/s alone, 0 = unknown */
 	double *alone_uncons;    /* [jt * ntypes + j] unconsolidated variant, 0 = unknown */
 	/* Pair rows only for the job types the file gives pair entries: a
