@@ -891,6 +891,13 @@ static int leased_type(const hs_mech_t *m, const hs_round_in_t *in, int i)
 	return run_type(in, i);
 }
 
+/* Does job i run on exactly its scale factor on type j? */
+static int runs_on(const hs_round_in_t *in, int i, int j)
+{
+	return in->run && in->run[i].ngpus == in->problem->jobs[i].scale_factor &&
+	       run_type(in, i) == j;
+}
+
 /* Takes job i's own GPUs off cfree if each is usable and the entry may
  * stay on its server; 1 if taken, 0 (cfree unchanged) if not. */
 static int hold_own_gpus(const hs_round_in_t *in, const hs_gpu_pool_t *pool, int i, int ib,
@@ -993,7 +1000,10 @@ static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 			int sf = p->jobs[top.ia].scale_factor; /* a pair counts once */
 			if (sf > free_gpus)
 				continue;
+			/* A restricted job running on this type counts its own
+			 * GPUs (placement keeps them), not the best fit's. */
 			if (entry_restricted(in, top.ia, top.ib) &&
+			    !(runs_on(in, top.ia, j) && hold_own_gpus(in, pool, top.ia, top.ib, cfree)) &&
 			    !reserve_restricted(in, top.ia, top.ib, j, sf, cfree))
 				continue;
 			free_gpus -= sf;

@@ -386,6 +386,41 @@ static void lease_drained(void **state)
 	world_free(&w);
 }
 
+/* A restricted job that runs counts its own GPUs in the selection: j0
+ * runs on n1 and may use n0 or n1, j1 (pending) may use only n0. Both
+ * never ran (priorities tie, j0 first by index). j0's reservation used
+ * to be the best fit, n0, so j1 found no room and n0 stayed idle; now j0
+ * holds n1 and j1 starts on n0. */
+static void restricted_running_keeps_own(void **state)
+{
+	(void)state;
+	world_t w;
+	hs_mech_opts_t o = opts_every_change();
+	world_init(&w, "a:2", 2, &o);
+	add_server(&w, "n0", 0, 1);
+	add_server(&w, "n1", 0, 1);
+	w.run[0].ngpus = 1;
+	w.rungpus[0][0] = (hs_gpu_ref_t){ .server = 1, .gpu = 0 };
+	w.run[0].gpus = w.rungpus[0];
+	w.run[1].gpus = w.rungpus[1];
+	unsigned char both[2] = { 1, 1 }, only_n0[2] = { 1, 0 };
+	const unsigned char *masks[2] = { both, only_n0 };
+	hs_alloc_t a;
+	alloc_equal(&a, &w, 0.5);
+	hs_err_t err;
+	hs_round_in_t in = { .elapsed_s = 0, .problem = &w.p, .run = w.run, .nservers = w.nsrv,
+			     .servers = w.srv, .job_servers = masks };
+	assert_true(hs_mech_begin_round(w.m, &in, &err) >= 0);
+	hs_round_out_t out;
+	assert_int_equal(hs_mech_schedule(w.m, &in, &a, &out, &err), 0);
+	assert_int_equal(out.d[0].action, HS_ACT_KEEP);
+	assert_int_equal(out.d[1].action, HS_ACT_START);
+	assert_int_equal(out.d[1].gpus[0].server, 0);
+	hs_round_out_free(&out);
+	hs_alloc_free(&a);
+	world_free(&w);
+}
+
 static void few_servers(void **state)
 {
 	(void)state;
@@ -882,6 +917,7 @@ int main(void)
 		cmocka_unit_test(lease_extension),
 		cmocka_unit_test(early_round_lease),
 		cmocka_unit_test(lease_drained),
+		cmocka_unit_test(restricted_running_keeps_own),
 		cmocka_unit_test(few_servers),
 		cmocka_unit_test(pairs_count_once),
 		cmocka_unit_test(type_order_and_backfill),
