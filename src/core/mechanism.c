@@ -876,6 +876,13 @@ static int reserve_restricted(const hs_round_in_t *in, int ia, int ib, int j, in
 	return 1;
 }
 
+/* Does job i run on exactly its scale factor on type j? */
+static int runs_on(const hs_round_in_t *in, int i, int j)
+{
+	return in->run && in->run[i].ngpus == in->problem->jobs[i].scale_factor &&
+	       run_type(in, i) == j;
+}
+
 /* The type job i runs on if it is within its lease (opts.lease_s): it
  * runs on exactly its scale factor and began less than lease_s ago; -1
  * otherwise. The tolerance keeps a caller whose rounds are exactly lease_s
@@ -884,18 +891,11 @@ static int reserve_restricted(const hs_round_in_t *in, int ia, int ib, int j, in
 static int leased_type(const hs_mech_t *m, const hs_round_in_t *in, int i)
 {
 	const hs_mjob_t *j = m->prec[i];
-	if (!(m->o.lease_s > 0.0) || j->run_since < 0.0 || !in->run ||
-	    in->run[i].ngpus != in->problem->jobs[i].scale_factor ||
+	int t = run_type(in, i);
+	if (!(m->o.lease_s > 0.0) || j->run_since < 0.0 || t < 0 || !runs_on(in, i, t) ||
 	    m->clock - j->run_since >= m->o.lease_s - 1e-6)
 		return -1;
-	return run_type(in, i);
-}
-
-/* Does job i run on exactly its scale factor on type j? */
-static int runs_on(const hs_round_in_t *in, int i, int j)
-{
-	return in->run && in->run[i].ngpus == in->problem->jobs[i].scale_factor &&
-	       run_type(in, i) == j;
+	return t;
 }
 
 /* Takes job i's own GPUs off cfree if each is usable and the entry may
@@ -937,7 +937,7 @@ static int pick_leased(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 		int k = running_partner(m, in, i, m->stamp);
 		int ia = k >= 0 && k < i ? k : i, ib = k < 0 ? -1 : (k < i ? i : k);
 		int sf = p->jobs[i].scale_factor;
-		if (!runnable(p, ia, ib, j) || sf > tfree[j] || !hold_own_gpus(in, pool, i, ib, cfree))
+		if (!runnable(p, ia, ib, j) || sf > tfree[j] || !hold_own_gpus(in, pool, ia, ib, cfree))
 			continue;
 		hs_mentry_t *e = ib < 0 ? single[i]
 				 : hs_mech_entry_get(m, p->jobs[ia].id, p->jobs[ib].id, 0, NULL);

@@ -333,6 +333,11 @@ void hs_classify_roles(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 		cut_max_jobs(&e->conf, s, b, sc->cands, sc->ncand, e->rounds + 1);
 }
 
+int hs_node_hold_only(const hs_snap_t *s, const unsigned char *node_bad, int n)
+{
+	return !s->nodes[n].avail || (node_bad && node_bad[n]);
+}
+
 /* Whether GPU g of server node n is the policy's to give out. */
 static int gpu_usable(const hs_snap_t *s, const hs_round_scratch_t *sc, const hs_round_build_t *b,
 		      int n, int g)
@@ -340,10 +345,10 @@ static int gpu_usable(const hs_snap_t *s, const hs_round_scratch_t *sc, const hs
 	int o = sc->node_owner[sc->node_base[n] + g], o2 = sc->node_owner2[sc->node_base[n] + g];
 	if (o >= 0)
 		return b->role[o] == HS_ROLE_ACTIVE && (o2 < 0 || b->role[o2] == HS_ROLE_ACTIVE);
-	if (o == -2 || sc->node_bad[n])
+	if (o == -2 || hs_node_hold_only(s, sc->node_bad, n))
 		return 0; /* an active job's own GPUs there stay usable (it may
 		           * stay); the free ones are not given out */
-	return s->nodes[n].avail && !s->nodes[n].gpu_held[g];
+	return !s->nodes[n].gpu_held[g];
 }
 
 /* Usable GPUs: on available managed nodes, free or held by an active

@@ -276,6 +276,11 @@ int hs_nodes_have_type(const hs_snap_t *s, const hs_sjob_t *sj, const int *node_
  * without a mask. */
 int hs_nodes_usable(const hs_round_build_t *b, const hs_snap_t *s, const hs_sjob_t *sj, int j,
 		    int all);
+/* Is node n a server whose usable GPUs are there only for the jobs
+ * already on it (unavailable, or holding GPUs the snapshot does not
+ * model: node_bad, may be NULL)? The one rule hs_classify_servers and the
+ * job server masks share. */
+int hs_node_hold_only(const hs_snap_t *s, const unsigned char *node_bad, int n);
 /* b->job_servers for the npj problem jobs (pjob_snap filled); node_bad
  * [nnodes] marks nodes with GPUs the snapshot does not model (or NULL).
  * -1 = out of memory. */

@@ -34,14 +34,6 @@ int hs_nodes_usable(const hs_round_build_t *b, const hs_snap_t *s, const hs_sjob
 	return cnt;
 }
 
-/* Is node n a server whose usable GPUs are there only for the jobs
- * already on it (hs_classify_servers: the node is unavailable, or holds
- * GPUs we do not model)? */
-static int hold_only(const hs_snap_t *s, const unsigned char *node_bad, int n)
-{
-	return !s->nodes[n].avail || (node_bad && node_bad[n]);
-}
-
 /* Does snapshot job sj hold a GPU on node n? */
 static int holds_on(const hs_sjob_t *sj, int n)
 {
@@ -60,7 +52,7 @@ int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, const unsigned
 	b->njob_servers = npj;
 	int any_hold_only = 0;
 	for (int n = 0; n < s->nnodes && !any_hold_only; n++)
-		any_hold_only = b->node_server[n] >= 0 && hold_only(s, node_bad, n);
+		any_hold_only = b->node_server[n] >= 0 && hs_node_hold_only(s, node_bad, n);
 	for (int k = 0; k < npj; k++) {
 		const hs_sjob_t *sj = &s->jobs[b->pjob_snap[k]];
 		/* Pending jobs go where Slurm would start them (node_ok). A
@@ -77,7 +69,7 @@ int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, const unsigned
 			int sv = b->node_server[n];
 			if (sv >= 0)
 				m[sv] = (!ok || ok[n]) &&
-					(!hold_only(s, node_bad, n) || holds_on(sj, n));
+					(!hs_node_hold_only(s, node_bad, n) || holds_on(sj, n));
 		}
 		b->job_servers[k] = m;
 	}
