@@ -32,3 +32,11 @@ EXTRA_DIST += bench/pinned/run.sh bench/pinned/cluster.sh
 #   bench/sim_scale.sh [--with-100k] [--baseline PATH]
 #   bench/sim_identical.sh --baseline PATH [--mode quick|full]
 EXTRA_DIST += bench/sim_scale.sh bench/sim_identical.sh bench/sim_scale.gp
+# the sched plugin's round without Slurm at bench/scale.sh's size: time
+# and peak memory of engine round, saved state, status and metrics vs
+# queue length (bench/round.sh)
+noinst_PROGRAMS += bench/round_bench
+bench_round_bench_SOURCES = bench/round_bench.c
+bench_round_bench_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+bench_round_bench_LDADD = libhetsched_sched.la libhetsched_measure.la libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
+EXTRA_DIST += bench/round.sh

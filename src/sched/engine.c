@@ -80,7 +80,7 @@ void hs_engine_free(hs_engine_t *e)
 	hs_sconf_free(&e->conf);
 	for (int t = 0; t < e->ntypes; t++)
 		free(e->types[t]);
-	free(e->acct);
+	hs_acct_free_all(e->acct, e->nacct);
 	hs_ops_free(e);
 	hs_warn_free(e);
 	free(e);
@@ -212,14 +212,14 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 		if (pb->jobs[k].entity >= 0)
 			snprintf(ac->account, sizeof(ac->account), "%s",
 				 pb->entities.names[pb->jobs[k].entity]);
-		memset(ac->thr, 0, sizeof(ac->thr));
-		memset(ac->meas, 0, sizeof(ac->meas));
+		memset(ac->thr, 0, (size_t)e->acct_tcap * sizeof(double));
+		memset(ac->meas, 0, (size_t)e->acct_tcap * sizeof(double));
 		for (int j = 0; j < J; j++) {
 			ac->thr[tmap[j]] = pb->jobs[k].thr[j] * b->units[k]; /* job's units */
 			ac->meas[tmap[j]] = b->meas[(size_t)k * J + j];
 		}
 		if (alloc) {
-			memset(ac->x, 0, sizeof(ac->x));
+			memset(ac->x, 0, (size_t)e->acct_tcap * sizeof(double));
 			for (int j = 0; j < J; j++)
 				ac->x[tmap[j]] = hs_alloc_job_type_total(alloc, k, j);
 		}

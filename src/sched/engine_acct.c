@@ -13,6 +13,68 @@ static int cmp_id(const void *k, const void *m)
 	return a < b ? -1 : a > b;
 }
 
+/* Points a's rows into its block of tcap types. */
+static void acct_rows(hs_jacct_t *a, int tcap)
+{
+	a->recv_reset = a->pt;
+	a->recv_total = a->pt + tcap;
+	a->x = a->pt + 2 * (size_t)tcap;
+	a->thr = a->pt + 3 * (size_t)tcap;
+	a->meas = a->pt + 4 * (size_t)tcap;
+}
+
+int hs_acct_block_new(hs_jacct_t *a, int tcap)
+{
+	double *pt = calloc(5 * (size_t)tcap, sizeof(double));
+	if (!pt)
+		return -1;
+	a->pt = pt;
+	acct_rows(a, tcap);
+	return 0;
+}
+
+void hs_acct_free_all(hs_jacct_t *acct, int n)
+{
+	for (int i = 0; acct && i < n; i++)
+		free(acct[i].pt);
+	free(acct);
+}
+
+/* Makes every entry's block hold `need` types (doubling, 8 at least,
+ * HS_MAX_TYPES at most). All new blocks are allocated before any is
+ * swapped in, so out of memory leaves every entry as it was. */
+static int acct_grow_types(hs_engine_t *e, int need)
+{
+	if (need <= e->acct_tcap)
+		return 0;
+	int cap = e->acct_tcap ? e->acct_tcap : 8;
+	while (cap < need)
+		cap *= 2;
+	cap = cap > HS_MAX_TYPES ? HS_MAX_TYPES : cap;
+	double **nb = calloc((size_t)e->nacct + 1, sizeof(*nb));
+	if (!nb)
+		return -1;
+	for (int i = 0; i < e->nacct; i++)
+		if (!(nb[i] = calloc(5 * (size_t)cap, sizeof(double)))) {
+			for (int k = 0; k < i; k++)
+				free(nb[k]);
+			free(nb);
+			return -1;
+		}
+	for (int i = 0; i < e->nacct; i++) {
+		hs_jacct_t *a = &e->acct[i];
+		for (int r = 0; r < 5; r++)
+			memcpy(nb[i] + (size_t)r * cap, a->pt + (size_t)r * e->acct_tcap,
+			       (size_t)e->acct_tcap * sizeof(double));
+		free(a->pt);
+		a->pt = nb[i];
+		acct_rows(a, cap);
+	}
+	free(nb);
+	e->acct_tcap = cap;
+	return 0;
+}
+
 /* The accounting's GPU type table only grows (per-type arrays of hs_jacct_t
  * are indexed by it), so an index stays valid for the engine's life. */
 int hs_acct_type_index(hs_engine_t *e, const char *name)
@@ -20,7 +82,7 @@ int hs_acct_type_index(hs_engine_t *e, const char *name)
 	for (int t = 0; t < e->ntypes; t++)
 		if (!strcmp(e->types[t], name))
 			return t;
-	if (e->ntypes >= HS_MAX_TYPES)
+	if (e->ntypes >= HS_MAX_TYPES || acct_grow_types(e, e->ntypes + 1) < 0)
 		return -1;
 	if (!(e->types[e->ntypes] = strdup(name)))
 		return -1;
@@ -47,6 +109,11 @@ hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)
 		e->acct = n;
 		e->cap_acct = cap;
 	}
+	hs_jacct_t fresh;
+	memset(&fresh, 0, sizeof(fresh));
+	if (acct_grow_types(e, e->ntypes > 1 ? e->ntypes : 1) < 0 ||
+	    hs_acct_block_new(&fresh, e->acct_tcap) < 0)
+		return NULL;
 	int lo = 0, hi = e->nacct;
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
@@ -58,7 +125,7 @@ hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)
 	memmove(&e->acct[lo + 1], &e->acct[lo], (size_t)(e->nacct - lo) * sizeof(*e->acct));
 	e->nacct++;
 	a = &e->acct[lo];
-	memset(a, 0, sizeof(*a));
+	*a = fresh;
 	a->id = id;
 	a->first_seen = now;
 	a->seen_round = -1;
@@ -81,6 +148,8 @@ void hs_acct_drop_unseen(hs_engine_t *e, long round)
 	for (int i = 0; i < e->nacct; i++)
 		if (e->acct[i].seen_round == round || hs_op_find(e, e->acct[i].id))
 			e->acct[k++] = e->acct[i];
+		else
+			free(e->acct[i].pt);
 	e->nacct = k;
 }
 
@@ -88,7 +157,7 @@ void hs_acct_reset(hs_engine_t *e)
 {
 	for (int i = 0; i < e->nacct; i++) {
 		e->acct[i].active_reset_s = 0;
-		memset(e->acct[i].recv_reset, 0, sizeof(e->acct[i].recv_reset));
+		memset(e->acct[i].recv_reset, 0, (size_t)e->acct_tcap * sizeof(double));
 	}
 }
 
@@ -110,7 +179,11 @@ int hs_acct_forget_reused(hs_engine_t *e, const hs_snap_t *s)
 			     sj->restart_cnt <= a->restart_cnt;
 		if (reused) {
 			hs_op_remove(e, sj->id);
+			double *pt = a->pt; /* keeps its block, zeroed */
+			memset(pt, 0, 5 * (size_t)e->acct_tcap * sizeof(double));
 			memset(a, 0, sizeof(*a));
+			a->pt = pt;
+			acct_rows(a, e->acct_tcap);
 			a->id = sj->id;
 			a->first_seen = s->now;
 			a->seen_round = -1;

@@ -40,11 +40,16 @@ typedef struct hs_jacct {
 	int64_t first_seen;        /* first round the job was active */
 	double active_reset_s;     /* seconds active since the last reset */
 	double active_total_s;
-	double recv_reset[HS_MAX_TYPES];  /* seconds run on each type since reset */
-	double recv_total[HS_MAX_TYPES];
-	double x[HS_MAX_TYPES];    /* share in the allocation in force */
-	double thr[HS_MAX_TYPES];  /* estimate used in the last round */
-	double meas[HS_MAX_TYPES]; /* measured (0 = not measured) */
+	/* Per GPU type of the accounting's type table, each [acct_tcap]:
+	 * rows of one block (pt) the entry owns. A block sized by the types
+	 * in use, not HS_MAX_TYPES: every queued job has an entry, and five
+	 * fixed rows of 64 made it 2.9 KB (58 MB at 20,000 queued). */
+	double *pt;                /* [5 * acct_tcap], the rows below */
+	double *recv_reset;        /* seconds run on each type since reset */
+	double *recv_total;
+	double *x;                 /* share in the allocation in force */
+	double *thr;               /* estimate used in the last round */
+	double *meas;              /* measured (0 = not measured) */
 	int src;                   /* hs_estimate_source_t */
 	double weight;             /* policy weight in the last round */
 	char account[64];          /* entity (Slurm account) in the last round */
@@ -125,6 +130,8 @@ struct hs_engine {
 
 	int nacct, cap_acct;
 	hs_jacct_t *acct;          /* sorted by id */
+	int acct_tcap;             /* types each entry's block holds (>=
+	                            * ntypes; grows with it, 0 = none yet) */
 
 	int nops, cap_ops;
 	hs_op_t *ops;
@@ -174,6 +181,11 @@ void hs_acct_drop_unseen(hs_engine_t *e, long round);
  * job; returns how many were dropped. */
 int hs_acct_forget_reused(hs_engine_t *e, const hs_snap_t *s);
 void hs_acct_reset(hs_engine_t *e);
+/* Gives a (zeroed otherwise) its per-type block of tcap types; -1 on out
+ * of memory (a unchanged). */
+int hs_acct_block_new(hs_jacct_t *a, int tcap);
+/* Frees the blocks of entries [0, n) and the array. */
+void hs_acct_free_all(hs_jacct_t *acct, int n);
 
 /* engine_acct.c: records a successful start of incarnation rc at now. */
 void hs_acct_started(hs_engine_t *e, uint32_t id, unsigned rc, int64_t now);

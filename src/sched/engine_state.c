@@ -195,6 +195,8 @@ typedef struct restored {
 	int ntypes;
 	char *types[HS_MAX_TYPES];
 	int nacct;
+	int acct_len;              /* entries allocated (blocks freed) */
+	int tcap;                  /* types of each entry's block */
 	hs_jacct_t *acct;
 	hs_engine_t ops_holder;    /* only nops/cap_ops/ops used */
 	hs_mech_t *mech;
@@ -204,7 +206,7 @@ static void restored_free(restored_t *r)
 {
 	for (int t = 0; t < r->ntypes; t++)
 		free(r->types[t]);
-	free(r->acct);
+	hs_acct_free_all(r->acct, r->acct_len);
 	hs_ops_free(&r->ops_holder);
 	hs_mech_free(r->mech);
 	memset(r, 0, sizeof(*r));
@@ -408,7 +410,13 @@ static int restore_jobs(restored_t *r, json_object *jobs, int64_t rounds, hs_err
 	r->acct = calloc((size_t)nj + 1, sizeof(*r->acct));
 	if (!r->acct)
 		return hs_err_set(err, "out of memory");
+	r->acct_len = nj;
+	r->tcap = 8; /* as hs_acct_type_index grows it */
+	while (r->tcap < r->ntypes)
+		r->tcap *= 2;
 	for (int i = 0; i < nj; i++) {
+		if (hs_acct_block_new(&r->acct[i], r->tcap) < 0)
+			return hs_err_set(err, "out of memory");
 		if (restore_job(r, json_object_array_get_idx(jobs, (size_t)i), i, r->ntypes, rounds,
 				&r->acct[i], err) < 0)
 			return -1;
@@ -445,9 +453,10 @@ static void restore_swap_in(hs_engine_t *e, restored_t *r, const int64_t tv[NTOT
 		free(e->types[t]);
 	e->ntypes = r->ntypes;
 	memcpy(e->types, r->types, sizeof(r->types));
-	free(e->acct);
+	hs_acct_free_all(e->acct, e->nacct);
 	e->acct = r->acct;
 	e->nacct = e->cap_acct = r->nacct;
+	e->acct_tcap = r->tcap;
 	if (e->cap_acct == 0) {
 		free(e->acct);
 		e->acct = NULL;

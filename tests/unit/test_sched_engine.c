@@ -571,6 +571,90 @@ static double saved_active_total(const hs_engine_t *e, uint32_t id)
 	return r;
 }
 
+/* recv_total of job id on GPU type `type` in the saved state (-1: none),
+ * and the number of types the state lists. */
+static double saved_recv_total(const hs_engine_t *e, uint32_t id, const char *type, int *ntypes)
+{
+	hs_err_t err;
+	json_object *st = hs_engine_save(e, &err), *jobs, *types, *v;
+	double r = -1;
+	int t = -1;
+	assert_non_null(st);
+	assert_true(json_object_object_get_ex(st, "types", &types));
+	*ntypes = (int)json_object_array_length(types);
+	for (int k = 0; k < *ntypes; k++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(types, (size_t)k)), type))
+			t = k;
+	assert_true(json_object_object_get_ex(st, "jobs", &jobs));
+	for (size_t i = 0; t >= 0 && i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		if (json_object_object_get_ex(j, "id", &v) && json_object_get_int64(v) == id &&
+		    json_object_object_get_ex(j, "recv_total", &v)) {
+			assert_int_equal(json_object_array_length(v), *ntypes);
+			r = json_object_get_double(json_object_array_get_idx(v, (size_t)t));
+		}
+	}
+	json_object_put(st);
+	return r;
+}
+
+/* The accounting's per-type rows are sized by the types in use (8 at
+ * first) and grow when more types appear: a job's time received on the
+ * first type survives the growth to 10 types, a save and a restore. */
+static void test_accounting_types_grow(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "t0:1:1");
+	fx_add(&f, 1, 1)->ckpt = 1; /* preemptible: accounted */
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	for (int r = 0; r < 3; r++) {
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		hs_plan_free(&p);
+		f.now += 360;
+	}
+	int nt = 0;
+	double before = saved_recv_total(e, 1, "t0", &nt);
+	assert_int_equal(nt, 1);
+	if (before < 360)
+		fail_msg("recv_total on t0 %g after three rounds", before);
+	for (int k = 1; k < 10; k++) { /* nine more types, one node each */
+		int n = f.nnodes++;
+		snprintf(f.names[n], sizeof(f.names[n]), "t%d-1", k);
+		snprintf(f.types[n], sizeof(f.types[n]), "t%d", k);
+		f.ngpus[n] = 1;
+		f.avail[n] = 1;
+		fx_add(&f, (uint32_t)(100 + k), 1)->ckpt = 1;
+	}
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	double after = saved_recv_total(e, 1, "t0", &nt);
+	assert_int_equal(nt, 10);
+	if (after < before)
+		fail_msg("recv_total on t0 went from %g to %g when types grew", before, after);
+
+	hs_err_t err;
+	json_object *st = hs_engine_save(e, &err);
+	assert_non_null(st);
+	char *text = strdup(json_object_to_json_string(st));
+	hs_engine_t *e2 = engine_with(NULL);
+	if (hs_engine_restore(e2, st, &err) < 0)
+		fail_msg("restore: %s", err.msg);
+	json_object_put(st);
+	json_object *st2 = hs_engine_save(e2, &err);
+	assert_string_equal(text, json_object_to_json_string(st2));
+	json_object_put(st2);
+	free(text);
+	f.now += 360;
+	assert_int_equal(fx_round(&f, e2, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_true(saved_recv_total(e2, 1, "t0", &nt) >= after);
+	hs_engine_free(e);
+	hs_engine_free(e2);
+}
+
 /* A job id Slurm gives to a new job (a slurmctld crash lost the job that
  * had it) starts with fresh accounting; a requeued job (new submit time,
  * higher restart_cnt) keeps its own. */
@@ -2133,6 +2217,7 @@ int main(void)
 		cmocka_unit_test(test_packed_two_pairs_measured),
 		cmocka_unit_test(test_vacate_packed_pair),
 		cmocka_unit_test(test_state_roundtrip),
+		cmocka_unit_test(test_accounting_types_grow),
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_round_due),
 	};

@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench/round.sh — the sched plugin's round without Slurm at bench/scale.sh's
+# size (128 nodes, 2,048 GPUs, 118 whole-node + 128 one-GPU pinned jobs,
+# 32 free GPUs), against queue length: where slurmctld's hetsched thread
+# spends time and memory outside the locks. One process per queue length
+# (bench/round_bench), so each peak is that queue's.
+#
+# Usage (from the build dir, after make):
+#   bench/round.sh [QUEUE ...]        (default: 0 1000 5000 10000 20000)
+# Environment: HS_ROUND_MAXJOBS (default 2000), HS_ROUND_ROUNDS (3).
+#
+# Columns: the table load (every pending job has its own model, as in
+# scale.sh, so the table has a row per job), then round 1's RSS growth
+# per stage after the parse's free heap was trimmed (snapshot, engine
+# round, saved-state document, status document written), the process's
+# peak (VmHWM, over every round and the table parse), and the slowest
+# round's engine time and its state + status + metrics time. The last
+# column is the peak against the empty queue's, the fixed cost.
+set -eu
+[ -x bench/round_bench ] || { echo "run from the build dir after make (no bench/round_bench)" >&2; exit 1; }
+queues=${*:-0 1000 5000 10000 20000}
+dir=$(mktemp -d /tmp/hs-round.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+printf '| queued | table load ms / MB | snapshot MB | round MB | state MB | status MB | peak MB | round ms | state+status ms | peak vs empty |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|\n'
+base=
+for q in $queues; do
+	echo "round.sh: queue $q" >&2
+	./bench/round_bench --dir "$dir" --queue "$q" --trim \
+		--rounds "${HS_ROUND_ROUNDS:-3}" --max-jobs "${HS_ROUND_MAXJOBS:-2000}" > "$dir/out"
+	line=$(awk -v base="$base" '
+		function kv(k,   i, a) { for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == k) return a[2] } return "" }
+		/^stage=/ { st = kv("stage"); rss = kv("rss_mb"); ms = kv("ms") }
+		/^stage=start/ { prev = rss }
+		/^stage=engine_new/ { tload = ms; tmb = rss - prev }
+		/^stage=trim/ { prev = rss }
+		/^stage=snapshot/ && !done { snap = rss - prev; prev = rss }
+		/^stage=round/ { if (ms > rms) rms = ms; if (!done) { rmb = rss - prev; prev = rss } }
+		/^stage=state/ { t_after = ms; if (!done) { smb = rss - prev; prev = rss } }
+		/^stage=status_doc/ { t_after += ms }
+		/^stage=status_write/ { if (!done) { wmb = rss - prev; prev = rss } }
+		/^stage=metrics/ { t_after += ms; if (t_after > ams) ams = t_after; done = 1 }
+		/^summary/ { hwm = kv("hwm_mb") }
+		END {
+			ratio = base == "" ? "1.00" : sprintf("%.2f", hwm / base)
+			printf "%.0f %.1f %.1f %.1f %.1f %.1f %.1f %.1f %.0f %.0f %s\n", 0, tload, tmb, snap, rmb, smb, wmb, hwm, rms, ams, ratio
+		}' "$dir/out")
+	set -- $line
+	[ -n "$base" ] || base=$8
+	printf '| %s | %s / %s | %s | %s | %s | %s | %s | %s | %s | %sx |\n' "$q" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "${11}"
+done
