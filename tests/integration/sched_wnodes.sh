@@ -7,7 +7,8 @@
 # -w nodes, where it never fit: it stayed pending forever with "waiting
 # for 3 free GPUs" on an idle cluster (SchedMD's test39.13,
 # doc/schedmd-tests.md). A -w job that fits its nodes stays confined to
-# them. TAP output.
+# them. A --gpus-per-socket job, a shape the rounds do not place, is
+# started with Slurm's placement. TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
 it_begin "sched/hetsched: -w nodes too small for the job's GPUs: Slurm adds nodes, so does the plan"
@@ -42,4 +43,11 @@ r=$(sbatch --parsable -o /dev/null --gres=gpu:1 --priority=10 --wrap 'sleep 300'
 check "the runnable job takes the free GPU within two rounds" running_within_rounds 2 "$r"
 check "the 1-GPU job pinned to the busy v100-1 waits" test "$(state "$p")" = PENDING
 scancel "$g" "$r" "$p"
+
+# A GPU shape the rounds do not model (--gpus-per-socket): Slurm places
+# it on GPUs the round left free (the CPU fill, cpujobs.c); before, it
+# stayed pending forever (SchedMD's test39.2)
+s=$(sbatch --parsable -o /dev/null --gpus-per-socket=1 --sockets-per-node=1 --wrap 'sleep 300')
+check "a --gpus-per-socket=1 job starts within two rounds" running_within_rounds 2 "$s"
+scancel "$s"
 it_done

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cpujobs.c — jobs without GPUs in managed partitions. The rounds only
- * place GPU jobs; with Slurm's own scheduler turned off somebody must
- * still start everything else, so a real cluster keeps working: pending
- * CPU jobs in priority order (then submit time), each tried with
- * select_nodes() on any node of its partition; one that does not fit does
- * not block the ones behind it (fill of free CPUs, like backfill without
- * reservations). At most CpuFillMax attempts per pass bound the time under
- * the write locks. */
+/* cpujobs.c — jobs the rounds do not place, in managed partitions: jobs
+ * without GPUs, and GPU jobs whose request shape the rounds do not model
+ * (--gpus-per-socket, several GPU entries; hs_job_gpu_shape_ok). With
+ * Slurm's own scheduler turned off somebody must still start them, so a
+ * real cluster keeps working: pending jobs in priority order (then
+ * submit time), each tried with select_nodes() on any node of its
+ * partition, Slurm placing it; one that does not fit does not block the
+ * ones behind it (fill of free CPUs and GPUs, like backfill without
+ * reservations). It runs after the round's apply, so it takes only GPUs
+ * the plan left free; once running, such a GPU job holds its GPUs like
+ * any job the rounds do not preempt. At most CpuFillMax attempts per
+ * pass bound the time under the write locks. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -55,7 +59,8 @@ static int start_anywhere(const hs_sconf_t *conf, job_record_t *job_ptr)
 	}
 	if (rc != SLURM_SUCCESS)
 		return rc;
-	info(HS_LOG_PREFIX "started %pJ (no GPUs) on %s", job_ptr, job_ptr->nodes);
+	info(HS_LOG_PREFIX "started %pJ (%s) on %s", job_ptr,
+	     hs_job_wants_gpus(job_ptr) ? "GPU shape placed by Slurm" : "no GPUs", job_ptr->nodes);
 	hs_launch_started_job(job_ptr);
 	return SLURM_SUCCESS;
 }
@@ -71,7 +76,8 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf)
 	while ((job_ptr = list_next(it))) {
 		if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->het_job_id)
 			continue;
-		if (!hs_job_managed(conf, job_ptr) || hs_job_wants_gpus(job_ptr))
+		if (!hs_job_managed(conf, job_ptr) ||
+		    (hs_job_wants_gpus(job_ptr) && hs_job_gpu_shape_ok(job_ptr)))
 			continue;
 		if (!hs_job_startable(job_ptr) || job_ptr->priority == 0)
 			continue;

@@ -74,6 +74,11 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s, hs_lock_hold_t *hold)
 uint64_t hs_gpu_jobs_fingerprint(const hs_sconf_t *conf);
 /* Does the job ask for GPUs (any gres/gpu in its request)? */
 int hs_job_wants_gpus(job_record_t *job_ptr);
+/* Can the rounds place its GPU request (one gres/gpu entry per job, per
+ * node or per task)? 0 for shapes they do not model (--gpus-per-socket,
+ * several GPU entries): the CPU fill starts those with Slurm's own
+ * placement instead (cpujobs.c). */
+int hs_job_gpu_shape_ok(job_record_t *job_ptr);
 /* Is a pending job really clean to start? A requeued job keeps its old
  * nodes, resources and GRES allocation until Slurm's batch_requeue_fini()
  * clears them (after its old processes are gone); starting it before

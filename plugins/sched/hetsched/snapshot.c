@@ -177,6 +177,17 @@ static void job_request(job_record_t *job_ptr, hs_sjob_t *sj)
 	sj->gpus = (int)total;
 }
 
+int hs_job_gpu_shape_ok(job_record_t *job_ptr)
+{
+	hs_sjob_t sj;
+	memset(&sj, 0, sizeof(sj));
+	if (!job_ptr->gres_list_req)
+		return 1;
+	job_request(job_ptr, &sj);
+	free(sj.gpu_type);
+	return sj.shape_ok;
+}
+
 /* GPUs held: for the i-th node of the job's node_bitmap, the set bits of
  * gres_bit_alloc[i] of every gres/gpu allocation entry. */
 static void job_held(job_record_t *job_ptr, const int *node_map, int nmap, hs_sjob_t *sj)
