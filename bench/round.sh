@@ -7,7 +7,10 @@
 # (bench/round_bench), so each peak is that queue's.
 #
 # Usage (from the build dir, after make):
-#   bench/round.sh [QUEUE ...]        (default: 0 1000 5000 10000 20000)
+#   bench/round.sh [--baseline PATH] [QUEUE ...]   (default: 0 1000 5000 10000 20000)
+# --baseline PATH: another build's bench/round_bench (say, of an earlier
+# commit), run on the same queues in the same command: its peak and the
+# ratio of this build's peak to it are added.
 # Environment: HS_ROUND_MAXJOBS (default 2000), HS_ROUND_ROUNDS (3).
 #
 # Columns: the table load (every pending job has its own model, as in
@@ -18,35 +21,54 @@
 # round's engine time and its state + status + metrics time. The last
 # column is the peak against the empty queue's, the fixed cost.
 set -eu
+baseline=
+if [ "${1:-}" = --baseline ]; then
+	baseline=$2
+	shift 2
+	[ -x "$baseline" ] || { echo "round.sh: no executable baseline $baseline" >&2; exit 2; }
+fi
 [ -x bench/round_bench ] || { echo "run from the build dir after make (no bench/round_bench)" >&2; exit 1; }
 queues=${*:-0 1000 5000 10000 20000}
 dir=$(mktemp -d /tmp/hs-round.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-printf '| queued | table load ms / MB | snapshot MB | round MB | state MB | status MB | peak MB | round ms | state+status ms | peak vs empty |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|\n'
-base=
-for q in $queues; do
-	echo "round.sh: queue $q" >&2
-	./bench/round_bench --dir "$dir" --queue "$q" --trim \
+
+# measure BIN QUEUE: one process; prints table-load ms and MB, round 1's
+# RSS growth per stage (snapshot, round, state, status), the peak, the
+# slowest round and its state + status + metrics time.
+measure() {
+	"$1" --dir "$dir" --queue "$2" --trim \
 		--rounds "${HS_ROUND_ROUNDS:-3}" --max-jobs "${HS_ROUND_MAXJOBS:-2000}" > "$dir/out"
-	line=$(awk -v base="$base" '
+	awk '
 		function kv(k,   i, a) { for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == k) return a[2] } return "" }
-		/^stage=/ { st = kv("stage"); rss = kv("rss_mb"); ms = kv("ms") }
+		/^stage=/ { rss = kv("rss_mb"); ms = kv("ms") }
 		/^stage=start/ { prev = rss }
 		/^stage=engine_new/ { tload = ms; tmb = rss - prev }
 		/^stage=trim/ { prev = rss }
 		/^stage=snapshot/ && !done { snap = rss - prev; prev = rss }
 		/^stage=round/ { if (ms > rms) rms = ms; if (!done) { rmb = rss - prev; prev = rss } }
 		/^stage=state/ { t_after = ms; if (!done) { smb = rss - prev; prev = rss } }
-		/^stage=status_doc/ { t_after += ms }
 		/^stage=status_write/ { if (!done) { wmb = rss - prev; prev = rss } }
 		/^stage=metrics/ { t_after += ms; if (t_after > ams) ams = t_after; done = 1 }
 		/^summary/ { hwm = kv("hwm_mb") }
-		END {
-			ratio = base == "" ? "1.00" : sprintf("%.2f", hwm / base)
-			printf "%.0f %.1f %.1f %.1f %.1f %.1f %.1f %.1f %.0f %.0f %s\n", 0, tload, tmb, snap, rmb, smb, wmb, hwm, rms, ams, ratio
-		}' "$dir/out")
-	set -- $line
-	[ -n "$base" ] || base=$8
-	printf '| %s | %s / %s | %s | %s | %s | %s | %s | %s | %s | %sx |\n' "$q" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "${11}"
+		END { printf "%.1f %.1f %.1f %.1f %.1f %.1f %.1f %.0f %.0f\n", tload, tmb, snap, rmb, smb, wmb, hwm, rms, ams }' "$dir/out"
+}
+
+hdr='| queued | table load ms / MB | snapshot MB | round MB | state MB | status MB | peak MB | round ms | state+status ms | peak vs empty |'
+sep='|---|---|---|---|---|---|---|---|---|---|'
+[ -z "$baseline" ] || { hdr="$hdr baseline peak MB | peak vs baseline |"; sep="$sep---|---|"; }
+echo "$hdr"
+echo "$sep"
+base=
+for q in $queues; do
+	echo "round.sh: queue $q" >&2
+	set -- $(measure ./bench/round_bench "$q")
+	[ -n "$base" ] || base=$7
+	row=$(printf '| %s | %s / %s | %s | %s | %s | %s | %s | %s | %s | %sx |' "$q" "$1" "$2" "$3" "$4" \
+		"$5" "$6" "$7" "$8" "$9" "$(awk -v a="$7" -v b="$base" 'BEGIN { printf "%.2f", a / b }')")
+	if [ -n "$baseline" ]; then
+		peak=$7
+		set -- $(measure "$baseline" "$q")
+		row="$row$(printf ' %s | %sx |' "$7" "$(awk -v a="$peak" -v b="$7" 'BEGIN { printf "%.2f", a / b }')")"
+	fi
+	echo "$row"
 done

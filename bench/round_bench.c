@@ -229,7 +229,7 @@ static int after_round(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *p, c
 	char path[4096];
 	double t0 = now_ms();
 	snprintf(path, sizeof(path), "%s/state.json", o->dir);
-	json_object *st = hs_engine_save(e, err);
+	json_object *st = hs_engine_save_lazy(e, err); /* as agent.c saves */
 	int rc = st ? hs_json_write_atomic(path, st, 0600, err) : -1;
 	json_object_put(st);
 	if (rc < 0)
@@ -238,7 +238,7 @@ static int after_round(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *p, c
 	t0 = now_ms();
 	hs_round_stats_t rs;
 	memset(&rs, 0, sizeof(rs));
-	json_object *doc = hs_engine_status(e, s, p, &rs, s->now, err);
+	json_object *doc = hs_engine_status_lazy(e, s, p, &rs, s->now, err); /* as agent.c */
 	stage("status_doc", t0);
 	snprintf(path, sizeof(path), "%s/status.json", o->dir);
 	if (!doc || hs_status_write(path, doc, 0, err) < 0) {

@@ -5,6 +5,7 @@ noinst_LTLIBRARIES += libhetsched_core.la
 libhetsched_core_la_SOURCES = \
 	src/core/model.c src/core/model.h \
 	src/core/thrtable.c src/core/thrtable.h \
+	src/core/json_lazy.c src/core/json_lazy.h \
 	src/core/lp.c src/core/lp.h \
 	src/core/alloc_lp.c src/core/alloc_lp.h \
 	src/core/problem_json.c src/core/problem_json.h \

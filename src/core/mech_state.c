@@ -18,6 +18,7 @@
  *   "stats": {"rounds": N, ...}}
  * Per-type arrays follow the order of "types".
  */
+#include "core/json_lazy.h"
 #include "core/mechanism_impl.h"
 
 #include <math.h>
@@ -109,11 +110,55 @@ static json_object *save_job(const hs_mech_t *m, const hs_mjob_t *j)
 	return o;
 }
 
-json_object *hs_mech_save(const hs_mech_t *m, hs_err_t *err)
+static json_object *job_elem(const void *ctx, int i)
+{
+	const hs_mech_t *m = ctx;
+	return save_job(m, m->jobs[i]);
+}
+
+static json_object *entry_elem(const void *ctx, int i)
+{
+	const hs_mech_t *m = ctx;
+	const hs_mentry_t *e = m->ents[i];
+	json_object *eo = json_object_new_object(), *ids = json_object_new_array();
+	if (!eo || !ids) {
+		json_object_put(eo);
+		json_object_put(ids);
+		return NULL;
+	}
+	/* eo owns ids once added; || stops at the first failure */
+	int rc = add(eo, "jobs", ids) || push(ids, json_object_new_string(e->a)) ||
+		 (e->b && push(ids, json_object_new_string(e->b))) ||
+		 add(eo, "x", doubles(e->x, m->ntypes)) ||
+		 add(eo, "received_s", doubles(e->recv, m->ntypes)) ||
+		 add(eo, "deficit_s", doubles(e->def, m->ntypes));
+	if (rc) {
+		json_object_put(eo);
+		return NULL;
+	}
+	return eo;
+}
+
+/* An array of n elements elem(m, i): built now, or lazily (json_lazy.h). */
+static json_object *elems(const hs_mech_t *m, int n, hs_json_elem_fn elem, int lazy)
+{
+	if (lazy)
+		return hs_json_lazy_array(n, elem, (void *)m, NULL); /* ctx is read only */
+	json_object *a = json_object_new_array();
+	for (int i = 0; a && i < n; i++)
+		if (push(a, elem(m, i))) {
+			json_object_put(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_object *mech_save(const hs_mech_t *m, int lazy, hs_err_t *err)
 {
 	json_object *o = json_object_new_object();
-	json_object *types = json_object_new_array(), *jobs = json_object_new_array();
-	json_object *ents = json_object_new_array(), *st = json_object_new_object();
+	json_object *types = json_object_new_array();
+	json_object *jobs = elems(m, m->njobs, job_elem, lazy);
+	json_object *ents = elems(m, m->nents, entry_elem, lazy), *st = json_object_new_object();
 	json_object *rng = json_object_new_array();
 	int rc = !o || !types || !jobs || !ents || !st || !rng;
 	if (rc)
@@ -124,17 +169,6 @@ json_object *hs_mech_save(const hs_mech_t *m, hs_err_t *err)
 		json_object *t = json_object_new_object();
 		rc |= !t || add(t, "name", json_object_new_string(m->tnames[j])) ||
 		      add(t, "count_at_reset", json_object_new_int(m->tcount[j])) || push(types, t);
-	}
-	for (int i = 0; i < m->njobs; i++)
-		rc |= push(jobs, save_job(m, m->jobs[i]));
-	for (int i = 0; i < m->nents; i++) {
-		const hs_mentry_t *e = m->ents[i];
-		json_object *eo = json_object_new_object(), *ids = json_object_new_array();
-		rc |= !eo || !ids || push(ids, json_object_new_string(e->a)) ||
-		      (e->b && push(ids, json_object_new_string(e->b)));
-		rc |= add(eo, "jobs", ids) || add(eo, "x", doubles(e->x, m->ntypes)) ||
-		      add(eo, "received_s", doubles(e->recv, m->ntypes)) ||
-		      add(eo, "deficit_s", doubles(e->def, m->ntypes)) || push(ents, eo);
 	}
 	const hs_mech_stats_t *s = &m->st;
 	rc |= add(st, "rounds", json_object_new_int64(s->rounds)) ||
@@ -174,6 +208,16 @@ fail:
 	json_object_put(rng);
 	hs_err_set(err, "out of memory while saving the mechanism state");
 	return NULL;
+}
+
+json_object *hs_mech_save(const hs_mech_t *m, hs_err_t *err)
+{
+	return mech_save(m, 0, err);
+}
+
+json_object *hs_mech_save_lazy(const hs_mech_t *m, hs_err_t *err)
+{
+	return mech_save(m, 1, err);
 }
 
 /* ---- Restore ----------------------------------------------------------------- */

@@ -240,6 +240,10 @@ void hs_mech_shares(const hs_mech_t *m, int njobs, double *share, double *recv_s
  * allocation in force, round number, placements, counters, random state);
  * NULL on failure. The caller owns the object (json_object_put). */
 json_object *hs_mech_save(const hs_mech_t *m, hs_err_t *err);
+/* The same document with its per-job arrays ("jobs", "entries") built
+ * only while it is serialized (core/json_lazy.h): for writing it out,
+ * not for reading it back as a tree; serialize it before m changes. */
+json_object *hs_mech_save_lazy(const hs_mech_t *m, hs_err_t *err);
 /* Rebuilds a mechanism from hs_mech_save's output with the given options;
  * validates every field and returns NULL with a message on garbage. */
 hs_mech_t *hs_mech_restore(json_object *state, const hs_mech_opts_t *o, hs_err_t *err);

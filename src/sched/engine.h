@@ -193,6 +193,11 @@ void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, 
 /* The whole state as JSON ({"format": "hetsched-sched-state",
  * "version": 1, ...}); the caller owns it. */
 json_object *hs_engine_save(const hs_engine_t *e, hs_err_t *err);
+/* The same document with its per-job arrays built only while it is
+ * serialized (core/json_lazy.h: one job's tree at a time, not 13x the
+ * text for all of them): for writing the state file, not for reading it
+ * back as a tree. Serialize it (non-pretty) before the engine changes. */
+json_object *hs_engine_save_lazy(const hs_engine_t *e, hs_err_t *err);
 /* Replaces the engine's state by a saved one; validates everything and
  * leaves the engine untouched on error. */
 int hs_engine_restore(hs_engine_t *e, json_object *state, hs_err_t *err);
@@ -202,5 +207,12 @@ int hs_engine_restore(hs_engine_t *e, json_object *state, hs_err_t *err);
 json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s,
 			      const hs_plan_t *plan, const hs_round_stats_t *st,
 			      int64_t now, hs_err_t *err);
+/* The same document with "jobs" built only while it is serialized
+ * (core/json_lazy.h), for writing it out (not for PrivateData=jobs, whose
+ * per-user files filter the tree): serialize it (non-pretty) while s and
+ * plan are alive and before the engine changes. */
+json_object *hs_engine_status_lazy(const hs_engine_t *e, const hs_snap_t *s,
+				   const hs_plan_t *plan, const hs_round_stats_t *st,
+				   int64_t now, hs_err_t *err);
 
 #endif /* HS_SCHED_ENGINE_H */

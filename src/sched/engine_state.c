@@ -23,6 +23,7 @@
  * foreign file is rejected with a message naming the field (the plugin
  * then sets the file aside and starts fresh).
  */
+#include "core/json_lazy.h"
 #include "sched/engine_impl.h"
 
 #include <math.h>
@@ -42,7 +43,35 @@ static json_object *darr(const double *v, int n)
 	return a;
 }
 
-json_object *hs_engine_save(const hs_engine_t *e, hs_err_t *err)
+/* jobs[i] of the saved state: engine accounting entry i. */
+static json_object *job_elem(const void *ctx, int i)
+{
+	const hs_engine_t *e = ctx;
+	const hs_jacct_t *a = &e->acct[i];
+	json_object *j = json_object_new_object();
+	if (!j)
+		return NULL;
+	json_object_object_add(j, "id", json_object_new_int64(a->id));
+	json_object_object_add(j, "first_seen", json_object_new_int64(a->first_seen));
+	json_object_object_add(j, "active_reset", json_object_new_double(a->active_reset_s));
+	json_object_object_add(j, "active_total", json_object_new_double(a->active_total_s));
+	json_object_object_add(j, "suspended_by_us", json_object_new_int(a->suspended_by_us));
+	json_object_object_add(j, "submit_time", json_object_new_int64(a->submit_time));
+	json_object_object_add(j, "restart_cnt", json_object_new_int64(a->restart_cnt));
+	json_object_object_add(j, "recv_reset", darr(a->recv_reset, e->ntypes));
+	json_object_object_add(j, "recv_total", darr(a->recv_total, e->ntypes));
+	json_object_object_add(j, "x", darr(a->x, e->ntypes));
+	json_object_object_add(j, "thr", darr(a->thr, e->ntypes));
+	json_object_object_add(j, "meas", darr(a->meas, e->ntypes));
+	json_object_object_add(j, "src", json_object_new_int(a->src));
+	if (a->started_t) {
+		json_object_object_add(j, "started_t", json_object_new_int64(a->started_t));
+		json_object_object_add(j, "started_rc", json_object_new_int64(a->started_rc));
+	}
+	return j;
+}
+
+static json_object *engine_save(const hs_engine_t *e, int lazy, hs_err_t *err)
 {
 	json_object *o = json_object_new_object();
 	if (!o) {
@@ -59,35 +88,20 @@ json_object *hs_engine_save(const hs_engine_t *e, hs_err_t *err)
 	for (int t = 0; t < e->ntypes; t++)
 		json_object_array_add(types, json_object_new_string(e->types[t]));
 	json_object_object_add(o, "types", types);
-	json_object *mech = hs_mech_save(e->mech, err);
+	json_object *mech = lazy ? hs_mech_save_lazy(e->mech, err) : hs_mech_save(e->mech, err);
 	if (!mech) {
 		json_object_put(o);
 		return NULL;
 	}
 	json_object_object_add(o, "mech", mech);
 
-	json_object *jobs = json_object_new_array();
-	for (int i = 0; i < e->nacct; i++) {
-		const hs_jacct_t *a = &e->acct[i];
-		json_object *j = json_object_new_object();
-		json_object_object_add(j, "id", json_object_new_int64(a->id));
-		json_object_object_add(j, "first_seen", json_object_new_int64(a->first_seen));
-		json_object_object_add(j, "active_reset", json_object_new_double(a->active_reset_s));
-		json_object_object_add(j, "active_total", json_object_new_double(a->active_total_s));
-		json_object_object_add(j, "suspended_by_us", json_object_new_int(a->suspended_by_us));
-		json_object_object_add(j, "submit_time", json_object_new_int64(a->submit_time));
-		json_object_object_add(j, "restart_cnt", json_object_new_int64(a->restart_cnt));
-		json_object_object_add(j, "recv_reset", darr(a->recv_reset, e->ntypes));
-		json_object_object_add(j, "recv_total", darr(a->recv_total, e->ntypes));
-		json_object_object_add(j, "x", darr(a->x, e->ntypes));
-		json_object_object_add(j, "thr", darr(a->thr, e->ntypes));
-		json_object_object_add(j, "meas", darr(a->meas, e->ntypes));
-		json_object_object_add(j, "src", json_object_new_int(a->src));
-		if (a->started_t) {
-			json_object_object_add(j, "started_t", json_object_new_int64(a->started_t));
-			json_object_object_add(j, "started_rc", json_object_new_int64(a->started_rc));
-		}
-		json_object_array_add(jobs, j);
+	json_object *jobs = NULL;
+	if (lazy) {
+		jobs = hs_json_lazy_array(e->nacct, job_elem, (void *)e, NULL); /* read only */
+	} else {
+		jobs = json_object_new_array();
+		for (int i = 0; jobs && i < e->nacct; i++)
+			json_object_array_add(jobs, job_elem(e, i));
 	}
 	json_object_object_add(o, "jobs", jobs);
 
@@ -132,6 +146,16 @@ json_object *hs_engine_save(const hs_engine_t *e, hs_err_t *err)
 	json_object_object_add(tot, "solve_failed", json_object_new_int64(e->tot_solve_failed));
 	json_object_object_add(o, "totals", tot);
 	return o;
+}
+
+json_object *hs_engine_save(const hs_engine_t *e, hs_err_t *err)
+{
+	return engine_save(e, 0, err);
+}
+
+json_object *hs_engine_save_lazy(const hs_engine_t *e, hs_err_t *err)
+{
+	return engine_save(e, 1, err);
 }
 
 /* ---- restore ------------------------------------------------------------------ */

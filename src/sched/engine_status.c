@@ -48,6 +48,7 @@
  * after version 1 was
  * published: readers treat them as optional (metrics.c).
  */
+#include "core/json_lazy.h"
 #include "sched/engine_impl.h"
 
 #include <math.h>
@@ -273,8 +274,59 @@ static void add_unplanned_holders(json_object *jobs, const hs_snap_t *s, const h
 	free(planned);
 }
 
-json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
-			      const hs_round_stats_t *st, int64_t now, hs_err_t *err)
+/* What a lazy "jobs" array of the status builds its elements from: the
+ * plan's jobs, then the running jobs outside it (few: built at once). */
+typedef struct status_jobs {
+	const hs_engine_t *e;
+	const hs_snap_t *s;
+	const hs_plan_t *plan;
+	int nplan;
+	json_object *holders;
+} status_jobs_t;
+
+static json_object *status_job_elem(const void *ctx, int i)
+{
+	const status_jobs_t *c = ctx;
+	if (i < c->nplan)
+		return plan_job_doc(c->e, c->s, &c->plan->jobs[i]);
+	return json_object_get(json_object_array_get_idx(c->holders, (size_t)(i - c->nplan)));
+}
+
+static void status_jobs_free(void *ctx)
+{
+	status_jobs_t *c = ctx;
+	json_object_put(c->holders);
+	free(c);
+}
+
+/* The status document's "jobs": built now, or lazily (json_lazy.h). */
+static json_object *status_jobs(const hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
+				int lazy)
+{
+	if (!lazy) {
+		json_object *jobs = json_object_new_array();
+		for (int k = 0; jobs && plan && k < plan->njobs; k++)
+			json_object_array_add(jobs, plan_job_doc(e, s, &plan->jobs[k]));
+		if (jobs)
+			add_unplanned_holders(jobs, s, plan);
+		return jobs;
+	}
+	json_object *holders = json_object_new_array();
+	status_jobs_t *c = calloc(1, sizeof(*c));
+	if (!c || !holders) {
+		free(c);
+		json_object_put(holders);
+		return NULL;
+	}
+	add_unplanned_holders(holders, s, plan);
+	*c = (status_jobs_t){ .e = e, .s = s, .plan = plan, .nplan = plan ? plan->njobs : 0,
+			      .holders = holders };
+	int n = c->nplan + (int)json_object_array_length(holders);
+	return hs_json_lazy_array(n, status_job_elem, c, status_jobs_free);
+}
+
+static json_object *engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
+				  const hs_round_stats_t *st, int64_t now, int lazy, hs_err_t *err)
 {
 	json_object *o = json_object_new_object();
 	if (!o) {
@@ -366,10 +418,12 @@ json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs
 	add_int(tot, "lease_extensions", ms.keeps);
 	json_object_object_add(o, "totals", tot);
 
-	json_object *jobs = json_object_new_array();
-	for (int k = 0; plan && k < plan->njobs; k++)
-		json_object_array_add(jobs, plan_job_doc(e, s, &plan->jobs[k]));
-	add_unplanned_holders(jobs, s, plan);
+	json_object *jobs = status_jobs(e, s, plan, lazy);
+	if (!jobs) {
+		json_object_put(o);
+		hs_err_set(err, "out of memory");
+		return NULL;
+	}
 	json_object_object_add(o, "jobs", jobs);
 
 	json_object *ops = json_object_new_array();
@@ -383,4 +437,17 @@ json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs
 	}
 	json_object_object_add(o, "ops", ops);
 	return o;
+}
+
+json_object *hs_engine_status(const hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
+			      const hs_round_stats_t *st, int64_t now, hs_err_t *err)
+{
+	return engine_status(e, s, plan, st, now, 0, err);
+}
+
+json_object *hs_engine_status_lazy(const hs_engine_t *e, const hs_snap_t *s,
+				   const hs_plan_t *plan, const hs_round_stats_t *st, int64_t now,
+				   hs_err_t *err)
+{
+	return engine_status(e, s, plan, st, now, 1, err);
 }

@@ -571,6 +571,71 @@ static double saved_active_total(const hs_engine_t *e, uint32_t id)
 	return r;
 }
 
+/* doc's text with flags, into a copy (NULL when serialization fails). */
+static char *text_of(json_object *doc, int flags)
+{
+	const char *t = json_object_to_json_string_ext(doc, flags);
+	return t ? strdup(t) : NULL;
+}
+
+/* The lazy state and status documents (json_lazy.h: per-job arrays built
+ * while serialized, what the plugin writes) serialize to exactly the
+ * text of the ordinary ones, plain and spaced; pretty output, which they
+ * do not support, fails instead of writing something else. Also for an
+ * engine without jobs (empty arrays). */
+static void test_lazy_documents_same_text(void **state)
+{
+	(void)state;
+	static const int flags[] = { JSON_C_TO_STRING_PLAIN, JSON_C_TO_STRING_SPACED };
+	for (int with_jobs = 0; with_jobs < 2; with_jobs++) {
+		fx_t f;
+		fx_init(&f, "v100:1:2,k80:1:2");
+		if (with_jobs) {
+			for (uint32_t id = 1; id <= 6; id++)
+				fx_add(&f, id, 1)->ckpt = 1;
+			fx_measure(fx_find(&f, 1), "v100", 10);
+		}
+		hs_engine_t *e = engine_with(NULL);
+		hs_plan_t p;
+		fx_counts_t c;
+		for (int r = 0; r < 3; r++) {
+			assert_int_equal(fx_round(&f, e, &p, &c), 0);
+			hs_plan_free(&p);
+			f.now += 360;
+		}
+		hs_snap_t s;
+		hs_err_t err;
+		fx_snapshot(&f, &s);
+		assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+		json_object *docs[2][2] = {
+			{ hs_engine_save(e, &err), hs_engine_save_lazy(e, &err) },
+			{ hs_engine_status(e, &s, &p, NULL, f.now, &err),
+			  hs_engine_status_lazy(e, &s, &p, NULL, f.now, &err) },
+		};
+		for (int d = 0; d < 2; d++) {
+			assert_non_null(docs[d][0]);
+			assert_non_null(docs[d][1]);
+			for (int k = 0; k < 2; k++) {
+				char *eager = text_of(docs[d][0], flags[k]);
+				char *lazy = text_of(docs[d][1], flags[k]);
+				assert_non_null(eager);
+				assert_non_null(lazy);
+				assert_string_equal(lazy, eager);
+				if (with_jobs)
+					assert_non_null(strstr(eager, d ? "\"reason\"" : "\"recv_total\""));
+				free(eager);
+				free(lazy);
+			}
+			assert_null(json_object_to_json_string_ext(docs[d][1], JSON_C_TO_STRING_PRETTY));
+			json_object_put(docs[d][0]);
+			json_object_put(docs[d][1]);
+		}
+		hs_plan_free(&p);
+		hs_snap_free(&s);
+		hs_engine_free(e);
+	}
+}
+
 /* recv_total of job id on GPU type `type` in the saved state (-1: none),
  * and the number of types the state lists. */
 static double saved_recv_total(const hs_engine_t *e, uint32_t id, const char *type, int *ntypes)
@@ -2218,6 +2283,7 @@ int main(void)
 		cmocka_unit_test(test_vacate_packed_pair),
 		cmocka_unit_test(test_state_roundtrip),
 		cmocka_unit_test(test_accounting_types_grow),
+		cmocka_unit_test(test_lazy_documents_same_text),
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_round_due),
 	};

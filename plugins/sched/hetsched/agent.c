@@ -135,7 +135,7 @@ void hs_agent_reconfig(void)
 static void save_state(agent_t *a)
 {
 	hs_err_t err;
-	json_object *st = hs_engine_save(a->engine, &err);
+	json_object *st = hs_engine_save_lazy(a->engine, &err);
 	if (!st || hs_json_write_atomic(a->state_path, st, 0600, &err) < 0)
 		error(HS_LOG_PREFIX "cannot save state to %s: %s", a->state_path, err.msg);
 	else
@@ -329,7 +329,11 @@ static void write_status(agent_t *a, const hs_snap_t *s, const hs_plan_t *p,
 			 const hs_round_stats_t *st)
 {
 	hs_err_t err;
-	json_object *doc = hs_engine_status(a->engine, s, p, st, time(NULL), &err);
+	/* PrivateData=jobs filters the document per user, so it needs the
+	 * whole tree; otherwise one job's tree at a time (json_lazy.h) */
+	json_object *doc = a->private_jobs
+				   ? hs_engine_status(a->engine, s, p, st, time(NULL), &err)
+				   : hs_engine_status_lazy(a->engine, s, p, st, time(NULL), &err);
 	if (!doc || hs_status_write(a->status_path, doc, a->private_jobs, &err) < 0)
 		error(HS_LOG_PREFIX "cannot write status %s: %s", a->status_path, err.msg);
 	/* PrivateData=jobs: each user's own jobs in a file only they read
