@@ -8,7 +8,8 @@
 # for 3 free GPUs" on an idle cluster (SchedMD's test39.13,
 # doc/schedmd-tests.md). A -w job that fits its nodes stays confined to
 # them. A --gpus-per-socket job, a shape the rounds do not place, is
-# started with Slurm's placement. TAP output.
+# started with Slurm's placement, and so is a job Slurm refuses on the
+# planned nodes (CPUs per GPU beyond one node). TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
 it_begin "sched/hetsched: -w nodes too small for the job's GPUs: Slurm adds nodes, so does the plan"
@@ -50,4 +51,14 @@ scancel "$g" "$r" "$p"
 s=$(sbatch --parsable -o /dev/null --gpus-per-socket=1 --sockets-per-node=1 --wrap 'sleep 300')
 check "a --gpus-per-socket=1 job starts within two rounds" running_within_rounds 2 "$s"
 scancel "$s"
+
+# CPUs per GPU beyond one node: 2 GPUs x 8 CPUs on nodes of 8 CPUs. The
+# round plans GPUs only (both on one node, where Slurm refuses it); the
+# start falls back to Slurm's placement on nodes of the planned type
+# (start_type.c). Before, it was refused the same way every round.
+c=$(sbatch --parsable -o /dev/null --gpus=2 --cpus-per-gpu=8 --wrap 'sleep 300')
+check "--gpus=2 --cpus-per-gpu=8 (16 CPUs, nodes of 8) starts within two rounds" running_within_rounds 2 "$c"
+nodes=$(squeue -h -j "$c" -o %N)
+check "... on both nodes ($nodes)" test "$nodes" = "v100-[1-2]"
+scancel "$c"
 it_done

@@ -63,15 +63,21 @@ int hs_start_on_nodes(job_record_t *job_ptr, const hs_target_t *t, const char *w
 		bit_set(target, node_ptr->index);
 	}
 	part_record_t *part = target_partition(job_ptr, target);
-	if (!part) {
-		FREE_NULL_BITMAP(target);
-		return ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
-	}
+	int rc = part ? hs_start_within(job_ptr, part, target, why)
+		      : ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
+	FREE_NULL_BITMAP(target);
+	return rc;
+}
+
+int hs_start_within(job_record_t *job_ptr, part_record_t *part, bitstr_t *allowed, const char *why)
+{
+	if (!job_ptr->details)
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	part_record_t *orig_part = job_ptr->part_ptr;
 	job_ptr->part_ptr = part;
 
 	bitstr_t *orig_exc = job_ptr->details->exc_node_bitmap;
-	bitstr_t *exc = bit_copy(target);
+	bitstr_t *exc = bit_copy(allowed);
 	bit_not(exc);
 	/* -w nodes stay in: a job that outgrows them (runnable.c) may be
 	 * planned elsewhere, and Slurm must still include them */
@@ -98,7 +104,6 @@ int hs_start_on_nodes(job_record_t *job_ptr, const hs_target_t *t, const char *w
 	} else {
 		FREE_NULL_BITMAP(orig_exc);
 	}
-	FREE_NULL_BITMAP(target);
 
 	if (rc != SLURM_SUCCESS) {
 		if (IS_JOB_PENDING(job_ptr))
@@ -226,8 +231,8 @@ static int do_suspend(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job
 }
 
 /* Returns 1 when Slurm refused the start (not just "GPUs still busy"). */
-static int do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_ptr,
-		    time_t now, hs_round_stats_t *st, int packing)
+static int do_start(hs_engine_t *e, const hs_snap_t *s, const hs_plan_job_t *pj,
+		    job_record_t *job_ptr, time_t now, hs_round_stats_t *st, int packing)
 {
 	int rc;
 	if (!hs_job_startable(job_ptr))
@@ -236,6 +241,17 @@ static int do_start(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job_p
 		rc = ESLURM_DEPENDENCY; /* held or not eligible any more */
 	else
 		rc = hs_start_job(job_ptr, &pj->target, packing, pj->reason);
+	/* Refused on the planned nodes: the plan models a job's GPUs, not
+	 * every part of its request (CPUs or memory per GPU beyond one
+	 * node, a node count to spread over). Ask Slurm to place it on
+	 * any nodes of the planned GPU type (start_type.c), so that the
+	 * same refusal does not repeat round after round. */
+	if (rc != SLURM_SUCCESS && rc != ESLURM_NODES_BUSY && rc != ESLURM_NODE_NOT_AVAIL &&
+	    rc != ESLURM_DEPENDENCY && !pj->target.partner && pj->type_name &&
+	    IS_JOB_PENDING(job_ptr) && hs_job_startable(job_ptr) &&
+	    hs_start_on_type(hs_engine_conf(e), job_ptr, s, pj->type_name, pj->reason) ==
+		    SLURM_SUCCESS)
+		rc = SLURM_SUCCESS;
 	int ok = rc == SLURM_SUCCESS;
 	if (ok) {
 		st->started++;
@@ -358,7 +374,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		}
 		if (pj->op == HS_PLAN_RESUME)
 			do_suspend(e, pj, job_ptr, now, RESUME_JOB, st);
-		else if (do_start(e, pj, job_ptr, now, st, packing) && refused &&
+		else if (do_start(e, s, pj, job_ptr, now, st, packing) && refused &&
 			 !pj->target.partner && pj->target.nnodes > 0)
 			refused[nrefused++] = i;
 	}

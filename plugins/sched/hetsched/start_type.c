@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* start_type.c — a start on any nodes of one GPU type, Slurm choosing
+ * which: the fallback when Slurm refused a job on the exact nodes the
+ * round planned (apply.c). The round keeps the choice that matters to
+ * the policy, the GPU type; Slurm, which knows the rest of the request
+ * (CPUs and memory per GPU, node counts, sockets), picks the nodes. */
+#include "config.h"
+
+#include <string.h>
+
+#include "compat/hs_slurm.h"
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/node_conf.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "hs_plugin.h"
+
+/* The Slurm nodes of the snapshot whose GPUs are of `type`. */
+static bitstr_t *type_nodes(const hs_snap_t *s, const char *type)
+{
+	bitstr_t *b = bit_alloc(node_record_count);
+	for (int n = 0; n < s->nnodes; n++) {
+		if (!s->nodes[n].gpu_type || strcmp(s->nodes[n].gpu_type, type))
+			continue;
+		node_record_t *node_ptr = find_node_record(s->nodes[n].name);
+		if (node_ptr)
+			bit_set(b, node_ptr->index);
+	}
+	return b;
+}
+
+/* Tries partition p: its nodes of the type, if it is managed and up. */
+static int try_partition(const hs_sconf_t *conf, job_record_t *job_ptr, part_record_t *p,
+			 bitstr_t *typed, const char *why)
+{
+	if (!p || !p->node_bitmap || !(p->state_up & PARTITION_SCHED) ||
+	    !hs_sconf_manages(conf, p->name))
+		return ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
+	bitstr_t *allowed = bit_copy(typed);
+	bit_and(allowed, p->node_bitmap);
+	int rc = bit_ffs(allowed) < 0 ? ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE
+				      : hs_start_within(job_ptr, p, allowed, why);
+	FREE_NULL_BITMAP(allowed);
+	return rc;
+}
+
+int hs_start_on_type(const hs_sconf_t *conf, job_record_t *job_ptr, const hs_snap_t *s,
+		     const char *type, const char *why)
+{
+	if (!job_ptr->details || !type)
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	bitstr_t *typed = type_nodes(s, type);
+	int rc = ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
+	if (!job_ptr->part_ptr_list) {
+		rc = try_partition(conf, job_ptr, job_ptr->part_ptr, typed, why);
+	} else {
+		list_itr_t *it = list_iterator_create(job_ptr->part_ptr_list);
+		part_record_t *p;
+		while ((p = list_next(it))) {
+			rc = try_partition(conf, job_ptr, p, typed, why);
+			if (rc == SLURM_SUCCESS || !IS_JOB_PENDING(job_ptr))
+				break;
+		}
+		list_iterator_destroy(it);
+	}
+	FREE_NULL_BITMAP(typed);
+	if (rc == SLURM_SUCCESS)
+		info(HS_LOG_PREFIX "%pJ refused on its planned nodes, started by Slurm on %s "
+		     "nodes: %s", job_ptr, type, job_ptr->nodes);
+	return rc;
+}
