@@ -34,6 +34,18 @@ static hs_engine_t *engine_with(const char *conf_text)
 	return fx_engine(conf_text, logger);
 }
 
+/* n rounds on f, each applied, RoundLength (360 s) apart. */
+static void fx_rounds(fx_t *f, hs_engine_t *e, int n)
+{
+	hs_plan_t p;
+	fx_counts_t c;
+	for (int r = 0; r < n; r++) {
+		assert_int_equal(fx_round(f, e, &p, &c), 0);
+		hs_plan_free(&p);
+		f->now += 360;
+	}
+}
+
 /* Two types, one GPU each: A is 10x faster on v100, B barely cares. */
 static void two_jobs(fx_t *f)
 {
@@ -597,12 +609,7 @@ static void test_lazy_documents_same_text(void **state)
 		}
 		hs_engine_t *e = engine_with(NULL);
 		hs_plan_t p;
-		fx_counts_t c;
-		for (int r = 0; r < 3; r++) {
-			assert_int_equal(fx_round(&f, e, &p, &c), 0);
-			hs_plan_free(&p);
-			f.now += 360;
-		}
+		fx_rounds(&f, e, 3);
 		hs_snap_t s;
 		hs_err_t err;
 		fx_snapshot(&f, &s);
@@ -675,11 +682,7 @@ static void test_accounting_types_grow(void **state)
 	hs_engine_t *e = engine_with(NULL);
 	hs_plan_t p;
 	fx_counts_t c;
-	for (int r = 0; r < 3; r++) {
-		assert_int_equal(fx_round(&f, e, &p, &c), 0);
-		hs_plan_free(&p);
-		f.now += 360;
-	}
+	fx_rounds(&f, e, 3);
 	int nt = 0;
 	double before = saved_recv_total(e, 1, "t0", &nt);
 	assert_int_equal(nt, 1);
@@ -733,11 +736,7 @@ static void test_reused_job_id(void **state)
 	hs_engine_t *e = engine_with(NULL);
 	hs_plan_t p;
 	fx_counts_t c;
-	for (int r = 0; r < 3; r++) {
-		assert_int_equal(fx_round(&f, e, &p, &c), 0);
-		hs_plan_free(&p);
-		f.now += 360;
-	}
+	fx_rounds(&f, e, 3);
 	double before = saved_active_total(e, 1);
 	if (before < 360)
 		fail_msg("active_total %g after three rounds", before);
@@ -2126,11 +2125,7 @@ static void test_state_roundtrip(void **state)
 	hs_engine_t *e = engine_with(NULL);
 	hs_plan_t p;
 	fx_counts_t c;
-	for (int r = 0; r < 4; r++) {
-		assert_int_equal(fx_round(&f, e, &p, &c), 0);
-		hs_plan_free(&p);
-		f.now += 360;
-	}
+	fx_rounds(&f, e, 4);
 	hs_plan_job_t pj = { .id = 103, .op = HS_PLAN_CHECKPOINT };
 	assert_int_equal(hs_engine_applied(e, &pj, 1, f.now, 0, NULL), 0);
 	hs_err_t err;
