@@ -16,10 +16,12 @@
 # Columns: the table load (every pending job has its own model, as in
 # scale.sh, so the table has a row per job), then round 1's RSS growth
 # per stage after the parse's free heap was trimmed (snapshot, engine
-# round, saved-state document, status document written), the process's
-# peak (VmHWM, over every round and the table parse), and the slowest
-# round's engine time and its state + status + metrics time. The last
-# column is the peak against the empty queue's, the fixed cost.
+# round, saved-state document, status document written), the rounds'
+# memory (RSS after every round against RSS after the trim: what the
+# rounds need beside the table), the process's peak (VmHWM, over every
+# round and the table parse), and the slowest round's engine time and
+# its state + status + metrics time; then the peak against the empty
+# queue's, the fixed cost.
 set -eu
 baseline=
 if [ "${1:-}" = --baseline ]; then
@@ -43,19 +45,19 @@ measure() {
 		/^stage=/ { rss = kv("rss_mb"); ms = kv("ms") }
 		/^stage=start/ { prev = rss }
 		/^stage=engine_new/ { tload = ms; tmb = rss - prev }
-		/^stage=trim/ { prev = rss }
+		/^stage=trim/ { prev = rss; trimmed = rss }
 		/^stage=snapshot/ && !done { snap = rss - prev; prev = rss }
 		/^stage=round/ { if (ms > rms) rms = ms; if (!done) { rmb = rss - prev; prev = rss } }
 		/^stage=state/ { t_after = ms; if (!done) { smb = rss - prev; prev = rss } }
 		/^stage=status_write/ { if (!done) { wmb = rss - prev; prev = rss } }
 		/^stage=metrics/ { t_after += ms; if (t_after > ams) ams = t_after; done = 1 }
 		/^summary/ { hwm = kv("hwm_mb") }
-		END { printf "%.1f %.1f %.1f %.1f %.1f %.1f %.1f %.0f %.0f\n", tload, tmb, snap, rmb, smb, wmb, hwm, rms, ams }' "$dir/out"
+		END { printf "%.1f %.1f %.1f %.1f %.1f %.1f %.1f %.0f %.0f %.1f\n", tload, tmb, snap, rmb, smb, wmb, hwm, rms, ams, rss - trimmed }' "$dir/out"
 }
 
-hdr='| queued | table load ms / MB | snapshot MB | round MB | state MB | status MB | peak MB | round ms | state+status ms | peak vs empty |'
-sep='|---|---|---|---|---|---|---|---|---|---|'
-[ -z "$baseline" ] || { hdr="$hdr baseline peak MB | peak vs baseline |"; sep="$sep---|---|"; }
+hdr='| queued | table load ms / MB | snapshot MB | round MB | state MB | status MB | rounds MB | peak MB | round ms | state+status ms | peak vs empty |'
+sep='|---|---|---|---|---|---|---|---|---|---|---|'
+[ -z "$baseline" ] || { hdr="$hdr baseline rounds / peak MB | rounds, peak vs baseline |"; sep="$sep---|---|"; }
 echo "$hdr"
 echo "$sep"
 base=
@@ -63,12 +65,14 @@ for q in $queues; do
 	echo "round.sh: queue $q" >&2
 	set -- $(measure ./bench/round_bench "$q")
 	[ -n "$base" ] || base=$7
-	row=$(printf '| %s | %s / %s | %s | %s | %s | %s | %s | %s | %s | %sx |' "$q" "$1" "$2" "$3" "$4" \
-		"$5" "$6" "$7" "$8" "$9" "$(awk -v a="$7" -v b="$base" 'BEGIN { printf "%.2f", a / b }')")
+	row=$(printf '| %s | %s / %s | %s | %s | %s | %s | %s | %s | %s | %s | %sx |' "$q" "$1" "$2" "$3" \
+		"$4" "$5" "$6" "${10}" "$7" "$8" "$9" "$(awk -v a="$7" -v b="$base" 'BEGIN { printf "%.2f", a / b }')")
 	if [ -n "$baseline" ]; then
-		peak=$7
+		peak=$7 rounds=${10}
 		set -- $(measure "$baseline" "$q")
-		row="$row$(printf ' %s | %sx |' "$7" "$(awk -v a="$peak" -v b="$7" 'BEGIN { printf "%.2f", a / b }')")"
+		row="$row$(printf ' %s / %s | %s, %sx |' "${10}" "$7" \
+			"$(awk -v a="$rounds" -v b="${10}" 'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }')" \
+			"$(awk -v a="$peak" -v b="$7" 'BEGIN { printf "%.2f", a / b }')")"
 	fi
 	echo "$row"
 done

@@ -164,6 +164,25 @@ python_files() {
 	if [ -n "$picked" ]; then echo "$picked"; else (cd "$1" && find tests -name 'test_*.py' | sort); fi
 }
 time_left() { [ "$until" = 0 ] || [ "$(date +%s)" -lt "$until" ]; }
+# isolate TEST: what a test left behind is removed before the next one
+# runs, for both schedulers alike: its jobs, partitions other than gpu
+# (the default partition again) and reservations. A test that fails
+# before its own clean-up otherwise changes every test after it (a
+# failed test21.34 left its partition as the default one).
+isolate() {
+	local p r left=
+	squeue -h -o %i | xargs -r scancel 2>/dev/null
+	for p in $(scontrol -o show partition 2>/dev/null | sed -n 's/^PartitionName=\([^ ]*\).*/\1/p'); do
+		[ "$p" = gpu ] && continue
+		scontrol delete partitionname="$p" 2>/dev/null && left="$left partition $p"
+	done
+	scontrol -o show partition gpu 2>/dev/null | grep -q 'Default=YES' ||
+		{ scontrol update partitionname=gpu default=yes 2>/dev/null; left="$left (gpu default again)"; }
+	for r in $(scontrol -o show reservation 2>/dev/null | sed -n 's/^ReservationName=\([^ ]*\).*/\1/p'); do
+		scontrol delete reservationname="$r" 2>/dev/null && left="$left reservation $r"
+	done
+	[ -z "$left" ] || echo "run.sh: $1 left behind:$left (removed)"
+}
 
 run_one_sched() {
 	local s=$1 d=$out/$1 base conf t t0 rc r tsv f
@@ -198,7 +217,7 @@ run_one_sched() {
 			r=$(result_pytest $rc "$d/logs/${t//\//_}.log")
 			printf 'python\t%s\t%s\n' "$t" "$r" >>"$tsv"
 			echo "run.sh: $s python $t: $r ($((SECONDS - t0)) s, load $(cut -d' ' -f1 /proc/loadavg))"
-			squeue -h -o %i | xargs -r scancel 2>/dev/null
+			isolate "$t"
 		done
 	fi
 	if [ $do_expect = 1 ]; then
@@ -211,7 +230,7 @@ run_one_sched() {
 			r=$(result_expect $rc "$d/logs/$t.log")
 			printf 'expect\t%s\t%s\n' "$t" "$r" >>"$tsv"
 			echo "run.sh: $s expect $t: $r ($((SECONDS - t0)) s, load $(cut -d' ' -f1 /proc/loadavg))"
-			squeue -h -o %i | xargs -r scancel 2>/dev/null
+			isolate "$t"
 		done
 	fi
 	cp "$d/cluster/log/slurmctld.log" "$d/slurmctld.log" 2>/dev/null
