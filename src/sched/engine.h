@@ -55,6 +55,10 @@ typedef enum hs_plan_op {
 	                      * target when it has nodes */
 	HS_PLAN_REQUEUE,     /* running or suspended: requeue now; then start
 	                      * on the target when it has nodes */
+	HS_PLAN_SLURM,       /* pending, no single GPU type can hold it (and
+	                      * it asked for none): started where Slurm
+	                      * places it, on GPUs the round's own starts
+	                      * left free; outside the policy */
 } hs_plan_op_t;
 
 const char *hs_plan_op_name(hs_plan_op_t op);

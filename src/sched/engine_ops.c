@@ -86,6 +86,7 @@ int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t
 		return 0;
 	case HS_PLAN_NONE:
 	case HS_PLAN_KEEP:
+	case HS_PLAN_SLURM: /* Slurm placed it: nothing of the round to record */
 		return 0;
 	}
 	return 0;

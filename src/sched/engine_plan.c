@@ -29,6 +29,8 @@ const char *hs_plan_op_name(hs_plan_op_t op)
 		return "checkpoint";
 	case HS_PLAN_REQUEUE:
 		return "requeue";
+	case HS_PLAN_SLURM:
+		return "slurm";
 	}
 	return "?";
 }
@@ -376,6 +378,19 @@ static void plan_other_roles(const hs_engine_t *e, const hs_snap_t *s, const hs_
 		if (!extra_role(b->role[i]))
 			continue;
 		hs_plan_job_t *pj = &plan->jobs[plan->njobs++];
+		const hs_sjob_t *sj = &s->jobs[i];
+		/* No single type can hold it, ever (not busy), and it asked
+		 * for none: Slurm may mix types, as backfill would, rather
+		 * than the job never running (--nodes=3 where no type has
+		 * three nodes). */
+		if (b->role[i] == HS_ROLE_NOFIT && !b->busy[i] && !sj->gpu_type &&
+		    sj->state == HS_SJ_PENDING && sj->eligible) {
+			plan_entry_of(pj, s, i, HS_PLAN_SLURM);
+			snprintf(pj->reason, sizeof(pj->reason),
+				 "hetsched round %ld: no single GPU type can hold its %d GPUs; "
+				 "Slurm places it on free GPUs of any type", round, sj->gpus);
+			continue;
+		}
 		plan_entry_of(pj, s, i, HS_PLAN_NONE);
 		other_role_reason(e, s, b, i, round, pj->reason, sizeof(pj->reason));
 	}
@@ -404,6 +419,7 @@ static void count_plan_ops(hs_plan_t *plan)
 			plan->nresume++;
 			break;
 		case HS_PLAN_NONE:
+		case HS_PLAN_SLURM: /* Slurm's start, not the round's */
 			break;
 		}
 		if ((plan->jobs[k].op == HS_PLAN_CHECKPOINT || plan->jobs[k].op == HS_PLAN_REQUEUE) &&

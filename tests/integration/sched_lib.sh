@@ -44,6 +44,21 @@ PY
 
 # rounds DIR: number of rounds logged so far.
 rounds() { grep -c 'sched/hetsched: round [0-9]*:' "$1/log/slurmctld.log"; }
+# job_state JOBID: Slurm's state of the job (empty once it is gone).
+job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }
+# running_within_rounds DIR N JOBID: the job runs before N more rounds
+# were logged in cluster DIR (and within 60 s); says why not otherwise.
+running_within_rounds() {
+	local want end
+	want=$(($(rounds "$1") + $2))
+	end=$(($(date +%s) + 60))
+	while [ "$(rounds "$1")" -le "$want" ] && [ "$(date +%s)" -lt "$end" ]; do
+		[ "$(job_state "$3")" = RUNNING ] && return 0
+		sleep 0.5
+	done
+	echo "job $3: $(job_state "$3") $(squeue -h -j "$3" -o %r) after $2 rounds" | diag
+	return 1
+}
 
 # wait_rounds DIR N SECS: wait until N more rounds were logged.
 wait_rounds() {

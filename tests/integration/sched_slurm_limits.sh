@@ -36,24 +36,11 @@ sub() {
 state() { squeue -h -j "$1" -o %T 2>/dev/null; }
 node_of() { squeue -h -j "$1" -o %N 2>/dev/null; }
 reason() { squeue -h -j "$1" -o %r 2>/dev/null; }
-# running_within_rounds N JOBID: the job runs before N more rounds were
-# logged (and within 60 s); rounds counted from the call.
-running_within_rounds() {
-	local want end
-	want=$(($(rounds "$L_DIR") + $1))
-	end=$(($(date +%s) + 60))
-	while [ "$(rounds "$L_DIR")" -le "$want" ] && [ "$(date +%s)" -lt "$end" ]; do
-		[ "$(state "$2")" = RUNNING ] && return 0
-		sleep 0.5
-	done
-	echo "job $2: $(state "$2") $(reason "$2") after $1 rounds" | diag
-	return 1
-}
 # busy NODE: a long job on NODE; echoes its id once it runs.
 busy() {
 	local j
 	j=$(sub 'sleep 300' -w "$1") || return 1
-	running_within_rounds 3 "$j" >/dev/null 2>&1 || return 1
+	running_within_rounds "$L_DIR" 3 "$j" >/dev/null 2>&1 || return 1
 	echo "$j"
 }
 
@@ -62,27 +49,27 @@ a=$(busy v100-1)
 check "(a) v100-1 busy with job $a" test -n "$a"
 w=$(sub 'sleep 5' -w v100-1 --priority=1000)
 r=$(sub 'sleep 300' --priority=10)
-check "(a) the runnable job starts within two rounds" running_within_rounds 2 "$r"
+check "(a) the runnable job starts within two rounds" running_within_rounds "$L_DIR" 2 "$r"
 check "(a) ... on the free node k80-1" test "$(node_of "$r")" = k80-1
 check "(a) the job pinned to v100-1 waits" test "$(state "$w")" = PENDING
 scancel "$a"
-check "(a) the pinned job starts once v100-1 frees" running_within_rounds 3 "$w"
+check "(a) the pinned job starts once v100-1 frees" running_within_rounds "$L_DIR" 3 "$w"
 check "(a) ... on v100-1" sh -c "[ \"\$(node_of $w)\" = v100-1 ] || [ \"\$(sacct -n -X -P -o NodeList -j $w | head -n1)\" = v100-1 ]"
 scancel "$r"
 wait_gone 60 "$a" "$w" "$r"
 
 # (b) QOS MaxTRESPerUser=gres/gpu=1: the held job does not take the GPU.
 q1=$(sub 'sleep 300' --qos=lim1 -w v100-1)
-check "(b) first lim1 job runs" running_within_rounds 3 "$q1"
+check "(b) first lim1 job runs" running_within_rounds "$L_DIR" 3 "$q1"
 q2=$(sub 'sleep 300' --qos=lim1 --priority=1000)
 o=$(sub 'sleep 300' --priority=10)
-check "(b) the other QOS's job starts within two rounds" running_within_rounds 2 "$o"
+check "(b) the other QOS's job starts within two rounds" running_within_rounds "$L_DIR" 2 "$o"
 check "(b) the second lim1 job keeps Slurm's reason: $(reason "$q2")" test "$(reason "$q2")" = QOSMaxGRESPerUser
 squeue --start -j "$q2,$o" | diag
 # expected starts (squeue --start) never promise what Slurm forbids
 check "(b) the QOS-held job gets no expected start" test "$(start_of "$q2")" = N/A
 scancel "$q1"
-check "(b) the held job starts once the limit allows it" running_within_rounds 3 "$q2"
+check "(b) the held job starts once the limit allows it" running_within_rounds "$L_DIR" 3 "$q2"
 scancel "$q2" "$o"
 wait_gone 60 "$q1" "$q2" "$o"
 
@@ -92,7 +79,7 @@ check "(c) v100-1 busy with job $b" test -n "$b"
 x=$(sub 'sleep 5' -x k80-1 --priority=1000)
 f=$(sub 'sleep 5' --constraint=v100 --priority=900)
 r2=$(sub 'sleep 300' --priority=10)
-check "(c) the runnable job starts within two rounds" running_within_rounds 2 "$r2"
+check "(c) the runnable job starts within two rounds" running_within_rounds "$L_DIR" 2 "$r2"
 check "(c) ... on k80-1" test "$(node_of "$r2")" = k80-1
 check "(c) -x k80-1 and --constraint=v100 wait: $(state "$x") $(state "$f")" test "$(state "$x") $(state "$f")" = "PENDING PENDING"
 squeue --start -j "$x,$f" | diag
@@ -115,7 +102,7 @@ b=$(busy v100-1)
 d=$(sub 'sleep 5' --dependency=afterok:"$b" --priority=1000)
 t=$(sub 'sleep 5' --begin=now+600 --priority=1000)
 r3=$(sub 'sleep 300' --priority=10)
-check "(d) the runnable job starts within two rounds" running_within_rounds 2 "$r3"
+check "(d) the runnable job starts within two rounds" running_within_rounds "$L_DIR" 2 "$r3"
 wait_rounds "$L_DIR" 1 30
 check "(d) dependency and begin time keep Slurm's reasons: $(reason "$d") $(reason "$t")" \
 	test "$(reason "$d") $(reason "$t")" = "Dependency BeginTime"

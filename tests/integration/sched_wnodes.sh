@@ -17,23 +17,9 @@ it_begin "sched/hetsched: -w nodes too small for the job's GPUs: Slurm adds node
 sched_cluster w v100:2:2 || bail "cluster did not come up"
 check "round length 15 s" it_hetsched_conf "$W_DIR" RoundLength=15 MinRoundInterval=1
 
-state() { squeue -h -j "$1" -o %T 2>/dev/null; }
-# running_within_rounds N JOBID: the job runs before N more rounds were
-# logged (and within 60 s).
-running_within_rounds() {
-	local want end
-	want=$(($(rounds "$W_DIR") + $1))
-	end=$(($(date +%s) + 60))
-	while [ "$(rounds "$W_DIR")" -le "$want" ] && [ "$(date +%s)" -lt "$end" ]; do
-		[ "$(state "$2")" = RUNNING ] && return 0
-		sleep 0.5
-	done
-	echo "job $2: $(state "$2") $(squeue -h -j "$2" -o %r) after $1 rounds" | diag
-	return 1
-}
 
 g=$(sbatch --parsable -o /dev/null --gpus=3 -w v100-1 --wrap 'sleep 300')
-check "--gpus=3 -w v100-1 (2 GPUs there) starts within two rounds" running_within_rounds 2 "$g"
+check "--gpus=3 -w v100-1 (2 GPUs there) starts within two rounds" running_within_rounds "$W_DIR" 2 "$g"
 nodes=$(squeue -h -j "$g" -o %N)
 check "... on v100-1 and another node ($nodes)" test "$nodes" = "v100-[1-2]"
 
@@ -41,15 +27,15 @@ check "... on v100-1 and another node ($nodes)" test "$nodes" = "v100-[1-2]"
 # it (not planned on v100-2), the runnable job takes the free GPU
 p=$(sbatch --parsable -o /dev/null --gres=gpu:1 -w v100-1 --priority=1000 --wrap 'sleep 5')
 r=$(sbatch --parsable -o /dev/null --gres=gpu:1 --priority=10 --wrap 'sleep 300')
-check "the runnable job takes the free GPU within two rounds" running_within_rounds 2 "$r"
-check "the 1-GPU job pinned to the busy v100-1 waits" test "$(state "$p")" = PENDING
+check "the runnable job takes the free GPU within two rounds" running_within_rounds "$W_DIR" 2 "$r"
+check "the 1-GPU job pinned to the busy v100-1 waits" test "$(job_state "$p")" = PENDING
 scancel "$g" "$r" "$p"
 
 # A GPU shape the rounds do not model (--gpus-per-socket): Slurm places
 # it on GPUs the round left free (the CPU fill, cpujobs.c); before, it
 # stayed pending forever (SchedMD's test39.2)
 s=$(sbatch --parsable -o /dev/null --gpus-per-socket=1 --sockets-per-node=1 --wrap 'sleep 300')
-check "a --gpus-per-socket=1 job starts within two rounds" running_within_rounds 2 "$s"
+check "a --gpus-per-socket=1 job starts within two rounds" running_within_rounds "$W_DIR" 2 "$s"
 scancel "$s"
 
 # CPUs per GPU beyond one node: 2 GPUs x 8 CPUs on nodes of 8 CPUs. The
@@ -57,7 +43,7 @@ scancel "$s"
 # start falls back to Slurm's placement on nodes of the planned type
 # (start_type.c). Before, it was refused the same way every round.
 c=$(sbatch --parsable -o /dev/null --gpus=2 --cpus-per-gpu=8 --wrap 'sleep 300')
-check "--gpus=2 --cpus-per-gpu=8 (16 CPUs, nodes of 8) starts within two rounds" running_within_rounds 2 "$c"
+check "--gpus=2 --cpus-per-gpu=8 (16 CPUs, nodes of 8) starts within two rounds" running_within_rounds "$W_DIR" 2 "$c"
 nodes=$(squeue -h -j "$c" -o %N)
 check "... on both nodes ($nodes)" test "$nodes" = "v100-[1-2]"
 scancel "$c"

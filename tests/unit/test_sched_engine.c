@@ -583,6 +583,36 @@ static double saved_active_total(const hs_engine_t *e, uint32_t id)
 	return r;
 }
 
+/* A job no single GPU type can hold (3 GPUs: two v100 nodes, one k80)
+ * that asked for no type is handed to Slurm's placement (HS_PLAN_SLURM,
+ * outside the policy); the same job asking for v100 only waits, with the
+ * reason why. */
+static void test_no_single_type_to_slurm(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:2:1,k80:1:1");
+	fx_add(&f, 1, 3);
+	fx_add(&f, 2, 3)->type = "v100";
+	hs_engine_t *e = engine_with(NULL);
+	hs_snap_t s;
+	hs_plan_t p;
+	hs_err_t err;
+	fx_snapshot(&f, &s);
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+	assert_non_null(plan_job(&p, 1));
+	assert_int_equal(plan_job(&p, 1)->op, HS_PLAN_SLURM);
+	assert_string_equal(hs_plan_op_name(HS_PLAN_SLURM), "slurm");
+	assert_non_null(strstr(plan_job(&p, 1)->reason, "no single GPU type can hold its 3 GPUs"));
+	assert_int_equal(p.nstart, 0); /* not the round's start */
+	assert_non_null(plan_job(&p, 2));
+	assert_int_equal(plan_job(&p, 2)->op, HS_PLAN_NONE);
+	assert_non_null(strstr(plan_job(&p, 2)->reason, "of type v100"));
+	hs_plan_free(&p);
+	hs_snap_free(&s);
+	hs_engine_free(e);
+}
+
 /* doc's text with flags, into a copy (NULL when serialization fails). */
 static char *text_of(json_object *doc, int flags)
 {
@@ -2279,6 +2309,7 @@ int main(void)
 		cmocka_unit_test(test_state_roundtrip),
 		cmocka_unit_test(test_accounting_types_grow),
 		cmocka_unit_test(test_lazy_documents_same_text),
+		cmocka_unit_test(test_no_single_type_to_slurm),
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_round_due),
 	};

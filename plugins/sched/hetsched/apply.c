@@ -382,6 +382,23 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		(void)hs_refill(e, s, plan, refused, nrefused, taken, now, st, hold);
 	free(refused);
 	free(taken);
+	/* 2b. jobs no single GPU type can hold: Slurm places them on what
+	 * the round's starts left free */
+	for (int i = 0; i < plan->njobs; i++) {
+		const hs_plan_job_t *pj = &plan->jobs[i];
+		if (pj->op != HS_PLAN_SLURM)
+			continue;
+		(void)hs_hold_yield(hold);
+		job_record_t *job_ptr = refind(s, pj);
+		if (!job_ptr) {
+			st->vanished++;
+			continue;
+		}
+		if (hs_job_startable(job_ptr) && job_ptr->priority != 0 &&
+		    job_independent(job_ptr) &&
+		    hs_start_on_type(hs_engine_conf(e), job_ptr, s, NULL, pj->reason) == SLURM_SUCCESS)
+			st->started++;
+	}
 	/* 3. time slicing: suspend the jobs a newcomer was just packed onto
 	 * (hs_pack_start needs them running); if the newcomer did not
 	 * start, the job keeps running rather than idle its GPUs */

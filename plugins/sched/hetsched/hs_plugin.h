@@ -113,7 +113,8 @@ int hs_start_on_nodes(job_record_t *job_ptr, const hs_target_t *t, const char *w
 int hs_start_within(job_record_t *job_ptr, part_record_t *part, bitstr_t *allowed, const char *why);
 /* start_type.c: starts a pending job on any nodes of GPU type `type` (by
  * the snapshot's nodes) in a partition of the job hetsched manages,
- * Slurm placing it; a Slurm error code. */
+ * Slurm placing it; when Slurm finds it never runnable on that type, or
+ * type is NULL, on any nodes of the partition. A Slurm error code. */
 int hs_start_on_type(const hs_sconf_t *conf, job_record_t *job_ptr, const hs_snap_t *s,
 		     const char *type, const char *why);
 

@@ -3,7 +3,8 @@
  * which: the fallback when Slurm refused a job on the exact nodes the
  * round planned (apply.c). The round keeps the choice that matters to
  * the policy, the GPU type; Slurm, which knows the rest of the request
- * (CPUs and memory per GPU, node counts, sockets), picks the nodes. */
+ * (CPUs and memory per GPU, node counts, sockets), picks the nodes. A job
+ * that can never run on one type is then placed by Slurm on any. */
 #include "config.h"
 
 #include <string.h>
@@ -45,12 +46,10 @@ static int try_partition(const hs_sconf_t *conf, job_record_t *job_ptr, part_rec
 	return rc;
 }
 
-int hs_start_on_type(const hs_sconf_t *conf, job_record_t *job_ptr, const hs_snap_t *s,
-		     const char *type, const char *why)
+/* Tries every managed partition of the job on the nodes of `typed`. */
+static int try_partitions(const hs_sconf_t *conf, job_record_t *job_ptr, bitstr_t *typed,
+			  const char *why)
 {
-	if (!job_ptr->details || !type)
-		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
-	bitstr_t *typed = type_nodes(s, type);
 	int rc = ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
 	if (!job_ptr->part_ptr_list) {
 		rc = try_partition(conf, job_ptr, job_ptr->part_ptr, typed, why);
@@ -64,9 +63,30 @@ int hs_start_on_type(const hs_sconf_t *conf, job_record_t *job_ptr, const hs_sna
 		}
 		list_iterator_destroy(it);
 	}
+	return rc;
+}
+
+int hs_start_on_type(const hs_sconf_t *conf, job_record_t *job_ptr, const hs_snap_t *s,
+		     const char *type, const char *why)
+{
+	if (!job_ptr->details)
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	bitstr_t *typed = type ? type_nodes(s, type) : bit_alloc(node_record_count);
+	int rc = type ? try_partitions(conf, job_ptr, typed, why)
+		      : ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	const char *where = type;
+	/* Never runnable on one type (say --nodes=3 where no type has three
+	 * nodes), or no type given: rather than never run, let Slurm mix
+	 * types, as it would for any job that did not ask for one (a job
+	 * that did is held to it by Slurm itself). */
+	if (rc == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE && IS_JOB_PENDING(job_ptr)) {
+		bit_set_all(typed);
+		rc = try_partitions(conf, job_ptr, typed, why);
+		where = "any GPU type's";
+	}
 	FREE_NULL_BITMAP(typed);
 	if (rc == SLURM_SUCCESS)
 		info(HS_LOG_PREFIX "%pJ refused on its planned nodes, started by Slurm on %s "
-		     "nodes: %s", job_ptr, type, job_ptr->nodes);
+		     "nodes: %s", job_ptr, where, job_ptr->nodes);
 	return rc;
 }

@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# sched_shapes.sh — a job no single GPU type can hold: --nodes=3 with a
+# GPU per task on three 1-GPU nodes of two types (two v100, one k80). The
+# round plans one type, Slurm refuses it there ("never runnable"), and
+# the start falls back to Slurm's placement across types (start_type.c),
+# as backfill places it; before, it was refused every round and never
+# ran (SchedMD's test39.23, doc/schedmd-tests.md). A job that fits one
+# type still runs on one type. TAP output.
+. "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+. "$HS_SRCDIR/tests/integration/sched_lib.sh"
+it_begin "sched/hetsched: a job no single GPU type can hold is placed by Slurm across types"
+
+sched_cluster s v100:2:1,k80:1:1 || bail "cluster did not come up"
+check "round length 15 s" it_hetsched_conf "$S_DIR" RoundLength=15 MinRoundInterval=1
+
+
+j=$(sbatch --parsable -o /dev/null --nodes=3 --ntasks=3 --gpus-per-task=1 --wrap 'sleep 300')
+check "--nodes=3 --gpus-per-task=1 starts within two rounds" running_within_rounds "$S_DIR" 2 "$j"
+nodes=$(squeue -h -j "$j" -o %N)
+check "... on all three nodes, both types ($nodes)" test "$nodes" = "k80-1,v100-[1-2]"
+check "the fallback is logged" grep -q "JobId=$j refused on its planned nodes, started by Slurm on any GPU type's nodes" \
+	"$S_DIR/log/slurmctld.log"
+scancel "$j"
+wait_gone 60 "$j"
+
+# two GPUs on two nodes fits the v100s: planned on one type as before
+k=$(sbatch --parsable -o /dev/null --nodes=2 --ntasks=2 --gpus-per-task=1 --wrap 'sleep 300')
+check "--nodes=2 --gpus-per-task=1 starts within two rounds" running_within_rounds "$S_DIR" 2 "$k"
+nodes=$(squeue -h -j "$k" -o %N)
+check "... on the two v100 nodes ($nodes)" test "$nodes" = "v100-[1-2]"
+scancel "$k"
+it_done
