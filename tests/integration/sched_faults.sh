@@ -91,7 +91,14 @@ check "dead node: its jobs were requeued and restarted elsewhere" sh -c "
 	for i in \$(seq 120); do
 		n=0; for j in $victims; do squeue -h -j \$j -t R -o %N | grep -q v100 && n=\$((n+1)); done
 		[ \$n -ge 1 ] && exit 0; sleep 1
-	done; exit 1"
+	done; exit 1" || {
+	# what happened to them, for the TAP log (a rare CI failure: the
+	# victims ended without being requeued)
+	for j in $victims; do
+		sacct -n -X -j "$j" -o JobID,State,ExitCode,NodeList 2>/dev/null
+		grep -E "JobId=$j[^0-9]|JobId=$j\$" "$F_DIR/log/slurmctld.log" | tail -n 12
+	done | diag
+}
 check "dead node: hs-cluster up brings slurmd back" sched_cluster_up_again "$F_DIR" "$F_PORT"
 
 # 4. Drain: no new job on a drained node.
