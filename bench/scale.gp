@@ -5,11 +5,14 @@
 # hold_p99 in column 15: the longest single hold per round, the goal's
 # measure; hetsched only, runs before MaxLockHold have none).
 # gnuplot -e "dat='results.tsv'; out='scale.png'" bench/scale.gp
+# (rows sorted by scheduler, then queue: a line joins consecutive rows;
+# doc/results/scale-live.tsv holds runs 4-6 of doc/scale.md)
 set terminal pngcairo size 1100,450 font ",10"
 set output out
 set multiplot layout 1,2
 set logscale y
 set xlabel "pending jobs at the start of the window"
+set offsets graph 0.03, graph 0.03, 0, 0
 set key top left
 set grid
 set title "slurmctld locks: per pass (all holds) and longest single hold (ms)"
