@@ -5,8 +5,9 @@
 # round plans one type, Slurm refuses it there ("never runnable"), and
 # the start falls back to Slurm's placement across types (start_type.c),
 # as backfill places it; before, it was refused every round and never
-# ran (SchedMD's test39.23, doc/schedmd-tests.md). A job that fits one
-# type still runs on one type. TAP output.
+# ran (SchedMD's test39.23, doc/schedmd-tests.md). As a job array with a
+# held task too. A job that fits one type still runs on one type. TAP
+# output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
 it_begin "sched/hetsched: a job no single GPU type can hold is placed by Slurm across types"
@@ -23,6 +24,19 @@ check "the fallback is logged" grep -q "JobId=$j refused on its planned nodes, s
 	"$S_DIR/log/slurmctld.log"
 scancel "$j"
 wait_gone 60 "$j"
+
+# The same shape as a job array of two, its second task held (scontrol
+# hold): the free task runs on all
+# three nodes, the held one waits; released, it runs once the first ends.
+a=$(sbatch --parsable -o /dev/null --array=1-2 --nodes=3 --ntasks=3 --gpus-per-task=1 --wrap 'sleep 300')
+scontrol hold "${a}_2"
+check "array task 1 (no single type) starts within two rounds" running_within_rounds "$S_DIR" 2 "${a}_1"
+check "the held task 2 stays pending" test "$(job_state "${a}_2")" = PENDING
+scontrol release "${a}_2"
+scancel "${a}_1"
+check "released, task 2 starts once task 1 is gone" running_within_rounds "$S_DIR" 3 "${a}_2"
+scancel "$a"
+wait_gone 60 "$a"
 
 # two GPUs on two nodes fits the v100s: planned on one type as before
 k=$(sbatch --parsable -o /dev/null --nodes=2 --ntasks=2 --gpus-per-task=1 --wrap 'sleep 300')

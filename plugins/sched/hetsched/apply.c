@@ -77,18 +77,21 @@ int hs_start_within(job_record_t *job_ptr, part_record_t *part, bitstr_t *allowe
 	job_ptr->part_ptr = part;
 
 	bitstr_t *orig_exc = job_ptr->details->exc_node_bitmap;
-	bitstr_t *exc = bit_copy(allowed);
-	bit_not(exc);
-	/* -w nodes stay in: a job that outgrows them (runnable.c) may be
-	 * planned elsewhere, and Slurm must still include them */
-	if (job_ptr->details->req_node_bitmap)
-		bit_and_not(exc, job_ptr->details->req_node_bitmap);
-	if (orig_exc)
-		bit_or(exc, orig_exc);
-	job_ptr->details->exc_node_bitmap = exc;
+	if (allowed) {
+		bitstr_t *exc = bit_copy(allowed);
+		bit_not(exc);
+		/* -w nodes stay in: a job that outgrows them (runnable.c)
+		 * may be planned elsewhere, and Slurm must still include
+		 * them */
+		if (job_ptr->details->req_node_bitmap)
+			bit_and_not(exc, job_ptr->details->req_node_bitmap);
+		if (orig_exc)
+			bit_or(exc, orig_exc);
+		job_ptr->details->exc_node_bitmap = exc;
+	}
 	bool is_array_head = job_ptr->array_recs != NULL;
 	int rc = hs_select_nodes(job_ptr, NULL);
-	if (is_array_head && job_ptr->details) {
+	if (allowed && is_array_head && job_ptr->details) {
 		/* A split array copied our exclusion into the new pending
 		 * record: give it the job's own back. */
 		job_record_t *base = find_job_record(job_ptr->array_job_id);
@@ -98,10 +101,10 @@ int hs_start_within(job_record_t *job_ptr, part_record_t *part, bitstr_t *allowe
 				base->details->exc_node_bitmap = bit_copy(orig_exc);
 		}
 	}
-	if (job_ptr->details) { /* select_nodes() may reset it */
+	if (allowed && job_ptr->details) { /* select_nodes() may reset it */
 		FREE_NULL_BITMAP(job_ptr->details->exc_node_bitmap);
 		job_ptr->details->exc_node_bitmap = orig_exc;
-	} else {
+	} else if (allowed) {
 		FREE_NULL_BITMAP(orig_exc);
 	}
 
@@ -230,6 +233,18 @@ static int do_suspend(hs_engine_t *e, const hs_plan_job_t *pj, job_record_t *job
 	return ok;
 }
 
+/* Each job of a pass: the locks may be yielded first (lockhold.c), then
+ * the job is re-found; NULL (counted as vanished) when it changed. */
+static job_record_t *refind_after_yield(const hs_snap_t *s, const hs_plan_job_t *pj,
+					hs_round_stats_t *st, hs_lock_hold_t *hold)
+{
+	(void)hs_hold_yield(hold);
+	job_record_t *job_ptr = refind(s, pj);
+	if (!job_ptr)
+		st->vanished++;
+	return job_ptr;
+}
+
 /* Returns 1 when Slurm refused the start (not just "GPUs still busy"). */
 static int do_start(hs_engine_t *e, const hs_snap_t *s, const hs_plan_job_t *pj,
 		    job_record_t *job_ptr, time_t now, hs_round_stats_t *st, int packing)
@@ -241,13 +256,14 @@ static int do_start(hs_engine_t *e, const hs_snap_t *s, const hs_plan_job_t *pj,
 		rc = ESLURM_DEPENDENCY; /* held or not eligible any more */
 	else
 		rc = hs_start_job(job_ptr, &pj->target, packing, pj->reason);
-	/* Refused on the planned nodes: the plan models a job's GPUs, not
-	 * every part of its request (CPUs or memory per GPU beyond one
-	 * node, a node count to spread over). Ask Slurm to place it on
-	 * any nodes of the planned GPU type (start_type.c), so that the
-	 * same refusal does not repeat round after round. */
-	if (rc != SLURM_SUCCESS && rc != ESLURM_NODES_BUSY && rc != ESLURM_NODE_NOT_AVAIL &&
-	    rc != ESLURM_DEPENDENCY && !pj->target.partner && pj->type_name &&
+	/* Refused because the planned nodes cannot hold the job: the plan
+	 * models a job's GPUs, not every part of its request (CPUs or
+	 * memory per GPU beyond one node, a node count to spread over).
+	 * Ask Slurm to place it on any nodes of the planned GPU type
+	 * (start_type.c), so that the same refusal does not repeat round
+	 * after round. Other refusals (limits, holds, reservations) would
+	 * be refused there too: not retried. */
+	if (rc == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE && !pj->target.partner && pj->type_name &&
 	    IS_JOB_PENDING(job_ptr) && hs_job_startable(job_ptr) &&
 	    hs_start_on_type(hs_engine_conf(e), job_ptr, s, pj->type_name, pj->reason) ==
 		    SLURM_SUCCESS)
@@ -340,12 +356,9 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			continue;
 		if (pj->op == HS_PLAN_SUSPEND && pj->slice_with)
 			continue; /* after its time-slice partner started (3.) */
-		(void)hs_hold_yield(hold);
-		job_record_t *job_ptr = refind(s, pj);
-		if (!job_ptr) {
-			st->vanished++;
+		job_record_t *job_ptr = refind_after_yield(s, pj, st, hold);
+		if (!job_ptr)
 			continue;
-		}
 		if (pj->op == HS_PLAN_CHECKPOINT && IS_JOB_RUNNING(job_ptr))
 			do_checkpoint(e, pj, job_ptr, now, st);
 		else if (pj->op == HS_PLAN_SUSPEND && IS_JOB_RUNNING(job_ptr))
@@ -366,12 +379,9 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		}
 		if (pj->op != HS_PLAN_START && pj->op != HS_PLAN_RESUME)
 			continue;
-		(void)hs_hold_yield(hold);
-		job_record_t *job_ptr = refind(s, pj);
-		if (!job_ptr) {
-			st->vanished++;
+		job_record_t *job_ptr = refind_after_yield(s, pj, st, hold);
+		if (!job_ptr)
 			continue;
-		}
 		if (pj->op == HS_PLAN_RESUME)
 			do_suspend(e, pj, job_ptr, now, RESUME_JOB, st);
 		else if (do_start(e, s, pj, job_ptr, now, st, packing) && refused &&
@@ -388,12 +398,9 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		const hs_plan_job_t *pj = &plan->jobs[i];
 		if (pj->op != HS_PLAN_SLURM)
 			continue;
-		(void)hs_hold_yield(hold);
-		job_record_t *job_ptr = refind(s, pj);
-		if (!job_ptr) {
-			st->vanished++;
+		job_record_t *job_ptr = refind_after_yield(s, pj, st, hold);
+		if (!job_ptr)
 			continue;
-		}
 		if (hs_job_startable(job_ptr) && job_ptr->priority != 0 &&
 		    job_independent(job_ptr) &&
 		    hs_start_on_type(hs_engine_conf(e), job_ptr, s, NULL, pj->reason) == SLURM_SUCCESS)
@@ -406,12 +413,9 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		const hs_plan_job_t *pj = &plan->jobs[i];
 		if (pj->op != HS_PLAN_SUSPEND || !pj->slice_with)
 			continue;
-		(void)hs_hold_yield(hold);
-		job_record_t *job_ptr = refind(s, pj);
-		if (!job_ptr) {
-			st->vanished++;
+		job_record_t *job_ptr = refind_after_yield(s, pj, st, hold);
+		if (!job_ptr)
 			continue;
-		}
 		job_record_t *nj = find_job_record(pj->slice_with);
 		if (nj && IS_JOB_RUNNING(nj) && IS_JOB_RUNNING(job_ptr))
 			do_suspend(e, pj, job_ptr, now, SUSPEND_JOB, st);

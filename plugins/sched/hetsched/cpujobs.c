@@ -37,34 +37,6 @@ static int cmp_cand(const void *a, const void *b)
 	return hs_prio_order(x->prio, x->submit, x->id, y->prio, y->submit, y->id);
 }
 
-/* Tries each managed partition of the job in turn. */
-static int start_anywhere(const hs_sconf_t *conf, job_record_t *job_ptr)
-{
-	int rc = ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
-	if (!job_ptr->part_ptr_list) {
-		if (job_ptr->part_ptr && (job_ptr->part_ptr->state_up & PARTITION_SCHED))
-			rc = hs_select_nodes(job_ptr, NULL);
-	} else {
-		list_itr_t *it = list_iterator_create(job_ptr->part_ptr_list);
-		part_record_t *p;
-		while ((p = list_next(it))) {
-			if (!hs_sconf_manages(conf, p->name) || !(p->state_up & PARTITION_SCHED))
-				continue;
-			job_ptr->part_ptr = p;
-			rc = hs_select_nodes(job_ptr, NULL);
-			if (rc == SLURM_SUCCESS || !IS_JOB_PENDING(job_ptr))
-				break;
-		}
-		list_iterator_destroy(it);
-	}
-	if (rc != SLURM_SUCCESS)
-		return rc;
-	info(HS_LOG_PREFIX "started %pJ (%s) on %s", job_ptr,
-	     hs_job_wants_gpus(job_ptr) ? "GPU shape placed by Slurm" : "no GPUs", job_ptr->nodes);
-	hs_launch_started_job(job_ptr);
-	return SLURM_SUCCESS;
-}
-
 int hs_cpu_jobs_fill(const hs_sconf_t *conf)
 {
 	if (!conf->cpu_fill || conf->cpu_fill_max <= 0)
@@ -100,7 +72,9 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf)
 		if (!job_independent(job_ptr))
 			continue;
 		attempts++;
-		if (start_anywhere(conf, job_ptr) == SLURM_SUCCESS)
+		if (hs_start_in_partitions(conf, job_ptr, NULL,
+					   hs_job_wants_gpus(job_ptr) ? "GPU shape placed by Slurm"
+								      : "no GPUs") == SLURM_SUCCESS)
 			started++;
 	}
 	free(c);

@@ -108,8 +108,9 @@ int hs_start_job(job_record_t *job_ptr, const hs_target_t *t, int packing, const
  * ignored), like backfill's _start_job; returns a Slurm error code. */
 int hs_start_on_nodes(job_record_t *job_ptr, const hs_target_t *t, const char *why);
 /* Starts a pending job in partition part on nodes of `allowed` only
- * (every other node excluded for this call, its -w nodes kept in):
- * select_nodes() places it there; returns a Slurm error code. */
+ * (every other node excluded for this call, its -w nodes kept in; NULL:
+ * no exclusion beyond the job's own): select_nodes() places it there,
+ * and it is launched; returns a Slurm error code. */
 int hs_start_within(job_record_t *job_ptr, part_record_t *part, bitstr_t *allowed, const char *why);
 /* start_type.c: starts a pending job on any nodes of GPU type `type` (by
  * the snapshot's nodes) in a partition of the job hetsched manages,
@@ -117,6 +118,11 @@ int hs_start_within(job_record_t *job_ptr, part_record_t *part, bitstr_t *allowe
  * type is NULL, on any nodes of the partition. A Slurm error code. */
 int hs_start_on_type(const hs_sconf_t *conf, job_record_t *job_ptr, const hs_snap_t *s,
 		     const char *type, const char *why);
+/* start_type.c: tries each managed, up partition of a pending job in
+ * turn, Slurm placing it on nodes of `allowed` (NULL = any); a Slurm
+ * error code. The CPU fill (cpujobs.c) and the fallbacks above use it. */
+int hs_start_in_partitions(const hs_sconf_t *conf, job_record_t *job_ptr, bitstr_t *allowed,
+			   const char *why);
 
 /* refill.c: gives the targets of the starts Slurm refused (plan indices
  * refused[nrefused]) to the next pending plan jobs in priority order

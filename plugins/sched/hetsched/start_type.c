@@ -31,38 +31,38 @@ static bitstr_t *type_nodes(const hs_snap_t *s, const char *type)
 	return b;
 }
 
-/* Tries partition p: its nodes of the type, if it is managed and up. */
+/* Tries partition p, if it is managed and up: on its nodes of `allowed`
+ * (NULL = wherever Slurm likes). */
 static int try_partition(const hs_sconf_t *conf, job_record_t *job_ptr, part_record_t *p,
-			 bitstr_t *typed, const char *why)
+			 bitstr_t *allowed, const char *why)
 {
 	if (!p || !p->node_bitmap || !(p->state_up & PARTITION_SCHED) ||
 	    !hs_sconf_manages(conf, p->name))
 		return ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
-	bitstr_t *allowed = bit_copy(typed);
-	bit_and(allowed, p->node_bitmap);
-	int rc = bit_ffs(allowed) < 0 ? ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE
-				      : hs_start_within(job_ptr, p, allowed, why);
-	FREE_NULL_BITMAP(allowed);
+	if (!allowed)
+		return hs_start_within(job_ptr, p, NULL, why);
+	bitstr_t *in_part = bit_copy(allowed);
+	bit_and(in_part, p->node_bitmap);
+	int rc = bit_ffs(in_part) < 0 ? ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE
+				      : hs_start_within(job_ptr, p, in_part, why);
+	FREE_NULL_BITMAP(in_part);
 	return rc;
 }
 
-/* Tries every managed partition of the job on the nodes of `typed`. */
-static int try_partitions(const hs_sconf_t *conf, job_record_t *job_ptr, bitstr_t *typed,
-			  const char *why)
+int hs_start_in_partitions(const hs_sconf_t *conf, job_record_t *job_ptr, bitstr_t *allowed,
+			   const char *why)
 {
+	if (!job_ptr->part_ptr_list)
+		return try_partition(conf, job_ptr, job_ptr->part_ptr, allowed, why);
 	int rc = ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
-	if (!job_ptr->part_ptr_list) {
-		rc = try_partition(conf, job_ptr, job_ptr->part_ptr, typed, why);
-	} else {
-		list_itr_t *it = list_iterator_create(job_ptr->part_ptr_list);
-		part_record_t *p;
-		while ((p = list_next(it))) {
-			rc = try_partition(conf, job_ptr, p, typed, why);
-			if (rc == SLURM_SUCCESS || !IS_JOB_PENDING(job_ptr))
-				break;
-		}
-		list_iterator_destroy(it);
+	list_itr_t *it = list_iterator_create(job_ptr->part_ptr_list);
+	part_record_t *p;
+	while ((p = list_next(it))) {
+		rc = try_partition(conf, job_ptr, p, allowed, why);
+		if (rc == SLURM_SUCCESS || !IS_JOB_PENDING(job_ptr))
+			break;
 	}
+	list_iterator_destroy(it);
 	return rc;
 }
 
@@ -71,20 +71,21 @@ int hs_start_on_type(const hs_sconf_t *conf, job_record_t *job_ptr, const hs_sna
 {
 	if (!job_ptr->details)
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
-	bitstr_t *typed = type ? type_nodes(s, type) : bit_alloc(node_record_count);
-	int rc = type ? try_partitions(conf, job_ptr, typed, why)
-		      : ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	int rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	if (type) {
+		bitstr_t *typed = type_nodes(s, type);
+		rc = hs_start_in_partitions(conf, job_ptr, typed, why);
+		FREE_NULL_BITMAP(typed);
+	}
 	const char *where = type;
 	/* Never runnable on one type (say --nodes=3 where no type has three
 	 * nodes), or no type given: rather than never run, let Slurm mix
 	 * types, as it would for any job that did not ask for one (a job
 	 * that did is held to it by Slurm itself). */
 	if (rc == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE && IS_JOB_PENDING(job_ptr)) {
-		bit_set_all(typed);
-		rc = try_partitions(conf, job_ptr, typed, why);
+		rc = hs_start_in_partitions(conf, job_ptr, NULL, why);
 		where = "any GPU type's";
 	}
-	FREE_NULL_BITMAP(typed);
 	if (rc == SLURM_SUCCESS)
 		info(HS_LOG_PREFIX "%pJ refused on its planned nodes, started by Slurm on %s "
 		     "nodes: %s", job_ptr, where, job_ptr->nodes);
