@@ -26,6 +26,8 @@ ROUND = re.compile(r"^\[([0-9T:.-]+)\] sched/hetsched: round \d+: .*?, (no |FAIL
                    r"locks ([0-9.]+) ms snapshot \+ ([0-9.]+) ms apply.*?; round ([0-9.]+) ms")
 # since MaxLockHold: the longest single hold of the round
 HOLD = re.compile(r"longest hold ([0-9.]+) ms, (\d+) yields")
+# since the units: the longest stretch between two yield points, and what
+UNIT = re.compile(r"longest unit ([0-9.]+) ms \(([^)]*)\)")
 
 
 def pct(v, p):
@@ -60,11 +62,11 @@ def hetsched_rounds(d, t0, t1):
     """Per round in the window: time under locks (all holds), wall, solve,
     longest single hold (the whole time under locks before MaxLockHold)
     and yields."""
-    lock, wall, solve, hold, yields = [], [], [], [], []
+    lock, wall, solve, hold, yields, units = [], [], [], [], [], []
     try:
         lines = open(os.path.join(d, "slurmctld.log"), errors="replace")
     except OSError:
-        return lock, wall, solve, hold, yields
+        return lock, wall, solve, hold, yields, units
     for line in lines:
         m = ROUND.search(line)
         if not m or not t0 <= ts(m.group(1)) <= t1:
@@ -76,7 +78,20 @@ def hetsched_rounds(d, t0, t1):
         h = HOLD.search(line)
         hold.append(float(h.group(1)) if h else max(float(m.group(4)), float(m.group(5))))
         yields.append(int(h.group(2)) if h else 0)
-    return lock, wall, solve, hold, yields
+        u = UNIT.search(line)
+        if u:
+            units.append((float(u.group(1)), u.group(2)))
+    return lock, wall, solve, hold, yields, units
+
+
+def unit_summary(units):
+    """What the longest unit of each round was: per kind, rounds, mean and
+    max (ms), longest first."""
+    by = {}
+    for ms, what in units:
+        by.setdefault(what, []).append(ms)
+    return "; ".join("%s: %d rounds, mean %.1f, max %.1f" % (w, len(v), mean(v), max(v))
+                     for w, v in sorted(by.items(), key=lambda x: -max(x[1])))
 
 
 def sdiag_cycles(d):
@@ -146,7 +161,8 @@ def summarize(out, sched):
     t0, t1 = one(os.path.join(d, "window_start")), one(os.path.join(d, "window_end"))
     r = {"sched": sched}
     if sched.startswith("hetsched"):
-        lock, wall, solve, hold, yields = hetsched_rounds(d, t0, t1)
+        lock, wall, solve, hold, yields, units = hetsched_rounds(d, t0, t1)
+        r["units"] = unit_summary(units)
         r["passes"] = len(lock)
         r["hold_mean"], r["hold_p99"] = mean(hold), pct(hold, 99)
         r["hold_max"] = max(hold) if hold else float("nan")
@@ -255,6 +271,10 @@ def main():
         print(line)
     print("backfill: main cycle mean %.1f max %.1f ms; backfill cycle mean %.1f max %.1f ms"
           % (b["main_mean"], b["main_max"], b["bf_mean"], b["bf_max"]))
+    for h in hs:
+        if h.get("units"):
+            print("%s: longest unit between yield points per round, by kind (ms): %s"
+                  % (h["sched"], h["units"]))
     print("slurmd memory: backfill run %s; %s" % (
         b["slurmd_mem"], "; ".join("%s run %s" % (h["sched"], h["slurmd_mem"]) for h in hs)))
     # Rewritten, not appended: one run, one file (the plot cats several).

@@ -27,6 +27,7 @@ plugins_sched_hetsched_sched_hetsched_la_SOURCES = \
 	plugins/sched/hetsched/cpujobs.c \
 	plugins/sched/hetsched/requeue_sweep.c \
 	plugins/sched/hetsched/hetjobs.c \
+	plugins/sched/hetsched/heap.c \
 	plugins/compat/hs_slurm.h \
 	plugins/compat/pack_channel.c plugins/compat/pack_channel.h
 plugins_sched_hetsched_sched_hetsched_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)

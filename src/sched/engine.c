@@ -153,6 +153,11 @@ int hs_engine_round_due(const hs_engine_t *e, int64_t now, int changed)
 	return changed && e->conf.early_rounds && since >= e->conf.min_round_gap_s;
 }
 
+int hs_engine_round_change_matters(const hs_engine_t *e, int64_t now)
+{
+	return !hs_engine_round_due(e, now, 0) && hs_engine_round_due(e, now, 1);
+}
+
 /* Credits the elapsed time, resets, installs shares and estimates. */
 static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		       double elapsed, const hs_alloc_t *alloc, int reset, hs_err_t *err)

@@ -151,6 +151,9 @@ void hs_engine_set_settle(hs_engine_t *e, int seconds);
  * GPU jobs arrived or left and MinRoundInterval passed). `changed` is
  * whether the plugin saw the GPU job set change since the last round. */
 int hs_engine_round_due(const hs_engine_t *e, int64_t now, int changed);
+/* Would `changed` decide it? Only then is the job set worth comparing
+ * (the plugin walks every job for it). */
+int hs_engine_round_change_matters(const hs_engine_t *e, int64_t now);
 
 /* ---- in-flight operations ---------------------------------------------------- */
 

@@ -2260,6 +2260,16 @@ static void test_round_due(void **state)
 	assert_false(hs_engine_round_due(e, 1050, 0));
 	assert_true(hs_engine_round_due(e, 1011, 1));
 	assert_true(hs_engine_round_due(e, 1100, 0));
+	/* the job set is compared only where an early round may follow */
+	assert_false(hs_engine_round_change_matters(e, 1005)); /* too soon */
+	assert_true(hs_engine_round_change_matters(e, 1011));
+	assert_false(hs_engine_round_change_matters(e, 1100)); /* due anyway */
+	hs_engine_free(e);
+	e = engine_with("RoundLength=100\nMinRoundInterval=10\nEarlyRounds=no\n");
+	f.now = 1000;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_false(hs_engine_round_change_matters(e, 1011));
 	hs_engine_free(e);
 }
 

@@ -283,6 +283,7 @@ static void reload(agent_t *a)
 		return;
 	}
 	hs_engine_set_settle(a->engine, settle);
+	hs_heap_release();
 	hs_sconf_free(&a->conf);
 	a->conf = c;
 	/* a re-read file that runs (22.05's reconfigure) is the new last good
@@ -358,21 +359,22 @@ static void do_round(agent_t *a)
 	double t0 = hs_now_ms();
 
 	hs_hold_begin(&hold, a->conf.max_lock_hold_ms);
-	/* The GPU job set this round starts from, taken before anything can
-	 * yield the locks: a job that arrives or leaves later (during a
-	 * yield, the solve or the apply) brings the next round early. Our
-	 * own starts, requeues and array task splits do not change it
-	 * (hs_gpu_jobs_fingerprint). A failed round keeps the previous
-	 * one. */
+	/* The GPU job set this round starts from, the jobs listed before
+	 * anything can yield the locks: a job that arrives later (during a
+	 * yield, the solve or the apply) or leaves after the snapshot
+	 * brings the next round early. Our own starts, requeues and array
+	 * task splits do not change it (hs_gpu_jobs_fingerprint). A failed
+	 * round keeps the previous one. */
 	uint64_t prev_fp = a->fingerprint;
 	seen_t prev_seen = a->gpu_seen;
-	a->fingerprint = hs_gpu_jobs_fingerprint(&a->conf);
 	mark_seen(&a->gpu_seen);
-	int rc = hs_snapshot_take(&a->conf, &snap, &hold);
+	int rc = hs_snapshot_take(&a->conf, &snap, &hold, &a->fingerprint);
 	hs_hold_end(&hold);
 	st.snapshot_lock_ms = hold.total_ms;
 	st.lock_hold_max_ms = hold.longest_ms;
 	st.lock_yields = hold.yields;
+	double unit_max_ms = hold.unit_max_ms;
+	const char *unit_max_what = hold.unit_max_what;
 	if (rc < 0) {
 		error(HS_LOG_PREFIX "out of memory taking the snapshot; round skipped");
 		a->fingerprint = prev_fp;
@@ -398,12 +400,21 @@ static void do_round(agent_t *a)
 	}
 
 	hs_hold_begin(&hold, a->conf.max_lock_hold_ms);
+	hs_hold_what(&hold, "requeue sweep");
 	(void)hs_requeue_sweep(&a->conf, a->engine);
 	hs_apply_plan(a->engine, &snap, &plan, &st, a->packing > 0, &hold);
+	hs_hold_what(&hold, "het jobs");
 	(void)hs_refuse_het_jobs();
-	st.cpu_started = hs_cpu_jobs_fill(&a->conf);
-	mark_seen(&a->cpu_seen); /* no yield since the CPU fill looked */
+	hs_hold_what(&hold, "cpu fill");
+	/* before the fill walks the jobs: what changes during its yields
+	 * is seen by the next tick */
+	mark_seen(&a->cpu_seen);
+	st.cpu_started = hs_cpu_jobs_fill(&a->conf, &hold);
 	hs_hold_end(&hold);
+	if (hold.unit_max_ms > unit_max_ms) {
+		unit_max_ms = hold.unit_max_ms;
+		unit_max_what = hold.unit_max_what;
+	}
 	st.apply_lock_ms = hold.total_ms;
 	if (hold.longest_ms > st.lock_hold_max_ms)
 		st.lock_hold_max_ms = hold.longest_ms;
@@ -420,12 +431,13 @@ static void do_round(agent_t *a)
 	save_state(a);
 	write_status(a, &snap, &plan, &st);
 	info(HS_LOG_PREFIX "round %ld: %d active (%d pinned, %d leaving), %s%.1f ms solve, "
-	     "locks %.2f ms snapshot + %.2f ms apply, longest hold %.2f ms, %d yields; started %d, kept %d, checkpointing %d, "
+	     "locks %.2f ms snapshot + %.2f ms apply, longest hold %.2f ms, %d yields, longest unit %.2f ms (%s); started %d, kept %d, checkpointing %d, "
 	     "requeued %d, suspended %d, resumed %d, deferred %d, start failures %d, "
 	     "changed meanwhile %d, cpu jobs started %d; round %.1f ms",
 	     plan.round, plan.nactive, plan.npinned, plan.nleaving,
 	     plan.solved ? (plan.solve_failed ? "FAILED " : "") : "no ", plan.solve_ms,
-	     st.snapshot_lock_ms, st.apply_lock_ms, st.lock_hold_max_ms, st.lock_yields, st.started, st.kept, st.checkpointing,
+	     st.snapshot_lock_ms, st.apply_lock_ms, st.lock_hold_max_ms, st.lock_yields,
+	     unit_max_ms, unit_max_what, st.started, st.kept, st.checkpointing,
 	     st.requeued, st.suspended, st.resumed, st.deferred, st.start_failed, st.vanished,
 	     st.cpu_started, st.round_ms);
 	hs_plan_free(&plan);
@@ -441,21 +453,21 @@ static void do_tick(agent_t *a)
 	int cpu = a->conf.cpu_fill && changed;
 	if (!nops && !changed)
 		return;
-	slurmctld_lock_t write_locks = HS_LOCKS_WRITE;
+	hs_lock_hold_t hold;
 	hs_round_stats_t st;
 	memset(&st, 0, sizeof(st));
-	lock_slurmctld(write_locks);
+	hs_hold_begin(&hold, a->conf.max_lock_hold_ms);
 	(void)hs_requeue_sweep(&a->conf, a->engine);
 	int acted = nops ? hs_ops_tick(a->engine, &st, a->packing > 0, 0) : 0;
 	int started = 0;
 	if (changed) {
+		mark_seen(&a->cpu_seen); /* before the fill may yield */
 		/* a new het job is refused within a tick, not a round */
 		started = hs_refuse_het_jobs();
 		if (cpu)
-			started += hs_cpu_jobs_fill(&a->conf);
-		mark_seen(&a->cpu_seen);
+			started += hs_cpu_jobs_fill(&a->conf, &hold);
 	}
-	unlock_slurmctld(write_locks);
+	hs_hold_end(&hold);
 	if (st.started || st.requeued || started) {
 		schedule_node_save();
 		schedule_job_save();
@@ -528,7 +540,9 @@ void *hs_agent(void *arg)
 				       : "not available (pairs run one job alone)");
 		}
 		hs_engine_set_packing(a.engine, a.packing);
-		if (hs_engine_round_due(a.engine, now, gpu_jobs_changed(&a)))
+		int changed = hs_engine_round_change_matters(a.engine, now) &&
+			      gpu_jobs_changed(&a);
+		if (hs_engine_round_due(a.engine, now, changed))
 			do_round(&a);
 		else
 			do_tick(&a);

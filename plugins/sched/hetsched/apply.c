@@ -349,6 +349,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 {
 	time_t now = time(NULL);
 	/* 1. what frees GPUs */
+	hs_hold_what(hold, "apply: checkpoint, requeue, suspend");
 	for (int i = 0; i < plan->njobs; i++) {
 		const hs_plan_job_t *pj = &plan->jobs[i];
 		if (pj->op != HS_PLAN_CHECKPOINT && pj->op != HS_PLAN_REQUEUE &&
@@ -371,6 +372,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 	int *refused = malloc(((size_t)plan->njobs + 1) * sizeof(int));
 	unsigned char *taken = calloc((size_t)plan->njobs + 1, 1);
 	int nrefused = 0;
+	hs_hold_what(hold, "apply: start");
 	for (int i = 0; i < plan->njobs; i++) {
 		const hs_plan_job_t *pj = &plan->jobs[i];
 		if (pj->op == HS_PLAN_KEEP) {
@@ -388,12 +390,14 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			 !pj->target.partner && pj->target.nnodes > 0)
 			refused[nrefused++] = i;
 	}
+	hs_hold_what(hold, "apply: refill");
 	if (refused && taken)
 		(void)hs_refill(e, s, plan, refused, nrefused, taken, now, st, hold);
 	free(refused);
 	free(taken);
 	/* 2b. jobs no single GPU type can hold: Slurm places them on what
 	 * the round's starts left free */
+	hs_hold_what(hold, "apply: placed by Slurm");
 	for (int i = 0; i < plan->njobs; i++) {
 		const hs_plan_job_t *pj = &plan->jobs[i];
 		if (pj->op != HS_PLAN_SLURM)
@@ -409,6 +413,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 	/* 3. time slicing: suspend the jobs a newcomer was just packed onto
 	 * (hs_pack_start needs them running); if the newcomer did not
 	 * start, the job keeps running rather than idle its GPUs */
+	hs_hold_what(hold, "apply: time slices");
 	for (int i = 0; i < plan->njobs; i++) {
 		const hs_plan_job_t *pj = &plan->jobs[i];
 		if (pj->op != HS_PLAN_SUSPEND || !pj->slice_with)
@@ -425,6 +430,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 	}
 	/* 4. reasons, and a fresh look at jobs that were not eligible
 	 * (dependencies, begin times: job_independent updates them) */
+	hs_hold_what(hold, "apply: reasons");
 	for (int i = 0; i < plan->njobs; i++) {
 		(void)hs_hold_yield(hold);
 		job_record_t *job_ptr = find_job_record(plan->jobs[i].id);
@@ -433,6 +439,7 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		set_reason(job_ptr, plan->jobs[i].reason);
 		set_expected_start(job_ptr, plan->jobs[i].expected_start, now);
 	}
+	hs_hold_what(hold, "apply: eligibility");
 	for (int i = 0; i < s->njobs; i++) {
 		(void)hs_hold_yield(hold);
 		if (s->jobs[i].state != HS_SJ_PENDING || s->jobs[i].eligible)

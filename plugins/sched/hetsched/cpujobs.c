@@ -25,10 +25,9 @@
 #include "hs_plugin.h"
 
 typedef struct cand {
-	job_record_t *job_ptr;
+	uint32_t id;
 	uint32_t prio;
 	time_t submit;
-	uint32_t id;
 } cand_t;
 
 static int cmp_cand(const void *a, const void *b)
@@ -37,39 +36,67 @@ static int cmp_cand(const void *a, const void *b)
 	return hs_prio_order(x->prio, x->submit, x->id, y->prio, y->submit, y->id);
 }
 
-int hs_cpu_jobs_fill(const hs_sconf_t *conf)
+/* Pending and possibly startable, from flags alone: what the walk of the
+ * whole job list may test without yielding (no list or string work). */
+static int cheap_candidate(const job_record_t *job_ptr)
+{
+	return IS_JOB_PENDING(job_ptr) && !IS_JOB_COMPLETING(job_ptr) && !job_ptr->het_job_id &&
+	       job_ptr->priority != 0 && job_ptr->details;
+}
+
+/* A job the fill starts: managed, and without GPUs or with a GPU shape
+ * the rounds do not model; startable now. */
+static int fill_candidate(const hs_sconf_t *conf, job_record_t *job_ptr)
+{
+	return cheap_candidate(job_ptr) && hs_job_managed(conf, job_ptr) &&
+	       !(hs_job_wants_gpus(job_ptr) && hs_job_gpu_shape_ok(job_ptr)) &&
+	       hs_job_startable(job_ptr);
+}
+
+/* The ids of the pending jobs, in one walk of the job list (a list
+ * iteration cannot yield); NULL when out of memory. */
+static cand_t *pending_ids(int *n)
+{
+	*n = 0;
+	int cap = job_list ? list_count(job_list) : 0;
+	cand_t *c = malloc(((size_t)cap + 1) * sizeof(*c));
+	if (!c || !job_list)
+		return c;
+	list_itr_t *it = list_iterator_create(job_list);
+	job_record_t *job_ptr;
+	while ((job_ptr = list_next(it)) && *n < cap)
+		if (cheap_candidate(job_ptr))
+			c[(*n)++] = (cand_t){ .id = job_ptr->job_id };
+	list_iterator_destroy(it);
+	return c;
+}
+
+/* Three steps, so that the locks may be yielded between jobs (the hold,
+ * lockhold.c; at 10,000 queued GPU jobs the per-job tests of one walk
+ * were the round's longest unit, 28 ms mean, doc/scale.md): the pending
+ * ids from flags alone, then each job found by id and tested, then the
+ * attempts in priority order, each job found again by id. */
+int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold)
 {
 	if (!conf->cpu_fill || conf->cpu_fill_max <= 0)
 		return 0;
-	int n = 0, cap = 0, started = 0;
-	cand_t *c = NULL;
-	list_itr_t *it = list_iterator_create(job_list);
-	job_record_t *job_ptr;
-	while ((job_ptr = list_next(it))) {
-		if (!IS_JOB_PENDING(job_ptr) || IS_JOB_COMPLETING(job_ptr) || job_ptr->het_job_id)
+	int n = 0, keep = 0, started = 0, attempts = 0;
+	cand_t *c = pending_ids(&n);
+	if (!c)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		(void)hs_hold_yield(hold);
+		job_record_t *job_ptr = find_job_record(c[i].id);
+		if (!job_ptr || !fill_candidate(conf, job_ptr))
 			continue;
-		if (!hs_job_managed(conf, job_ptr) ||
-		    (hs_job_wants_gpus(job_ptr) && hs_job_gpu_shape_ok(job_ptr)))
-			continue;
-		if (!hs_job_startable(job_ptr) || job_ptr->priority == 0)
-			continue;
-		if (n == cap) {
-			int nc = cap ? cap * 2 : 64;
-			cand_t *x = realloc(c, (size_t)nc * sizeof(*x));
-			if (!x)
-				break;
-			c = x;
-			cap = nc;
-		}
-		c[n++] = (cand_t){ .job_ptr = job_ptr, .prio = job_ptr->priority,
-				   .submit = job_ptr->details->submit_time, .id = job_ptr->job_id };
+		c[keep++] = (cand_t){ .id = job_ptr->job_id, .prio = job_ptr->priority,
+				      .submit = job_ptr->details->submit_time };
 	}
-	list_iterator_destroy(it);
-	qsort(c, (size_t)n, sizeof(*c), cmp_cand);
-	int attempts = 0;
-	for (int i = 0; i < n && attempts < conf->cpu_fill_max; i++) {
-		job_ptr = c[i].job_ptr;
-		if (!job_independent(job_ptr))
+	qsort(c, (size_t)keep, sizeof(*c), cmp_cand);
+	for (int i = 0; i < keep && attempts < conf->cpu_fill_max; i++) {
+		(void)hs_hold_yield(hold);
+		job_record_t *job_ptr = find_job_record(c[i].id);
+		if (!job_ptr || !fill_candidate(conf, job_ptr) || !job_independent(job_ptr))
 			continue;
 		attempts++;
 		if (hs_start_in_partitions(conf, job_ptr, NULL,

@@ -11,6 +11,7 @@
  *   ops.c             in-flight checkpoint/requeue/deferred-start steps
  *   cpujobs.c         jobs without GPUs: priority order with fill
  *   hetjobs.c         heterogeneous jobs: cancelled with a reason
+ *   heap.c            freed table parses handed back to the system
  * Everything that can live without Slurm is in src/sched (engine.h).
  */
 #ifndef HS_PLUGIN_H
@@ -54,6 +55,14 @@ typedef struct hs_lock_hold {
 	double total_ms;   /* time held, all holds of the pass */
 	double longest_ms; /* longest single hold */
 	int yields;
+	/* Units: the work between two points where the pass may yield (one
+	 * job's step, or a walk that cannot yield). A hold lasts at most
+	 * max_ms plus one unit, so the longest unit and what it was say why
+	 * a hold ran long (the round's log line). */
+	const char *what;      /* the unit running now (hs_hold_what) */
+	double unit_since;     /* when it began */
+	double unit_max_ms;    /* longest unit of the pass */
+	const char *unit_max_what;
 } hs_lock_hold_t;
 double hs_now_ms(void); /* CLOCK_MONOTONIC, milliseconds */
 void hs_hold_begin(hs_lock_hold_t *h, int max_ms); /* takes the locks */
@@ -62,12 +71,19 @@ void hs_hold_end(hs_lock_hold_t *h);               /* gives them back */
  * return 1; the caller must then find every job again by id. Else 0.
  * h may be NULL (never yields). */
 int hs_hold_yield(hs_lock_hold_t *h);
+/* Ends the current unit and starts one named what (a static string);
+ * h may be NULL. */
+void hs_hold_what(hs_lock_hold_t *h, const char *what);
 
 /* snapshot.c: the caller holds backfill's locks {READ conf, WRITE job,
  * WRITE node, READ part, READ fed} (runnable.c updates job reasons)
  * through hold, which may yield them between jobs. */
-int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s, hs_lock_hold_t *hold);
-/* Cheap fingerprint of the GPU job set (ids of managed GPU jobs that are
+int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s, hs_lock_hold_t *hold,
+		     uint64_t *fingerprint);
+/* Its *fingerprint (on success): the GPU job set it started from, as
+ * hs_gpu_jobs_fingerprint would say before the first yield, except for
+ * jobs that left during a yield, which the snapshot lacks too.
+ * Cheap fingerprint of the GPU job set (ids of managed GPU jobs that are
  * pending, running or suspended): a change (arrival, departure) triggers
  * an early round; hetsched's own starts and requeues do not.
  * Caller holds job and part read locks. */
@@ -148,8 +164,9 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing, int requeues_
 int hs_requeue_sweep(const hs_sconf_t *conf, const hs_engine_t *e);
 
 /* cpujobs.c: starts pending jobs without GPUs in priority order, filling
- * free CPUs (at most conf->cpu_fill_max attempts). Write locks held. */
-int hs_cpu_jobs_fill(const hs_sconf_t *conf);
+ * free CPUs (at most conf->cpu_fill_max attempts). Write locks held
+ * through hold, which it may yield between jobs (NULL: never). */
+int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold);
 
 /* hetjobs.c: cancels every pending heterogeneous job (all components)
  * with hs_hetjob_reason as its reason; returns how many components.
@@ -165,5 +182,8 @@ void hs_agent_reconfig(void);
 
 /* Logging glue for the engine (engine.h's hs_log_fn). */
 void hs_plugin_log(void *arg, int level, const char *msg);
+/* After a configuration (its throughput tables) is loaded: the parse's
+ * freed heap back to the system (heap.c). */
+void hs_heap_release(void);
 
 #endif /* HS_PLUGIN_H */

@@ -32,13 +32,25 @@ static void take(hs_lock_hold_t *h)
 {
 	slurmctld_lock_t locks = HS_LOCKS_WRITE;
 	lock_slurmctld(locks);
-	h->since = hs_now_ms();
+	h->since = h->unit_since = hs_now_ms();
+}
+
+/* The current unit ends at now. */
+static void unit_end(hs_lock_hold_t *h, double now)
+{
+	double took = now - h->unit_since;
+	if (took > h->unit_max_ms) {
+		h->unit_max_ms = took;
+		h->unit_max_what = h->what;
+	}
+	h->unit_since = now;
 }
 
 static void give_back(hs_lock_hold_t *h)
 {
 	slurmctld_lock_t locks = HS_LOCKS_WRITE;
-	double held = hs_now_ms() - h->since;
+	double now = hs_now_ms(), held = now - h->since;
+	unit_end(h, now);
 	unlock_slurmctld(locks);
 	h->total_ms += held;
 	if (held > h->longest_ms)
@@ -47,8 +59,16 @@ static void give_back(hs_lock_hold_t *h)
 
 void hs_hold_begin(hs_lock_hold_t *h, int max_ms)
 {
-	*h = (hs_lock_hold_t){ .max_ms = max_ms };
+	*h = (hs_lock_hold_t){ .max_ms = max_ms, .what = "start", .unit_max_what = "-" };
 	take(h);
+}
+
+void hs_hold_what(hs_lock_hold_t *h, const char *what)
+{
+	if (!h)
+		return;
+	unit_end(h, hs_now_ms());
+	h->what = what;
 }
 
 void hs_hold_end(hs_lock_hold_t *h)
@@ -58,7 +78,11 @@ void hs_hold_end(hs_lock_hold_t *h)
 
 int hs_hold_yield(hs_lock_hold_t *h)
 {
-	if (!h || h->max_ms <= 0 || hs_now_ms() - h->since < h->max_ms)
+	if (!h)
+		return 0;
+	double now = hs_now_ms();
+	unit_end(h, now);
+	if (h->max_ms <= 0 || now - h->since < h->max_ms)
 		return 0;
 	give_back(h);
 	usleep(HS_YIELD_PAUSE_US);

@@ -51,9 +51,11 @@ static int check_conf(const char *path, hs_sconf_t *c, char *why, size_t len)
 	if (!e) {
 		snprintf(why, len, "%s", err.msg);
 		hs_sconf_free(c);
+		hs_heap_release();
 		return -1;
 	}
 	hs_engine_free(e);
+	hs_heap_release();
 	return r;
 }
 
@@ -84,6 +86,7 @@ static int fallback_conf(const char *ssl, hs_sconf_t *c, const char *why)
 		return -1;
 	}
 	hs_engine_free(e);
+	hs_heap_release();
 	error(HS_LOG_PREFIX "hetsched.conf is bad (%s): keeping the last good configuration "
 	      "from %s until it is fixed", why, path);
 	return 0;
