@@ -194,6 +194,9 @@ run() {
 	wait
 	date +%s.%N >"$d/window_end"
 	grep VmHWM "/proc/$pid/status" | awk '{ print $2 }' >"$d/vmhwm_kb"
+	# where the memory is: per mapping (glibc's per-thread arenas are
+	# anonymous mappings of up to 64 MB each)
+	cp "/proc/$pid/smaps" "$d/slurmctld_smaps" 2>/dev/null
 	squeue -h -r -t PD -o '%i|%r' >"$d/pending_end.txt"
 	squeue -h -r -t R -o '%i %S' >"$d/running_end.txt"
 	cp "$dir/log/slurmctld.log" "$d/slurmctld.log"
