@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cpujobs.c — jobs the rounds do not place, in managed partitions: jobs
- * without GPUs, and GPU jobs whose request shape the rounds do not model
- * (--gpus-per-socket, several GPU entries; hs_job_gpu_shape_ok). With
+/* cpujobs.c — jobs the rounds do not place: in managed partitions, jobs
+ * without GPUs and GPU jobs whose request shape the rounds do not model
+ * (--gpus-per-socket, several GPU entries; hs_job_gpu_shape_ok); every
+ * job of partitions not in Partitions= (hetsched.conf). With
  * Slurm's own scheduler turned off somebody must still start them, so a
  * real cluster keeps working: pending jobs in priority order (then
  * submit time), each tried with select_nodes() on any node of its
@@ -44,13 +45,24 @@ static int cheap_candidate(const job_record_t *job_ptr)
 	       job_ptr->priority != 0 && job_ptr->details;
 }
 
-/* A job the fill starts: managed, and without GPUs or with a GPU shape
- * the rounds do not model; startable now. */
+/* A job the fill starts, startable now: one of a managed partition
+ * without GPUs or with a GPU shape the rounds do not model, or any job of
+ * partitions hetsched does not manage (Partitions=): with Slurm's own
+ * scheduler off nobody else would start it. */
 static int fill_candidate(const hs_sconf_t *conf, job_record_t *job_ptr)
 {
-	return cheap_candidate(job_ptr) && hs_job_managed(conf, job_ptr) &&
-	       !(hs_job_wants_gpus(job_ptr) && hs_job_gpu_shape_ok(job_ptr)) &&
-	       hs_job_startable(job_ptr);
+	if (!cheap_candidate(job_ptr) || !hs_job_startable(job_ptr))
+		return 0;
+	return !hs_job_managed(conf, job_ptr) ||
+	       !(hs_job_wants_gpus(job_ptr) && hs_job_gpu_shape_ok(job_ptr));
+}
+
+/* Why the fill started it (SystemComment). */
+static const char *fill_why(const hs_sconf_t *conf, job_record_t *job_ptr)
+{
+	if (!hs_job_managed(conf, job_ptr))
+		return "partition not managed by hetsched";
+	return hs_job_wants_gpus(job_ptr) ? "GPU shape placed by Slurm" : "no GPUs";
 }
 
 /* The ids of the pending jobs, in one walk of the job list (a list
@@ -99,9 +111,8 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold)
 		if (!job_ptr || !fill_candidate(conf, job_ptr) || !job_independent(job_ptr))
 			continue;
 		attempts++;
-		if (hs_start_in_partitions(conf, job_ptr, NULL,
-					   hs_job_wants_gpus(job_ptr) ? "GPU shape placed by Slurm"
-								      : "no GPUs") == SLURM_SUCCESS)
+		if (hs_start_in_partitions(conf, job_ptr, NULL, fill_why(conf, job_ptr)) ==
+		    SLURM_SUCCESS)
 			started++;
 	}
 	free(c);

@@ -31,13 +31,15 @@ static bitstr_t *type_nodes(const hs_snap_t *s, const char *type)
 	return b;
 }
 
-/* Tries partition p, if it is managed and up: on its nodes of `allowed`
- * (NULL = wherever Slurm likes). */
+/* Tries partition p, if it is up and, for a job of a managed partition,
+ * managed (a job of no managed partition, which only the fill starts, may
+ * use any of its partitions): on its nodes of `allowed` (NULL = wherever
+ * Slurm likes). */
 static int try_partition(const hs_sconf_t *conf, job_record_t *job_ptr, part_record_t *p,
-			 bitstr_t *allowed, const char *why)
+			 bitstr_t *allowed, int managed_job, const char *why)
 {
 	if (!p || !p->node_bitmap || !(p->state_up & PARTITION_SCHED) ||
-	    !hs_sconf_manages(conf, p->name))
+	    (managed_job && !hs_sconf_manages(conf, p->name)))
 		return ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
 	if (!allowed)
 		return hs_start_within(job_ptr, p, NULL, why);
@@ -52,13 +54,14 @@ static int try_partition(const hs_sconf_t *conf, job_record_t *job_ptr, part_rec
 int hs_start_in_partitions(const hs_sconf_t *conf, job_record_t *job_ptr, bitstr_t *allowed,
 			   const char *why)
 {
+	int managed = hs_job_managed(conf, job_ptr);
 	if (!job_ptr->part_ptr_list)
-		return try_partition(conf, job_ptr, job_ptr->part_ptr, allowed, why);
+		return try_partition(conf, job_ptr, job_ptr->part_ptr, allowed, managed, why);
 	int rc = ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE;
 	list_itr_t *it = list_iterator_create(job_ptr->part_ptr_list);
 	part_record_t *p;
 	while ((p = list_next(it))) {
-		rc = try_partition(conf, job_ptr, p, allowed, why);
+		rc = try_partition(conf, job_ptr, p, allowed, managed, why);
 		if (rc == SLURM_SUCCESS || !IS_JOB_PENDING(job_ptr))
 			break;
 	}
