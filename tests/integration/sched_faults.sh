@@ -60,7 +60,7 @@ check "churn: failing jobs FAILED" test "$(final_states $fail | awk '$2 != "FAIL
 # shellcheck disable=SC2086
 check "churn: cancelled jobs CANCELLED" test "$(final_states $cancel | awk '$2 !~ /^CANCELLED/' | wc -l)" = 0
 check "churn: slurmctld alive" scontrol ping
-yields=$(sed -n 's/.*sched\/hetsched: round .* \([0-9]*\) yields;.*/\1/p' "$log" | awk '{ s += $1 } END { print s + 0 }')
+yields=$(sed -n 's/.*sched\/hetsched: round .* \([0-9]*\) yields[;,].*/\1/p' "$log" | awk '{ s += $1 } END { print s + 0 }')
 check "churn: the rounds yielded the locks ($yields times)" test "$yields" -gt 0
 check "churn: rounds saw jobs change under them and kept going" wait_rounds "$F_DIR" 3 30
 
