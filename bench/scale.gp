@@ -6,14 +6,14 @@
 # measure; hetsched only, runs before MaxLockHold have none).
 # gnuplot -e "dat='results.tsv'; out='scale.png'" bench/scale.gp
 # (rows sorted by scheduler, then queue: a line joins consecutive rows;
-# doc/results/scale-live.tsv holds runs 4-6 of doc/scale.md)
+# doc/results/scale-live.tsv holds runs 8-11 of doc/scale.md, scale-live-runs4-6.tsv the older runs)
 set terminal pngcairo size 1100,450 font ",10"
 set output out
 set multiplot layout 1,2
 set logscale y
 set xlabel "pending jobs at the start of the window"
 set offsets graph 0.03, graph 0.03, 0, 0
-set key top left
+set key bottom right
 set grid
 set title "slurmctld locks: per pass (all holds) and longest single hold (ms)"
 plot dat using (strcol(2) eq "hetsched" ? $1 : 1/0):15 with linespoints lw 2 lc rgb "dark-green" title "hetsched longest single hold, p99", \

@@ -25,7 +25,7 @@ dist_doc_DATA += doc/metrics.md
 # sacct/sreport recipes and the timeline picture
 dist_doc_DATA += doc/accounting.md
 # scale: the live large cluster (bench/scale.sh), the solver, the simulator
-EXTRA_DIST += doc/scale.md doc/results/sim-scale.png doc/results/scale-live.png doc/results/scale-live.tsv
+EXTRA_DIST += doc/scale.md doc/results/sim-scale.png doc/results/scale-live.png doc/results/scale-live.tsv doc/results/scale-live-runs4-6.tsv
 # expected start times and the per-job view
 dist_man_MANS += doc/man/hetsched-job.1
 EXTRA_DIST += doc/start-times.md
