@@ -6,7 +6,7 @@
 # pending forever. The fill (cpujobs.c) now starts them in priority
 # order, Slurm placing them on what the rounds left free, and the rounds
 # never preempt them; jobs of the managed partition still go through the
-# rounds. TAP output.
+# rounds; a held array task stays held. TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
 it_begin "sched/hetsched: jobs of partitions it does not manage are started, never preempted"
@@ -46,4 +46,17 @@ wait_gone 60 "$m2"
 scancel "$g"
 check "once its GPU is free, the second job of other gets it" running_within_rounds "$U_DIR" 2 "$w"
 scancel "$c" "$w" "$m1"
+wait_gone 60 "$c" "$w" "$m1"
+
+# what Slurm holds back stays held back for the fill: an array of
+# other with its task 2 held (scontrol hold)
+# (submitted held, task 1 released: no tick can start task 2 first)
+a=$(sbatch --parsable -H -p other -o /dev/null --array=1-2 --wrap 'sleep 300')
+scontrol release "${a}_1"
+check "array task 1 of other runs within two rounds" running_within_rounds "$U_DIR" 2 "${a}_1"
+wait_rounds "$U_DIR" 1 60
+check "the held task 2 stays pending" test "$(job_state "${a}_2")" = PENDING
+scontrol release "${a}_2"
+check "released, task 2 runs" running_within_rounds "$U_DIR" 2 "${a}_2"
+scancel "$a"
 it_done
