@@ -27,7 +27,14 @@ arr=${arr%%;*}
 check "the 4 tasks run" sh -c "for i in \$(seq 90); do [ \$(squeue -h -t R -r -j $arr | wc -l) = 4 ] && exit 0; sleep 1; done; exit 1"
 sleep "${ARR_RUN_S:-8}" # some steps and a checkpoint or two
 dead=k80-1
-victims=$(squeue -h -t R -w "$dead" -o %A | tr '\n' ' ')
+# the rounds may move a task between GPU types (a checkpointed requeue),
+# so the node can be empty for a moment: wait for a task to run there
+victims=""
+for i in $(seq 60); do
+	victims=$(squeue -h -t R -w "$dead" -o %A | tr '\n' ' ')
+	[ -n "$victims" ] && break
+	sleep 1
+done
 echo "dead node $dead, tasks there (unique ids): $victims" | diag
 check "a task runs on $dead" test -n "$victims"
 kill -9 "$(pid_of "$N_DIR" "slurmd-$dead")"
