@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -49,6 +50,7 @@ typedef struct listIterator list_itr_t;
 #include "src/interfaces/power.h"
 #endif
 #include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/licenses.h"
 #include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/reservation.h"
 #include "src/slurmctld/slurmctld.h"
@@ -138,10 +140,37 @@ static inline bool hs_slurmctld_reconf_restart(void)
 #define HS_SELECT_PLUGIN_ID 150
 #endif
 
-/* select_nodes() for a scheduler start (not a test, not at submission);
- * *err_msg may be set (xfree it). 24.11 moved the arguments into a struct. */
+/* The error of a start refused for licenses in use: 22.05 has no code
+ * for it (job_allocate() only leaves the job pending); the nearest one
+ * is used there, the job's reason says Licenses either way. */
+#if HS_SLURM_GE(23, 11)
+#define HS_ESLURM_LICENSES_BUSY ESLURM_LICENSES_UNAVAILABLE
+#else
+#define HS_ESLURM_LICENSES_BUSY ESLURM_INVALID_LICENSES
+#endif
+
+/* Are the job's licenses (-L) free now? select_nodes() does not ask:
+ * its callers do (schedule(), backfill, job_allocate()), each setting
+ * reason Licenses, as this does. Same call in every series. */
+static inline int hs_licenses_free(job_record_t *job_ptr)
+{
+	if (license_job_test(job_ptr, time(NULL), true) == SLURM_SUCCESS)
+		return 1;
+	if (IS_JOB_PENDING(job_ptr) && job_ptr->state_reason != WAIT_LICENSES) {
+		job_ptr->state_reason = WAIT_LICENSES;
+		xfree(job_ptr->state_desc);
+		last_job_update = time(NULL);
+	}
+	return 0;
+}
+
+/* select_nodes() for a scheduler start (not a test, not at submission),
+ * after the license test its callers make; *err_msg may be set (xfree
+ * it). 24.11 moved the arguments into a struct. */
 static inline int hs_select_nodes(job_record_t *job_ptr, char **err_msg)
 {
+	if (!hs_licenses_free(job_ptr))
+		return HS_ESLURM_LICENSES_BUSY;
 #if HS_SLURM_GE(24, 11)
 	job_node_select_t jns = { .job_ptr = job_ptr, .err_msg = err_msg };
 

@@ -245,33 +245,67 @@ static job_record_t *refind_after_yield(const hs_snap_t *s, const hs_plan_job_t 
 	return job_ptr;
 }
 
-/* Returns 1 when Slurm refused the start (not just "GPUs still busy"). */
+/* Were the GPUs of target t all free in the round's snapshot? Only then
+ * can "nodes busy" not mean GPUs this round is still freeing (a victim
+ * checkpointing, completing or being requeued holds them until it is
+ * gone): what the nodes lack is something else the job asks for, held by
+ * jobs that stay (memory, CPUs, a node for --exclusive). */
+static int target_gpus_were_free(const hs_snap_t *s, const hs_target_t *t)
+{
+	if (t->partner || t->nnodes <= 0)
+		return 0; /* packed onto a running partner: its GPUs are held */
+	for (int k = 0; k < t->nnodes; k++) {
+		int n = t->nodes[k].node, nfree = 0;
+		if (n < 0 || n >= s->nnodes || !s->nodes[n].gpu_held)
+			return 0;
+		for (int g = 0; g < s->nodes[n].ngpus; g++)
+			nfree += !s->nodes[n].gpu_held[g];
+		if (nfree < t->nodes[k].gpus)
+			return 0;
+	}
+	return 1;
+}
+
+/* do_start()'s answer for a start that waits for GPUs still being freed. */
+#define HS_START_DEFERRED (-2)
+
+/* SLURM_SUCCESS, HS_START_DEFERRED ("GPUs still busy": retried), or
+ * Slurm's error when it refused the start. */
 static int do_start(hs_engine_t *e, const hs_snap_t *s, const hs_plan_job_t *pj,
 		    job_record_t *job_ptr, time_t now, hs_round_stats_t *st, int packing)
 {
-	int rc;
-	if (!hs_job_startable(job_ptr))
+	int rc, busy_not_gpus = 0;
+	if (!hs_job_startable(job_ptr)) {
 		rc = ESLURM_NODES_BUSY; /* still being cleaned up: retried */
-	else if (job_ptr->priority == 0 || !job_independent(job_ptr))
+	} else if (job_ptr->priority == 0 || !job_independent(job_ptr)) {
 		rc = ESLURM_DEPENDENCY; /* held or not eligible any more */
-	else
+	} else {
 		rc = hs_start_job(job_ptr, &pj->target, packing, pj->reason);
+		busy_not_gpus = (rc == ESLURM_NODES_BUSY || rc == ESLURM_NODE_NOT_AVAIL) &&
+				target_gpus_were_free(s, &pj->target);
+	}
 	/* Refused because the planned nodes cannot hold the job: the plan
 	 * models a job's GPUs, not every part of its request (CPUs or
-	 * memory per GPU beyond one node, a node count to spread over).
+	 * memory per GPU beyond one node, a node count to spread over; now
+	 * taken by jobs without GPUs, or an --exclusive job next to them).
 	 * Ask Slurm to place it on any nodes of the planned GPU type
 	 * (start_type.c), so that the same refusal does not repeat round
 	 * after round. Other refusals (limits, holds, reservations) would
 	 * be refused there too: not retried. */
-	if (rc == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE && !pj->target.partner && pj->type_name &&
-	    IS_JOB_PENDING(job_ptr) && hs_job_startable(job_ptr) &&
+	if ((rc == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE || busy_not_gpus) &&
+	    !pj->target.partner && pj->type_name && IS_JOB_PENDING(job_ptr) &&
+	    hs_job_startable(job_ptr) &&
 	    hs_start_on_type(hs_engine_conf(e), job_ptr, s, pj->type_name, pj->reason) ==
 		    SLURM_SUCCESS)
 		rc = SLURM_SUCCESS;
 	int ok = rc == SLURM_SUCCESS;
+	/* busy for a reason other than GPUs being freed: waiting would
+	 * leave the GPUs idle every round, so it is a refusal */
+	int defer = !ok && !busy_not_gpus &&
+		    (rc == ESLURM_NODES_BUSY || rc == ESLURM_NODE_NOT_AVAIL);
 	if (ok) {
 		st->started++;
-	} else if (rc == ESLURM_NODES_BUSY || rc == ESLURM_NODE_NOT_AVAIL) {
+	} else if (defer) {
 		/* Typically GPUs still held by a job being preempted now:
 		 * retried every tick until the next round. */
 		st->deferred++;
@@ -286,10 +320,9 @@ static int do_start(hs_engine_t *e, const hs_snap_t *s, const hs_plan_job_t *pj,
 		     slurm_strerror(rc), hs_job_reason_string(job_ptr->state_reason));
 	}
 	hs_err_t err;
-	int defer = !ok && (rc == ESLURM_NODES_BUSY || rc == ESLURM_NODE_NOT_AVAIL);
 	if (ok || defer)
 		(void)hs_engine_applied(e, pj, ok, now, 0, &err);
-	return !ok && !defer;
+	return ok ? SLURM_SUCCESS : defer ? HS_START_DEFERRED : rc;
 }
 
 /* What users see: state_desc of pending jobs (squeue's reason),
@@ -324,6 +357,19 @@ static void set_reason(job_record_t *job_ptr, const char *why)
 		xfree(job_ptr->system_comment);
 		job_ptr->system_comment = xstrdup(why);
 	}
+}
+
+/* A planned start Slurm refused: the job's reason says so (not the
+ * plan's "starting on ..."), unless Slurm set a reason of its own. */
+static void set_refused_reason(job_record_t *job_ptr, const hs_plan_t *plan,
+			       const hs_plan_job_t *pj, int rc)
+{
+	char why[192];
+	snprintf(why, sizeof(why),
+		 "hetsched round %ld: Slurm refused the start planned on %s (%s); the next "
+		 "round asks again", plan->round, pj->target.nnodes ? pj->target.nodes[0].name : "?",
+		 slurm_strerror(rc));
+	set_reason(job_ptr, why);
 }
 
 /* The expected start of a job that stays pending (squeue --start,
@@ -371,10 +417,12 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 	 * next job in priority order (refill.c) */
 	int *refused = malloc(((size_t)plan->njobs + 1) * sizeof(int));
 	unsigned char *taken = calloc((size_t)plan->njobs + 1, 1);
+	int *refused_rc = calloc((size_t)plan->njobs + 1, sizeof(int)); /* for 4. */
 	int nrefused = 0;
 	hs_hold_what(hold, "apply: start");
 	for (int i = 0; i < plan->njobs; i++) {
 		const hs_plan_job_t *pj = &plan->jobs[i];
+		int rc;
 		if (pj->op == HS_PLAN_KEEP) {
 			st->kept++;
 			continue;
@@ -386,9 +434,13 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 			continue;
 		if (pj->op == HS_PLAN_RESUME)
 			do_suspend(e, pj, job_ptr, now, RESUME_JOB, st);
-		else if (do_start(e, s, pj, job_ptr, now, st, packing) && refused &&
-			 !pj->target.partner && pj->target.nnodes > 0)
-			refused[nrefused++] = i;
+		else if ((rc = do_start(e, s, pj, job_ptr, now, st, packing)) != SLURM_SUCCESS &&
+			 rc != HS_START_DEFERRED) {
+			if (refused_rc)
+				refused_rc[i] = rc;
+			if (refused && !pj->target.partner && pj->target.nnodes > 0)
+				refused[nrefused++] = i;
+		}
 	}
 	hs_hold_what(hold, "apply: refill");
 	if (refused && taken)
@@ -436,9 +488,13 @@ void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 		job_record_t *job_ptr = find_job_record(plan->jobs[i].id);
 		if (!job_ptr)
 			continue;
-		set_reason(job_ptr, plan->jobs[i].reason);
+		if (refused_rc && refused_rc[i])
+			set_refused_reason(job_ptr, plan, &plan->jobs[i], refused_rc[i]);
+		else
+			set_reason(job_ptr, plan->jobs[i].reason);
 		set_expected_start(job_ptr, plan->jobs[i].expected_start, now);
 	}
+	free(refused_rc);
 	hs_hold_what(hold, "apply: eligibility");
 	for (int i = 0; i < s->njobs; i++) {
 		(void)hs_hold_yield(hold);

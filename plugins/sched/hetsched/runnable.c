@@ -8,6 +8,7 @@
  *                            QOS and association limits (post_select with
  *                            the job's own TRES request: per-user GPU
  *                            limits such as MaxTRESPerUser=gres/gpu=N)
+ *   license_job_test()       licenses (-L) free now (hs_licenses_free)
  *   job_limits_check()       partition limits, per partition
  *   job_test_resv()          reservations: nodes usable now
  *   partition nodes ∩ available nodes ∩ node owner filter ∩ -x ∩ -w
@@ -101,6 +102,8 @@ bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, i
 	if (!job_independent(job_ptr))
 		return NULL;
 	if (!limits_allow(job_ptr))
+		return NULL;
+	if (!hs_licenses_free(job_ptr))
 		return NULL;
 	time_t now = time(NULL);
 	bitstr_t *nodes = NULL;
