@@ -8,6 +8,9 @@
 # Measured (one run each, shared 2-core machine, RoundLength=15):
 #   v100:16:4  (64 GPUs),  3 x 1000: backfill 6.4 s,  hetsched 4.8 s, ratio 0.75
 #   v100:90:4 (360 GPUs),  3 x 1000: backfill 37.2 s, hetsched 9.1 s, ratio 0.24
+#   a100:16:4,v100:16:4,p100:16:4,k80:16:4 (64 nodes, 256 GPUs of 4 types),
+#     3 x 1000: backfill 34.3 s, hetsched 11.5 s, ratio 0.33 (33bffb1,
+#     idle machine, 2026-12-03)
 # (before: one task per array per round, 15 tasks after 150 s on 360 GPUs).
 # Usage (root, from the build dir): bench/arrays_fill.sh [GPUS_SPEC] [TASKS]
 #   GPUS_SPEC as hs-cluster --gpus (default v100:16:4), TASKS default 1000.
