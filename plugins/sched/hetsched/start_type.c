@@ -82,10 +82,13 @@ int hs_start_on_type(const hs_sconf_t *conf, job_record_t *job_ptr, const hs_sna
 	}
 	const char *where = type;
 	/* Never runnable on one type (say --nodes=3 where no type has three
-	 * nodes), or no type given: rather than never run, let Slurm mix
-	 * types, as it would for any job that did not ask for one (a job
-	 * that did is held to it by Slurm itself). */
-	if (rc == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE && IS_JOB_PENDING(job_ptr)) {
+	 * nodes), not now on any node of it (its memory or CPUs held by
+	 * jobs that stay), or no type given: rather than wait while a GPU
+	 * of another type could take it, let Slurm choose among all types,
+	 * as it would for any job that did not ask for one (a job that did
+	 * is held to it by Slurm itself). */
+	if ((rc == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE || rc == ESLURM_NODES_BUSY) &&
+	    IS_JOB_PENDING(job_ptr)) {
 		rc = hs_start_in_partitions(conf, job_ptr, NULL, why);
 		where = "any GPU type's";
 	}
