@@ -32,12 +32,14 @@ if BUILD_PLUGINS
 TESTS += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.sh \
 	tests/integration/sched_refused.sh tests/integration/sched_hetjob.sh \
 	tests/integration/sched_wnodes.sh tests/integration/sched_shapes.sh \
-	tests/integration/sched_unmanaged.sh tests/integration/sched_slurm_resources.sh
+	tests/integration/sched_unmanaged.sh tests/integration/sched_slurm_resources.sh \
+	tests/integration/sched_refused_restart.sh
 endif
 EXTRA_DIST += tests/integration/sched_slurm_limits.sh tests/integration/sched_arrays.sh \
 	tests/integration/sched_refused.sh tests/integration/sched_hetjob.sh \
 	tests/integration/sched_wnodes.sh tests/integration/sched_shapes.sh \
-	tests/integration/sched_unmanaged.sh tests/integration/sched_slurm_resources.sh
+	tests/integration/sched_unmanaged.sh tests/integration/sched_slurm_resources.sh \
+	tests/integration/sched_refused_restart.sh
 # expected start times and the per-job view
 if BUILD_PLUGINS
 TESTS += tests/integration/sched_jobview.sh
