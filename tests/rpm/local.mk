@@ -4,4 +4,5 @@
 # plugins on a local cluster; root only, a command of its own: neither
 # make check nor contrib/test.sh runs it). Both ship in the tarball, so that
 # `rpmbuild -ta hetsched-VERSION.tar.gz` finds the spec.
-EXTRA_DIST += tests/rpm/rpm_smoke.sh rpm/hetsched.spec rpm/hetsched.rpmlintrc rpm/README.md
+EXTRA_DIST += tests/rpm/rpm_smoke.sh rpm/hetsched.spec rpm/hetsched.rpmlintrc rpm/README.md \
+	tests/rpm/el.macros
