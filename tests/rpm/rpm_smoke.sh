@@ -26,7 +26,7 @@
 #   scratch directory for debugging).
 set -u
 HS_SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
-tarball= rpms= prefix=/opt/slurm-26.05.3
+tarball='' rpms='' prefix=/opt/slurm-26.05.3
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--tarball) tarball=$(cd "$(dirname "$2")" && pwd)/$(basename "$2") || exit 2; shift 2 ;;
@@ -66,7 +66,12 @@ finish() {
 trap finish EXIT
 
 [ "$(id -u)" = 0 ] || bail "rpm_smoke.sh runs Slurm daemons: run it as root"
-command -v rpmbuild >/dev/null || bail "no rpmbuild: apt-get install rpm"
+if [ -z "$rpms" ]; then
+	command -v rpmbuild >/dev/null || bail "no rpmbuild: apt-get install rpm"
+	# el.macros turns on find-debuginfo, which strips with eu-strip.
+	command -v eu-strip >/dev/null || bail "no eu-strip: apt-get install elfutils"
+fi
+command -v rpm >/dev/null || bail "no rpm: apt-get install rpm"
 [ -x "$prefix/sbin/slurmctld" ] ||
 	bail "no Slurm in $prefix: contrib/bootstrap.sh --slurm 26.05 --install (or --slurm-prefix DIR)"
 slurmver=$("$prefix/sbin/slurmctld" -V | awk '{ print $2 }')
@@ -235,6 +240,7 @@ check "slurmctld has the packaged sched_hetsched.so and select_hetsched_cons_tre
 check "short rounds configured (hetsched.conf)" it_hetsched_conf "$R_DIR" RoundLength=4 MinRoundInterval=1
 
 # --- a plain GPU job, then the packaged emulator measured by spank_hetsched
+# shellcheck disable=SC2016 # expanded by the job's shell
 j=$(sbatch --parsable -o "$work/job.out" --gres=gpu:1 --wrap 'echo "gpu=$CUDA_VISIBLE_DEVICES"')
 it_wait_jobs 120 "$j"
 check "an sbatch --gres=gpu:1 job COMPLETED (sacct)" test "$(it_sacct "$j" State)" = COMPLETED ||
