@@ -184,8 +184,9 @@ check "hetsched_report.py in /usr/lib/python3.X/site-packages (noarch python3-he
 check "the CLI, the tools and Gavel's data (hetsched)" sh -c \
 	"for f in /usr/bin/hetsched /usr/bin/hetsched-emulator /usr/bin/hetsched-report /usr/bin/hetsched-trace-play /usr/bin/hs-cluster /usr/share/hetsched/gavel/simulation_throughputs.json; do
 		[ \"\$(rpm --root '$root' -qf --qf '%{NAME}' \$f)\" = hetsched ] || exit 1; done"
-check "man pages gzipped in /usr/share/man" sh -c "cd '$root/usr/share/man' &&
-	test -f man1/hetsched-simulate.1.gz -a -f man8/sched_hetsched.8.gz -a -f man3/hetsched_report.3.gz -a -f man5/hetsched.conf.5.gz"
+check "man pages gzipped in /usr/share/man, one for every command" sh -c "cd '$root/usr/share/man' &&
+	test -f man1/hetsched-simulate.1.gz -a -f man8/sched_hetsched.8.gz -a -f man3/hetsched_report.3.gz -a -f man5/hetsched.conf.5.gz &&
+	for b in '$root'/usr/bin/*; do test -f \"man1/\${b##*/}.1.gz\" || { echo \"# no man page for \$b\"; exit 1; }; done"
 check "docs and licences in /usr/share/{doc,licenses}/PACKAGE" sh -c "cd '$root/usr/share' &&
 	test -f doc/slurm-hetsched-plugins/examples/slurm.conf.hetsched -a -f doc/hetsched/README.md &&
 	test -f doc/libhetsched-report-devel/examples/train.c -a -f doc/python3-hetsched/examples/train.py &&
