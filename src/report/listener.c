@@ -203,6 +203,12 @@ void hs_listener_ctl_parse(const void *control, size_t len, double offset, doubl
 	memset(out, 0, sizeof(*out));
 	out->sent = now;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		/* CMSG_FIRSTHDR/NXTHDR only check that a header fits; the
+		 * kernel never writes a cmsg_len past the buffer, but nothing
+		 * after it is read when one does */
+		if (c->cmsg_len > len - (size_t)((const unsigned char *)c -
+						 (const unsigned char *)control))
+			break;
 		if (c->cmsg_level != SOL_SOCKET)
 			continue;
 		if (c->cmsg_type == SCM_CREDENTIALS &&

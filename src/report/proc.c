@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,8 @@ int hs_proc_stat_parse(const char *text, char *state, pid_t *ppid)
 		return -1;
 	errno = 0;
 	pp = strtol(rp + 4, &end, 10);
-	if (errno || end == rp + 4 || *end != ' ' || pp < 0)
+	/* pid_t is an int: a larger number would wrap into another pid */
+	if (errno || end == rp + 4 || *end != ' ' || pp < 0 || pp > INT_MAX)
 		return -1;
 	*state = rp[2];
 	*ppid = (pid_t)pp;
