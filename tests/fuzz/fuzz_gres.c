@@ -70,7 +70,8 @@ static void check_round_trip(const char *type, int shared)
 	size_t pos = 0;
 	int sh = -1;
 
-	snprintf(t, sizeof(t), "%s", type);
+	check(strlen(type) < sizeof(t));
+	memcpy(t, type, strlen(type) + 1);
 	for (char *name = strtok(t, "+"); name; name = strtok(NULL, "+"))
 		pos += (size_t)snprintf(detail + pos, sizeof(detail) - pos, "%sgpu:%s:1(IDX:0)",
 					pos ? "," : "", name);
