@@ -114,7 +114,9 @@ int hs_est_report(hs_est_t *e, uint64_t step, double t)
 		return 0;
 	}
 	rate = current_rate(e);
-	if (rate > 0 && dt > e->p.gap_min_s && dt > e->p.gap_factor * ds / rate) {
+	/* an interval too long to measure (t - base_t overflowed) is a gap
+	 * even before there is a rate: counted, it made a 0 steps/s sample */
+	if (isinf(dt) || (rate > 0 && dt > e->p.gap_min_s && dt > e->p.gap_factor * ds / rate)) {
 		e->excluded_gap++;
 		rebase(e, step, t);
 		return 0;

@@ -97,8 +97,9 @@ int hs_gres_gpu_type(const char *detail, char *type, size_t size, int *shared)
 	qsort(types, (size_t)nt, TLEN, cmp_str);
 	for (int i = 0; i < nt; i++) {
 		size_t l = strlen(types[i]);
+		size_t need = pos + (i ? 1 : 0) + l + 1;   /* '+', name, NUL */
 
-		if (pos + l + (i ? 1 : 0) + 1 > size || pos + l + 1 > TLEN)
+		if (need > size || need > TLEN)
 			return type[0] = '\0', -1;
 		if (i)
 			type[pos++] = '+';

@@ -11,8 +11,9 @@
 
 /* Writes into type (size >= 64) the GPU type(s) of the "gpu" and "shard"
  * entries, sorted, unique, joined by '+', and sets *shared to 1 when any is
- * a shard. Returns 0, or -1 when there is no typed GPU (untyped or no GPU
- * GRES, a malformed string, an invalid type name, or too long). */
+ * a shard. The result is at most 63 bytes whatever size is (it becomes a
+ * record key). Returns 0, or -1 when there is no typed GPU (untyped or no
+ * GPU GRES, a malformed string, an invalid type name, or too long). */
 int hs_gres_gpu_type(const char *detail, char *type, size_t size, int *shared);
 
 #endif /* HS_REPORT_GRES_H */

@@ -28,8 +28,6 @@
 #define FINAL_TRIES 3         /* final publish attempts, ... */
 #define FINAL_PAUSE_S 1       /* ... this many seconds apart, */
 #define FINAL_BUDGET_S 5.0    /* ... no retry starting later than this */
-#define MAX_QUEUE_AGE 60.0    /* a send time older than this (or in the
-                               * future) is a clock step: use the read time */
 #define FOREIGN_BATCH 256     /* foreign datagrams read in one drain() before
                                * the periodic work gets a turn */
 
@@ -193,18 +191,63 @@ static void handle(hs_listener_t *l, const char *buf, ssize_t n, int truncated,
 	}
 }
 
-/* Closes any descriptors a sender passed (SCM_RIGHTS): the control buffer
- * is sized so the kernel has no room to install them, this is the backstop. */
-static void close_passed_fds(struct msghdr *mh)
+/* ---- control messages --------------------------------------------------- */
+
+void hs_listener_ctl_parse(const void *control, size_t len, double offset, double now,
+			   hs_listener_ctl_t *out, void (*passed_fd)(void *arg, int fd),
+			   void *arg)
 {
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+	/* the CMSG_* macros walk a msghdr; they only read through it */
+	struct msghdr mh = { .msg_control = (void *)control, .msg_controllen = len };
+
+	memset(out, 0, sizeof(*out));
+	out->sent = now;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		/* CMSG_FIRSTHDR/NXTHDR only check that a header fits; the
+		 * kernel never writes a cmsg_len past the buffer, but nothing
+		 * after it is read when one does */
+		if (c->cmsg_len > len - (size_t)((const unsigned char *)c -
+						 (const unsigned char *)control))
+			break;
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred cr;
+
+			memcpy(&cr, CMSG_DATA(c), sizeof(cr));
+			out->has_cred = 1;
+			out->pid = cr.pid;
+			out->uid = cr.uid;
+			out->gid = cr.gid;
+		} else if (c->cmsg_type == SCM_TIMESTAMPNS &&
+			   c->cmsg_len == CMSG_LEN(sizeof(struct timespec))) {
+			struct timespec ts;
+			double t;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			t = (double)ts.tv_sec + ts.tv_nsec * 1e-9 - offset;
+			if (t <= now && now - t <= HS_LISTENER_MAX_QUEUE_AGE)
+				out->sent = t;
+		} else if (c->cmsg_type == SCM_RIGHTS) {
+			/* the control buffer is sized so the kernel has no room
+			 * to install passed descriptors; this is the backstop */
 			for (size_t i = 0; CMSG_LEN((i + 1) * sizeof(int)) <= c->cmsg_len; i++) {
 				int fd;
 
 				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-				close(fd);
+				out->passed_fds++;
+				if (passed_fd)
+					passed_fd(arg, fd);
 			}
+		}
+	}
+}
+
+static void close_passed_fd(void *arg, int fd)
+{
+	(void)arg;
+	close(fd);
 }
 
 /* Reads every queued datagram, within the per-second budget. Returns 1
@@ -257,7 +300,8 @@ static int drain(hs_listener_t *l)
 		};
 		struct ucred crbuf;
 		const struct ucred *cr = NULL;
-		double now = mono_now(), sent = now;
+		hs_listener_ctl_t got;
+		double now = mono_now(), sent;
 		ssize_t n;
 
 		if (now - l->sec_start >= 1.0) {
@@ -272,25 +316,15 @@ static int drain(hs_listener_t *l)
 				continue;
 			return 0;  /* EAGAIN, or an error poll will report again */
 		}
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-			if (c->cmsg_level != SOL_SOCKET)
-				continue;
-			if (c->cmsg_type == SCM_CREDENTIALS &&
-			    c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
-				memcpy(&crbuf, CMSG_DATA(c), sizeof(crbuf));
-				cr = &crbuf;
-			} else if (c->cmsg_type == SCM_TIMESTAMPNS &&
-				   c->cmsg_len == CMSG_LEN(sizeof(struct timespec))) {
-				struct timespec ts;
-				double t;
-
-				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-				t = (double)ts.tv_sec + ts.tv_nsec * 1e-9 - offset;
-				if (t <= now && now - t <= MAX_QUEUE_AGE)
-					sent = t;
-			}
+		hs_listener_ctl_parse(mh.msg_control, mh.msg_controllen, offset, now, &got,
+				      close_passed_fd, NULL);
+		if (got.has_cred) {
+			crbuf.pid = got.pid;
+			crbuf.uid = got.uid;
+			crbuf.gid = got.gid;
+			cr = &crbuf;
 		}
-		close_passed_fds(&mh);
+		sent = got.sent;
 		int ours = sender_ok(l, cr, now);
 
 		if (ours) {

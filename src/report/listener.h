@@ -87,6 +87,34 @@ typedef struct hs_listener_cfg {
 
 typedef struct hs_listener hs_listener_t;
 
+/* A send time older than this (s) or in the future is a clock step: the
+ * read time is used instead. */
+#define HS_LISTENER_MAX_QUEUE_AGE 60.0
+
+/* What the kernel attached to one datagram, decoded from its control
+ * buffer by hs_listener_ctl_parse(). */
+typedef struct hs_listener_ctl {
+	int has_cred;                 /* SCM_CREDENTIALS of the right size */
+	pid_t pid;                    /* the sender's, when has_cred */
+	uid_t uid;
+	gid_t gid;
+	double sent;                  /* send time (SCM_TIMESTAMPNS) on the
+	                               * monotonic clock when it is within
+	                               * HS_LISTENER_MAX_QUEUE_AGE before now,
+	                               * else now */
+	unsigned passed_fds;          /* descriptors found in SCM_RIGHTS */
+} hs_listener_ctl_t;
+
+/* Decodes the control buffer [control, control + len) that recvmsg()
+ * filled for one datagram (aligned as a struct cmsghdr), read at monotonic
+ * time now; offset = realtime - monotonic clock. Each descriptor a sender
+ * passed (SCM_RIGHTS) is handed to passed_fd (the listener closes it; may
+ * be NULL). No socket, no clock: the listener thread uses it and
+ * tests/fuzz/fuzz_listener.c fuzzes it. Fills *out whatever the bytes. */
+void hs_listener_ctl_parse(const void *control, size_t len, double offset, double now,
+			   hs_listener_ctl_t *out, void (*passed_fd)(void *arg, int fd),
+			   void *arg);
+
 /* Fills cfg with defaults (no callbacks, proc_root "/proc"). */
 void hs_listener_defaults(hs_listener_cfg_t *cfg);
 

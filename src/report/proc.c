@@ -4,18 +4,37 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+int hs_proc_stat_parse(const char *text, char *state, pid_t *ppid)
+{
+	const char *rp;
+	char *end;
+	long pp;
+
+	/* "pid (comm) S ppid ...": comm may hold spaces and ')', so the
+	 * state follows the last ')'. */
+	rp = strrchr(text, ')');
+	if (!rp || rp[1] != ' ' || !rp[2] || rp[3] != ' ')
+		return -1;
+	errno = 0;
+	pp = strtol(rp + 4, &end, 10);
+	/* pid_t is an int: a larger number would wrap into another pid */
+	if (errno || end == rp + 4 || *end != ' ' || pp < 0 || pp > INT_MAX)
+		return -1;
+	*state = rp[2];
+	*ppid = (pid_t)pp;
+	return 0;
+}
+
 int hs_proc_stat(const char *proc_root, pid_t pid, char *state, pid_t *ppid)
 {
 	char path[256], buf[1024];
-	const char *rp;
-	char *end;
 	ssize_t n;
-	long pp;
 	int fd;
 
 	if (pid <= 0)
@@ -31,18 +50,7 @@ int hs_proc_stat(const char *proc_root, pid_t pid, char *state, pid_t *ppid)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	/* "pid (comm) S ppid ...": comm may hold spaces and ')', so the
-	 * state follows the last ')'. */
-	rp = strrchr(buf, ')');
-	if (!rp || rp[1] != ' ' || !rp[2] || rp[3] != ' ')
-		return -1;
-	errno = 0;
-	pp = strtol(rp + 4, &end, 10);
-	if (errno || end == rp + 4 || *end != ' ' || pp < 0)
-		return -1;
-	*state = rp[2];
-	*ppid = (pid_t)pp;
-	return 0;
+	return hs_proc_stat_parse(buf, state, ppid);
 }
 
 int hs_proc_descends(const char *proc_root, pid_t pid, pid_t ancestor)

@@ -15,6 +15,11 @@
 /* Reads state and parent of pid. Returns 0, or -1 when the process does
  * not exist or its stat file is malformed. */
 int hs_proc_stat(const char *proc_root, pid_t pid, char *state, pid_t *ppid);
+/* The parsing half of hs_proc_stat: the text of a stat file ("pid (comm)
+ * S ppid ...", NUL-terminated; comm is the process's name, which its owner
+ * sets and which may hold spaces and parentheses). Returns 0 and sets
+ * *state and *ppid, or -1 (outputs untouched) when malformed. */
+int hs_proc_stat_parse(const char *text, char *state, pid_t *ppid);
 
 /* 1 when `ancestor` is pid itself or one of its ancestors (within
  * HS_PROC_MAX_DEPTH levels), 0 when not, -1 when pid does not exist. */

@@ -6,9 +6,11 @@
 # report (ASan build) or an aborted property fails it.
 b=${HS_BUILDDIR:-.}
 s=${HS_SRCDIR:-.}
+targets="wire record problem hints gres proc listener estimator"
 n=0 failed=0
-echo 1..3
-for t in wire record problem; do
+set -- $targets
+echo "1..$#"
+for t in $targets; do
 	n=$((n + 1))
 	out=$("$b/tests/fuzz/replay_$t" "$s/tests/fuzz/corpus/$t" 2>&1)
 	rc=$?

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh — builds the libFuzzer targets with clang (ASan + UBSan) and fuzzes
 # each for a while, growing the corpus kept in tests/fuzz/corpus/<target>.
-# The regular unit tests (test_wire, test_record) replay that corpus.
+# `make check` replays that corpus (tests/fuzz/replay.sh).
 #
 # Usage: tests/fuzz/run.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
-#        targets: wire record problem (default: all)
+#        targets: wire record problem hints gres proc listener estimator
+#        (default: all, one after another)
 # Needs clang with libFuzzer (Debian: clang, libclang-rt-14-dev) and json-c.
 # Crashes are written to tests/fuzz/crashes/ and make the script fail.
 set -eu
@@ -13,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-wire record problem}
+targets=${*:-wire record problem hints gres proc listener estimator}
 out=${HS_FUZZ_BUILD:-$top/_build/fuzz}
 CC=${CC_FUZZ:-clang}
 mkdir -p "$out" "$here/crashes"
@@ -28,6 +29,12 @@ for t in $targets; do
 	problem) src="$here/fuzz_problem.c $(cd "$top" && ls src/core/model.c src/core/thrtable.c \
 		src/core/lp.c src/core/alloc_lp.c src/core/problem_json.c src/core/policy*.c |
 		sed "s|^|$top/|" | tr '\n' ' ') -lglpk -lm" ;;
+	hints) src="$here/fuzz_hints.c $top/src/sched/hints.c $top/src/report/hints.c -lm" ;;
+	gres) src="$here/fuzz_gres.c $top/src/report/gres.c" ;;
+	proc) src="$here/fuzz_proc.c $top/src/report/proc.c" ;;
+	listener) src="$here/fuzz_listener.c $(for f in listener proc wire estimator; do
+		printf '%s ' "$top/src/report/$f.c"; done) -lpthread -lm" ;;
+	estimator) src="$here/fuzz_estimator.c $top/src/report/estimator.c -lm" ;;
 	*) echo "run.sh: unknown target $t" >&2; exit 2 ;;
 	esac
 	echo "== fuzz_$t: building" >&2

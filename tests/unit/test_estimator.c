@@ -196,6 +196,21 @@ static void too_fast_and_bad_input(void **state)
 	assert_int_equal(e.p.reset_after, 16);
 }
 
+/* Two finite times whose difference overflows (-1e308 then 1e308) made an
+ * infinite interval: counted, it closed a window at 0 steps/s, an estimate
+ * of 0 (found by tests/fuzz/fuzz_estimator.c). It is a gap now. */
+static void infinite_interval(void **state)
+{
+	hs_est_t e = make(1);
+	(void)state;
+
+	hs_est_report(&e, 0, -1e308);
+	assert_int_equal(hs_est_report(&e, 1, 1e308), 0);
+	assert_int_equal(e.n, 0);
+	assert_int_equal(e.excluded_gap, 1);
+	assert_true(e.win_time == 0);
+}
+
 static void seeded(void **state)
 {
 	hs_est_t e = make(1);
@@ -229,6 +244,7 @@ int main(void)
 		cmocka_unit_test(duplicates_and_lower),
 		cmocka_unit_test(too_fast_and_bad_input),
 		cmocka_unit_test(seeded),
+		cmocka_unit_test(infinite_interval),
 	};
 	return cmocka_run_group_tests_name("estimator", tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report/gres.h"
@@ -56,11 +57,39 @@ static void untyped_or_bad(void **state)
 	assert_int_equal(hs_gres_gpu_type("gpu:k80:1,gpu:v100:1", t, 6, &sh), -1);
 }
 
+/* The joined types fit 64 bytes (a record key, HS_RECORD_GPU_MAX) whatever
+ * the buffer: with a larger one, 48 + '+' + 15 = 64 characters were
+ * returned, the '+' left out of the length check (found by
+ * tests/fuzz/fuzz_gres.c). */
+static void joined_length(void **state)
+{
+	char a[49], b[16], d[256], t[256];
+	int sh;
+	(void)state;
+
+	memset(a, 'a', sizeof(a) - 1);
+	a[sizeof(a) - 1] = '\0';
+	memset(b, 'b', sizeof(b) - 1);
+	b[sizeof(b) - 1] = '\0';
+	snprintf(d, sizeof(d), "gpu:%s:1(IDX:0),gpu:%s:1(IDX:1)", a, b);
+	assert_int_equal(hs_gres_gpu_type(d, t, sizeof(t), &sh), -1);
+	assert_string_equal(t, "");
+	assert_int_equal(hs_gres_gpu_type(d, t, 64, &sh), -1);
+	/* one character less: 63 fit */
+	b[sizeof(b) - 2] = '\0';
+	snprintf(d, sizeof(d), "gpu:%s:1(IDX:0),gpu:%s:1(IDX:1)", a, b);
+	assert_int_equal(hs_gres_gpu_type(d, t, sizeof(t), &sh), 0);
+	assert_int_equal(strlen(t), 63);
+	assert_int_equal(hs_gres_gpu_type(d, t, 64, &sh), 0);
+	assert_int_equal(strlen(t), 63);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(typed),
 		cmocka_unit_test(untyped_or_bad),
+		cmocka_unit_test(joined_length),
 	};
 	return cmocka_run_group_tests_name("gres", tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
  * budget, stop detection of a SIGSTOPped reporter, and the publish
  * callbacks. Assertions on rates compare with the sender's own clock and
  * allow wide margins: they check correctness, not speed. */
+#define _GNU_SOURCE  /* SCM_CREDENTIALS, struct ucred */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -800,9 +801,71 @@ static void silent_job(void **state)
 	pthread_mutex_destroy(&p.mu);
 }
 
+static void count_fd(void *arg, int fd)
+{
+	(void)fd;
+	(*(unsigned *)arg)++;
+}
+
+/* Control-buffer decoding (hs_listener_ctl_parse) on buffers the kernel
+ * never writes: a message whose cmsg_len claims more bytes than the buffer
+ * holds is not read past the buffer's end. The bytes after `len` belong to
+ * the same array here, so reading them is seen as extra descriptors or
+ * credentials rather than as a crash (found by tests/fuzz/fuzz_listener.c,
+ * where ASan saw the read). */
+static void control_bounds(void **state)
+{
+	union {
+		struct cmsghdr align;
+		unsigned char b[256];
+	} m;
+	struct cmsghdr h = { .cmsg_level = SOL_SOCKET };
+	struct ucred cr = { .pid = 42, .uid = 1000, .gid = 100 };
+	size_t off = CMSG_SPACE(sizeof(cr)), len = off + CMSG_SPACE(2 * sizeof(int));
+	hs_listener_ctl_t got;
+	unsigned fds = 0;
+	(void)state;
+
+	memset(m.b, 7, sizeof(m.b));
+	h.cmsg_len = CMSG_LEN(sizeof(cr));
+	h.cmsg_type = SCM_CREDENTIALS;
+	memcpy(m.b, &h, sizeof(h));
+	memcpy(m.b + CMSG_LEN(0), &cr, sizeof(cr));
+	h.cmsg_len = CMSG_LEN(2 * sizeof(int));
+	h.cmsg_type = SCM_RIGHTS;
+	memcpy(m.b + off, &h, sizeof(h));
+	/* well-formed: credentials, then two descriptors */
+	hs_listener_ctl_parse(m.b, len, 0, 100, &got, count_fd, &fds);
+	assert_true(got.has_cred);
+	assert_int_equal(got.pid, 42);
+	assert_int_equal(got.uid, 1000);
+	assert_int_equal(got.gid, 100);
+	assert_int_equal(got.passed_fds, 2);
+	assert_int_equal(fds, 2);
+	assert_true(got.sent == 100);
+	/* SCM_RIGHTS claiming 16 descriptors, 2 in the buffer */
+	h.cmsg_len = CMSG_LEN(16 * sizeof(int));
+	memcpy(m.b + off, &h, sizeof(h));
+	fds = 0;
+	hs_listener_ctl_parse(m.b, len, 0, 100, &got, count_fd, &fds);
+	assert_true(got.has_cred);
+	assert_int_equal(got.passed_fds, 0);
+	assert_int_equal(fds, 0);
+	/* credentials cut short: the header says 28 bytes, 24 are there */
+	hs_listener_ctl_parse(m.b, CMSG_LEN(sizeof(cr)) - 4, 0, 100, &got, count_fd, &fds);
+	assert_false(got.has_cred);
+	/* too short for a header, or empty */
+	hs_listener_ctl_parse(m.b, sizeof(struct cmsghdr) - 1, 0, 100, &got, NULL, NULL);
+	assert_false(got.has_cred);
+	hs_listener_ctl_parse(m.b, 0, 0, 100, &got, NULL, NULL);
+	assert_false(got.has_cred);
+	assert_true(got.sent == 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(control_bounds),
 		cmocka_unit_test(accept_and_estimate),
 		cmocka_unit_test(drops),
 		cmocka_unit_test(final_publish_bounded),

@@ -77,6 +77,37 @@ static void parse_stat(void **state)
 	assert_int_equal(hs_proc_stat(root, -5, &st, &pp), -1);
 }
 
+/* The text parser alone. A parent pid that does not fit in pid_t is
+ * refused, not wrapped: "4294967297" read as 1 (init) made any process
+ * look like a child of init, "2147483648" gave a negative pid (found by
+ * tests/fuzz/fuzz_proc.c). The kernel never writes such a number; a
+ * malformed line must still not yield a wrong ancestor. */
+static void parse_text(void **state)
+{
+	static const char *bad[] = {
+		"1 (a) S 2147483648 1", "1 (a) S 4294967297 1", "1 (a) S 6666666666662 1",
+		"1 (a) S 99999999999999999999 1", "1 (a) S -1 1", "1 (a) S", "1 (a)S 1 1",
+	};
+	char st = '?';
+	pid_t pp = -7;
+	(void)state;
+
+	assert_int_equal(hs_proc_stat_parse("1 (a) S 2147483647 1", &st, &pp), 0);
+	assert_int_equal(st, 'S');
+	assert_int_equal(pp, 2147483647);
+	assert_int_equal(hs_proc_stat_parse("9 (x) T 1) R 77 9", &st, &pp), 0);
+	assert_int_equal(st, 'R');
+	assert_int_equal(pp, 77);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		st = '?';
+		pp = -7;
+		if (hs_proc_stat_parse(bad[i], &st, &pp) == 0)
+			fail_msg("'%s' accepted: state %c, parent %d", bad[i], st, (int)pp);
+		assert_int_equal(st, '?');   /* outputs untouched */
+		assert_int_equal(pp, -7);
+	}
+}
+
 static void ancestry(void **state)
 {
 	char target[600], link[600];
@@ -129,6 +160,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse_stat),
+		cmocka_unit_test(parse_text),
 		cmocka_unit_test(ancestry),
 		cmocka_unit_test(real_processes),
 	};
