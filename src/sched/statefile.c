@@ -40,7 +40,19 @@ int hs_file_write_atomic(const char *path, const char *text, size_t len, int mod
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp) ||
 	    snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
 		return hs_err_set(err, "%s: path too long", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	/* The directory may be writable by others (a StatusFile or
+	 * MetricsFile directory): the temporary file is created exclusively,
+	 * never opened as something planted there. O_NONBLOCK because an
+	 * open of a FIFO for writing waits for a reader (it would block the
+	 * caller, the sched plugin's agent thread); O_EXCL|O_CREAT neither
+	 * opens an existing file nor follows a symlink. A stale name (ours
+	 * from a crash, or planted) is unlinked, which removes the name
+	 * itself, whatever it is, and created once more; if it is planted
+	 * again in between, the write fails rather than blocks. */
+	int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	int fd = open(tmp, flags, mode);
+	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+		fd = open(tmp, flags, mode);
 	if (fd < 0)
 		return hs_err_set(err, "%s: %s", tmp, strerror(errno));
 	if (fchmod(fd, (mode_t)mode) < 0 || write_all(fd, text, len) < 0 || fsync(fd) < 0) {
@@ -60,7 +72,7 @@ int hs_file_write_atomic(const char *path, const char *text, size_t len, int mod
 		return hs_err_set(err, "rename %s: %s", path, strerror(e));
 	}
 	/* Make the rename durable. */
-	int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
 	if (dfd >= 0) {
 		(void)fsync(dfd);
 		close(dfd);
@@ -80,7 +92,9 @@ int hs_file_read_small(const char *path, long max, char **out, size_t *len, hs_e
 {
 	*out = NULL;
 	*len = 0;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO planted at path would block the open until a
+	 * writer comes; it is then refused below as not a regular file */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;

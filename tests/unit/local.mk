@@ -143,6 +143,12 @@ tests_unit_test_sched_parts_SOURCES = tests/unit/test_sched_parts.c
 tests_unit_test_sched_parts_LDADD = $(SCHED_UNIT_LDADD)
 tests_unit_test_sched_parts_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_sched_parts
+# state files against FIFOs and symlinks planted in writable directories
+check_PROGRAMS += tests/unit/test_statefile
+tests_unit_test_statefile_SOURCES = tests/unit/test_statefile.c
+tests_unit_test_statefile_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_statefile_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_statefile
 endif
 TESTS += tests/unit/test_status_cli.sh
 EXTRA_DIST += tests/unit/test_status_cli.sh
