@@ -23,7 +23,9 @@
 #include <unistd.h>
 
 #define PEER_CACHE 8
-#define PEER_TTL 5.0          /* seconds a validated sender stays trusted */
+#define PEER_TTL 5.0          /* seconds a validated sender (pid and start
+                               * time: one process) stays trusted */
+#define START_SLACK 0.05      /* s: start times are whole clock ticks */
 #define LOG_EVERY 10.0        /* seconds between drop summaries */
 #define FINAL_TRIES 3         /* final publish attempts, ... */
 #define FINAL_PAUSE_S 1       /* ... this many seconds apart, */
@@ -33,6 +35,7 @@
 
 typedef struct peer {
 	pid_t pid;
+	unsigned long long start;     /* its start time: the pid's process */
 	double until;
 } peer_t;
 
@@ -50,6 +53,13 @@ struct hs_listener {
 	double sec_start;             /* rate window */
 	unsigned sec_count;
 	double last_pub, last_ckpt_pub, last_log;
+	double last_ack;              /* monotonic time of the last ckpt report */
+	double urgent_start;          /* window of HS_LISTENER_URGENT_MAX */
+	unsigned urgent_used;
+	double boot_offset;           /* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
+	double hz;                    /* clock ticks per second (start times) */
+	/* dirty: the record's content changed (published with the periodic
+	 * publish); ckpt_dirty: a new acknowledgement (urgent) */
 	int dirty, ckpt_dirty, start_pending, first_pending;
 };
 
@@ -98,28 +108,51 @@ void hs_listener_defaults(hs_listener_cfg_t *cfg)
 	cfg->publish_interval = 60;
 	cfg->ckpt_min_interval = 1;
 	cfg->tick = 0.2;
+	cfg->fd = -1;
 	hs_est_defaults(&cfg->est);
 }
 
 /* ---- sender checks ------------------------------------------------------ */
 
-static int peer_ok(hs_listener_t *l, const struct ucred *cr, double now)
+static int is_ancestor(void *arg, pid_t pid, unsigned long long start)
 {
+	hs_listener_t *l = arg;
+
+	if (pid == l->cfg.ancestor)
+		return 1;
+	return l->cfg.ancestor_ok && l->cfg.ancestor_ok(l->cfg.arg, pid, start);
+}
+
+/* Is the sender a process of the job step (of the job, with ancestor_ok)?
+ * Trust is tied to the process, not to its pid: the cache key is the pid
+ * with the process's start time, read from /proc for every datagram, so a
+ * pid reused by a process of another job (of the same user) is checked
+ * anew, and a process that started after the datagram was sent (sent:
+ * monotonic) cannot be its sender. Returns NULL when ok, else why not. */
+static const char *peer_ok(hs_listener_t *l, const struct ucred *cr, double sent, double now)
+{
+	hs_proc_info_t in;
 	int slot = 0;
 
 	if (cr->uid != l->cfg.uid)
-		return 0;
+		return "sender is not the job's user";
+	if (hs_proc_info(l->cfg.proc_root, cr->pid, &in) < 0)
+		return "sender is gone";
+	if ((double)in.start / l->hz - l->boot_offset > sent + START_SLACK)
+		return "sender's pid was reused after it sent";
 	for (int i = 0; i < PEER_CACHE; i++) {
-		if (l->peers[i].pid == cr->pid && l->peers[i].until > now)
-			return 1;
+		if (l->peers[i].pid == cr->pid && l->peers[i].start == in.start &&
+		    l->peers[i].until > now)
+			return NULL;
 		if (l->peers[i].until < l->peers[slot].until)
 			slot = i;
 	}
-	if (hs_proc_descends(l->cfg.proc_root, cr->pid, l->cfg.ancestor) != 1)
-		return 0;
+	if (hs_proc_descends_any(l->cfg.proc_root, cr->pid, is_ancestor, l) != 1)
+		return "sender is not a process of this job step";
 	l->peers[slot].pid = cr->pid;
+	l->peers[slot].start = in.start;
 	l->peers[slot].until = now + PEER_TTL;
-	return 1;
+	return NULL;
 }
 
 /* ---- one datagram ------------------------------------------------------- */
@@ -132,25 +165,37 @@ static void drop(hs_listener_t *l, unsigned long *counter, const char *why)
 }
 
 /* Is the datagram from a process of this job step? Counts the drop when
- * not. now: when the datagram was read. */
-static int sender_ok(hs_listener_t *l, const struct ucred *cr, double now)
+ * not. sent: when it was sent, now: when read (monotonic). */
+static int sender_ok(hs_listener_t *l, const struct ucred *cr, double sent, double now)
 {
+	const char *why;
+
 	l->cnt.received++;
 	if (!cr) {
 		drop(l, &l->cnt.no_creds, "no sender credentials");
 		return 0;
 	}
-	if (!peer_ok(l, cr, now)) {
-		drop(l, &l->cnt.foreign, "sender is not a process of this job step");
+	why = peer_ok(l, cr, sent, now);
+	if (why) {
+		drop(l, &l->cnt.foreign, why);
 		return 0;
 	}
 	return 1;
 }
 
 /* A datagram from the job (sender_ok passed). sent: when it was sent (the
- * estimator's clock, see drain()). */
+ * estimator's clock, see drain()), now: when read.
+ *
+ * Only news marks the record for publishing, and the times stored are
+ * those of the news: a repeated step (data-parallel ranks all report the
+ * same one) or a repeated acknowledgement changes nothing, so it costs no
+ * RPC (each publish is a load and an update of the job by root). A new
+ * checkpoint acknowledgement is urgent (the scheduler waits for it); one
+ * of the same step is urgent only when it comes more than publish_interval
+ * after the previous one (a new checkpoint request at the same step, the
+ * job holding), else it only refreshes ckpt.t with the periodic publish. */
 static void handle(hs_listener_t *l, const char *buf, ssize_t n, int truncated,
-		   const struct ucred *cr, double sent)
+		   const struct ucred *cr, double sent, double now)
 {
 	hs_wire_report_t r;
 	const char *why;
@@ -168,26 +213,34 @@ static void handle(hs_listener_t *l, const char *buf, ssize_t n, int truncated,
 			l->st.n = l->est.n;
 			l->st.new_samples = l->est.new_samples;
 			l->st.sample_t = wall;
+			l->dirty = 1;
 			if (l->est.new_samples == 1)
 				l->first_pending = 1;
 		}
-		if (!l->st.has_step || r.step >= l->st.step) {
+		if (!l->st.has_step || r.step > l->st.step ||
+		    (r.step == l->st.step && (r.has & HS_WIRE_HAS_SAMPLES) &&
+		     (!l->st.has_samples || r.samples != l->st.samples))) {
 			l->st.has_step = 1;
 			l->st.step = r.step;
 			l->st.step_t = wall;
-			if (r.has & HS_WIRE_HAS_SAMPLES) {
-				l->st.has_samples = 1;
-				l->st.samples = r.samples;
-			}
+			l->st.has_samples = (r.has & HS_WIRE_HAS_SAMPLES) != 0;
+			l->st.samples = l->st.has_samples ? r.samples : 0;
+			l->dirty = 1;
 		}
-		l->dirty = 1;
 	}
 	if (r.has & HS_WIRE_HAS_CKPT) {
 		l->cnt.ckpts++;
-		l->st.has_ckpt = 1;
-		l->st.ckpt = r.ckpt;
-		l->st.ckpt_t = wall;
-		l->ckpt_dirty = 1;
+		if (!l->st.has_ckpt || r.ckpt != l->st.ckpt ||
+		    now - l->last_ack > l->cfg.publish_interval) {
+			l->st.has_ckpt = 1;
+			l->st.ckpt = r.ckpt;
+			l->st.ckpt_t = wall;
+			l->ckpt_dirty = 1;
+		} else if (l->st.ckpt_t != wall) {
+			l->st.ckpt_t = wall;
+			l->dirty = 1;
+		}
+		l->last_ack = now;
 	}
 }
 
@@ -276,14 +329,18 @@ static void close_passed_fd(void *arg, int fd)
  * under a flood. */
 static int drain(hs_listener_t *l)
 {
-	struct timespec rt, mt;
+	struct timespec rt, mt, bt;
 	double offset;
 	unsigned foreign = 0;
 
 	/* realtime - monotonic, once per drain so send times keep their order */
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mt);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
 	offset = ((double)rt.tv_sec + rt.tv_nsec * 1e-9) - ((double)mt.tv_sec + mt.tv_nsec * 1e-9);
+	/* process start times count from boot (suspend included) */
+	l->boot_offset = ((double)bt.tv_sec + bt.tv_nsec * 1e-9) -
+			 ((double)mt.tv_sec + mt.tv_nsec * 1e-9);
 	for (;;) {
 		char buf[HS_WIRE_MAX + 1], one;
 		union {
@@ -325,11 +382,11 @@ static int drain(hs_listener_t *l)
 			cr = &crbuf;
 		}
 		sent = got.sent;
-		int ours = sender_ok(l, cr, now);
+		int ours = sender_ok(l, cr, sent, now);
 
 		if (ours) {
 			l->sec_count++;
-			handle(l, buf, n, (mh.msg_flags & MSG_TRUNC) != 0, cr, sent);
+			handle(l, buf, n, (mh.msg_flags & MSG_TRUNC) != 0, cr, sent, now);
 		}
 		/* consume it; no control buffer, so nothing more is installed */
 		while (recv(l->sock, &one, 1, MSG_DONTWAIT) < 0 && errno == EINTR)
@@ -359,10 +416,23 @@ static void log_drops(hs_listener_t *l, double now, int force)
 	l->last_log = now;
 }
 
+/* May an urgent publish run now? At most HS_LISTENER_URGENT_MAX per
+ * publish_interval, attempts counted (a failed one made its RPCs too). */
+static int urgent_allowed(hs_listener_t *l, double now)
+{
+	if (now - l->urgent_start >= l->cfg.publish_interval) {
+		l->urgent_start = now;
+		l->urgent_used = 0;
+	}
+	return l->urgent_used < HS_LISTENER_URGENT_MAX;
+}
+
 static void publish(hs_listener_t *l, hs_publish_why_t why, double now)
 {
 	if (!l->cfg.publish)
 		return;
+	if (why == HS_PUB_CKPT)
+		l->urgent_used++;
 	if (l->cfg.publish(l->cfg.arg, &l->st, why) < 0)
 		return;  /* keep the flags: offered again later */
 	switch (why) {
@@ -387,11 +457,13 @@ static void periodic(hs_listener_t *l, double now)
 		hs_est_stopped(&l->est);
 	if (l->start_pending && now - l->last_pub >= l->cfg.ckpt_min_interval)
 		publish(l, HS_PUB_START, now);
-	if (l->ckpt_dirty && now - l->last_ckpt_pub >= l->cfg.ckpt_min_interval)
+	if (l->ckpt_dirty && now - l->last_ckpt_pub >= l->cfg.ckpt_min_interval &&
+	    urgent_allowed(l, now))
 		publish(l, HS_PUB_CKPT, now);
 	if (l->first_pending && now - l->last_pub >= l->cfg.ckpt_min_interval)
 		publish(l, HS_PUB_FIRST, now);
-	if (l->dirty && now - l->last_pub >= l->cfg.publish_interval)
+	/* an acknowledgement beyond the urgent budget waits for this one */
+	if ((l->dirty || l->ckpt_dirty) && now - l->last_pub >= l->cfg.publish_interval)
 		publish(l, HS_PUB_PERIODIC, now);
 	log_drops(l, now, 0);
 }
@@ -402,7 +474,7 @@ static void *run(void *arg)
 	int throttled = 0;
 
 	l->start_pending = 1;
-	l->last_pub = l->last_ckpt_pub = -1e9;
+	l->last_pub = l->last_ckpt_pub = l->last_ack = l->urgent_start = -1e9;
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = l->stopfd, .events = POLLIN },
@@ -463,6 +535,21 @@ static int make_socket(hs_listener_t *l, char *name, size_t size, hs_err_t *err)
 	int one = 1, rcvbuf = 256 * 1024, n;
 	socklen_t len;
 
+	if (l->cfg.fd >= 0) {
+		/* bound by the caller (a filesystem socket only the job's user
+		 * may write to, see spank_hetsched); only the options here */
+		l->sock = l->cfg.fd;
+		if (name && size)
+			name[0] = '\0';
+		if (setsockopt(l->sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+			return lerr(err, "SO_PASSCRED: %s", strerror(errno));
+		(void)setsockopt(l->sock, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+		l->stamped = setsockopt(l->sock, SOL_SOCKET, SO_TIMESTAMPNS, &one,
+					sizeof(one)) == 0;
+		return 0;
+	}
+	if (!name)
+		return lerr(err, "no buffer for the socket name");
 	if (getrandom(nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
 		return lerr(err, "getrandom: %s", strerror(errno));
 	for (int i = 0; i < 8; i++)
@@ -504,6 +591,8 @@ hs_listener_t *hs_listener_start(const hs_listener_cfg_t *cfg, char *name,
 
 	if (!l) {
 		lerr(err, "out of memory");
+		if (cfg->fd >= 0)
+			close(cfg->fd);
 		return NULL;
 	}
 	l->cfg = *cfg;
@@ -520,6 +609,9 @@ hs_listener_t *hs_listener_start(const hs_listener_cfg_t *cfg, char *name,
 		l->cfg.publish_interval = 60;
 	if (!(l->cfg.ckpt_min_interval >= 0) || !isfinite(l->cfg.ckpt_min_interval))
 		l->cfg.ckpt_min_interval = 1;
+	l->hz = (double)sysconf(_SC_CLK_TCK);
+	if (!(l->hz > 0))
+		l->hz = 100;
 	hs_est_init(&l->est, &l->cfg.est);
 	hs_est_seed(&l->est, l->cfg.seed_sps, l->cfg.seed_n);
 	l->st.ema = l->est.ema;

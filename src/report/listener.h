@@ -68,11 +68,19 @@ typedef struct hs_listener_cfg {
 	const char *name_prefix;      /* e.g. "hetsched.123.0"; a random
 	                               * nonce is appended */
 	uid_t uid;                    /* only this sender uid is accepted */
-	pid_t ancestor;               /* senders must descend from this pid */
+	pid_t ancestor;               /* senders must descend from this pid ... */
+	/* ... or from a process for which this returns non-zero (may be
+	 * NULL): the slurmstepd of another step of the same job on this node
+	 * that shares this listener (start = its start time, see proc.h) */
+	int (*ancestor_ok)(void *arg, pid_t pid, unsigned long long start);
+	int fd;                       /* a bound SOCK_DGRAM socket to listen on
+	                               * (taken over, closed at stop), or -1
+	                               * (default): an abstract socket named
+	                               * name_prefix + nonce */
 	const char *proc_root;        /* "/proc" */
 	unsigned max_rate;            /* datagrams per second (default 1000) */
 	double publish_interval;      /* seconds (default 60) */
-	double ckpt_min_interval;     /* seconds between ckpt publishes (1) */
+	double ckpt_min_interval;     /* seconds between urgent publishes (1) */
 	double tick;                  /* seconds between stop checks (0.2) */
 	hs_est_params_t est;
 	double seed_sps;              /* earlier EMA on this GPU type, 0 = none */
@@ -90,6 +98,13 @@ typedef struct hs_listener hs_listener_t;
 /* A send time older than this (s) or in the future is a clock step: the
  * read time is used instead. */
 #define HS_LISTENER_MAX_QUEUE_AGE 60.0
+
+/* Urgent publishes (a checkpoint acknowledgement, published at once
+ * rather than with the periodic publish) allowed per publish_interval:
+ * a real job acknowledges once per checkpoint request, so this only
+ * bounds what a job that sends acknowledgements in a loop costs root and
+ * slurmctld (two RPCs per publish). */
+#define HS_LISTENER_URGENT_MAX 2
 
 /* What the kernel attached to one datagram, decoded from its control
  * buffer by hs_listener_ctl_parse(). */
@@ -118,9 +133,11 @@ void hs_listener_ctl_parse(const void *control, size_t len, double offset, doubl
 /* Fills cfg with defaults (no callbacks, proc_root "/proc"). */
 void hs_listener_defaults(hs_listener_cfg_t *cfg);
 
-/* Creates the socket and starts the thread. name receives the socket's
- * name as put in HS_REPORT_SOCKET ("@..."), size >= HS_SOCKNAME_MAX.
- * Returns NULL with a message on failure (nothing left behind). */
+/* Creates the socket (or takes cfg->fd) and starts the thread. name
+ * receives the abstract socket's name as put in HS_REPORT_SOCKET ("@..."),
+ * size >= HS_SOCKNAME_MAX; with cfg->fd, name may be NULL and is set to "".
+ * Returns NULL with a message on failure (nothing left behind; cfg->fd is
+ * closed). */
 hs_listener_t *hs_listener_start(const hs_listener_cfg_t *cfg, char *name,
 				 size_t size, hs_err_t *err);
 

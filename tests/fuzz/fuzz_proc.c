@@ -69,6 +69,18 @@ static void check_any_text(const uint8_t *data, size_t size)
 
 	memcpy(text, data, size);
 	text[size] = '\0';
+	{
+		/* the start-time parser accepts a subset, with the same values */
+		hs_proc_info_t in = { .state = '?', .ppid = -7, .start = 7 };
+		char st2 = '?';
+		pid_t pp2 = -7;
+
+		if (hs_proc_info_parse(text, &in) == 0)
+			check(hs_proc_stat_parse(text, &st2, &pp2) == 0 && st2 == in.state &&
+			      pp2 == in.ppid);
+		else
+			check(in.state == '?' && in.ppid == -7 && in.start == 7);
+	}
 	if (hs_proc_stat_parse(text, &st, &pp) < 0) {
 		check(st == '?' && pp == -7);
 		return;

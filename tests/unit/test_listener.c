@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -801,6 +802,209 @@ static void silent_job(void **state)
 	pthread_mutex_destroy(&p.mu);
 }
 
+/* Waits until the START publish happened. */
+static void wait_started(pubs_t *p)
+{
+	for (int started = 0; !started; sleep_s(0.01)) {
+		pthread_mutex_lock(&p->mu);
+		started = p->count[HS_PUB_START] == 1;
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+/* A job repeats the same report (data-parallel ranks, a loop that
+ * re-sends, a hostile job): nothing new, so no publish. Every publish is
+ * two RPCs by root to slurmctld (load + update), so duplicates must not
+ * cause any. (When each duplicate refreshed the report's time, every
+ * publish_interval published a "changed" record.) */
+static void duplicates_publish_nothing(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	(void)state;
+
+	base_cfg(&cfg);
+	cfg.publish_interval = 0.3;
+	l = start(&p, &cfg, name);
+	wait_started(&p);
+	for (double end = now_s() + 2; now_s() < end; sleep_s(0.02))
+		(void)send_raw(name, "hs1 step=5 samples=80", 21);
+	sleep_s(0.5);
+	hs_listener_stop(l, &c, &st);
+	printf("# %lu duplicate reports: %d periodic, %d final publish(es)\n", c.accepted,
+	       p.count[HS_PUB_PERIODIC], p.count[HS_PUB_FINAL]);
+	assert_true(c.accepted >= 20);
+	assert_true(st.step == 5 && st.samples == 80);
+	/* the first report is news, published once; the rest are not */
+	assert_int_equal(p.count[HS_PUB_PERIODIC] + p.count[HS_PUB_FINAL], 1);
+	pthread_mutex_destroy(&p.mu);
+}
+
+/* A job acknowledges the same checkpoint over and over: it is urgent once
+ * (the first acknowledgement, published at once), the repeats are not
+ * (at most merged into the periodic publish). A new checkpoint is urgent
+ * again. (Before, every repeat was published at once, one load and one
+ * update per second for as long as the job kept sending.) */
+static void repeated_ack_urgent_once(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	int ckpt_pubs, urgent = 0;
+	(void)state;
+
+	base_cfg(&cfg);
+	cfg.publish_interval = 30;     /* no periodic publish in this test */
+	cfg.ckpt_min_interval = 0.2;
+	l = start(&p, &cfg, name);
+	wait_started(&p);
+	for (double end = now_s() + 2; now_s() < end; sleep_s(0.02))
+		(void)send_raw(name, "hs1 ckpt=5", 10);
+	pthread_mutex_lock(&p.mu);
+	ckpt_pubs = p.count[HS_PUB_CKPT];
+	pthread_mutex_unlock(&p.mu);
+	/* a new checkpoint: published within a tick or two */
+	assert_int_equal(send_raw(name, "hs1 ckpt=9", 10), 10);
+	for (int i = 0; i < 100 && !urgent; i++) {
+		sleep_s(0.02);
+		pthread_mutex_lock(&p.mu);
+		urgent = p.count[HS_PUB_CKPT] == ckpt_pubs + 1 && p.last.ckpt == 9;
+		pthread_mutex_unlock(&p.mu);
+	}
+	hs_listener_stop(l, &c, &st);
+	printf("# %lu acknowledgements of checkpoint 5: %d urgent publish(es)\n", c.ckpts - 1,
+	       ckpt_pubs);
+	assert_true(c.ckpts >= 20);
+	assert_int_equal(ckpt_pubs, 1);
+	assert_true(urgent);
+	assert_true(st.has_ckpt && st.ckpt == 9);
+	pthread_mutex_destroy(&p.mu);
+}
+
+/* A job acknowledging ever new checkpoints as fast as it can (a hostile
+ * job: a real one acknowledges once per checkpoint request) gets at most
+ * HS_LISTENER_URGENT_MAX urgent publishes per publish_interval; the rest
+ * wait for the periodic publish. */
+static void urgent_publishes_bounded(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX], msg[32];
+	pubs_t p;
+	hs_listener_t *l;
+	int i = 0, pubs;
+	(void)state;
+
+	base_cfg(&cfg);
+	cfg.publish_interval = 30;
+	cfg.ckpt_min_interval = 0.05;
+	l = start(&p, &cfg, name);
+	wait_started(&p);
+	for (double end = now_s() + 1.5; now_s() < end; sleep_s(0.01)) {
+		int n = snprintf(msg, sizeof(msg), "hs1 ckpt=%d", ++i);
+
+		(void)send_raw(name, msg, (size_t)n);
+	}
+	pthread_mutex_lock(&p.mu);
+	pubs = p.count[HS_PUB_CKPT];
+	pthread_mutex_unlock(&p.mu);
+	hs_listener_stop(l, &c, &st);
+	printf("# %d new checkpoints in 1.5 s: %d urgent publish(es)\n", i, pubs);
+	assert_true(i >= 50);
+	assert_true(pubs >= 1 && pubs <= HS_LISTENER_URGENT_MAX);
+	/* nothing is lost: the final publish carries the last one */
+	assert_true(p.last.has_ckpt && p.last.ckpt == st.ckpt);
+	pthread_mutex_destroy(&p.mu);
+}
+
+/* Writes a fake <root>/<pid>/stat: parent ppid, start time start (ticks
+ * since boot), state S. */
+static void fake_stat(const char *root, pid_t pid, pid_t ppid, unsigned long long start)
+{
+	char path[512], text[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d", root, (int)pid);
+	(void)mkdir(path, 0755);
+	snprintf(text, sizeof(text), "%d (proc) S %d 1 1 0 -1 4194560 100 0 0 0 1 1 0 0 20 0 1 0 %llu "
+		 "1000 100 0\n", (int)pid, (int)ppid, start);
+	snprintf(path, sizeof(path), "%s/%d/stat.new", root, (int)pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	{
+		char to[512];
+
+		snprintf(to, sizeof(to), "%s/%d/stat", root, (int)pid);
+		assert_int_equal(rename(path, to), 0);
+	}
+}
+
+/* Ticks since boot now, as /proc/PID/stat counts a start time. */
+static unsigned long long boot_ticks(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (unsigned long long)ts.tv_sec * (unsigned long long)sysconf(_SC_CLK_TCK) +
+	       (unsigned long long)ts.tv_nsec / (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK));
+}
+
+/* Trust is tied to the process, not to its pid. A fake /proc says the
+ * sender (this process, the pid the kernel attaches) descends from the
+ * step's slurmstepd (pid 4242); then the pid is "reused" by a process of
+ * the same user's other job (another start time, not a descendant): its
+ * report is foreign at once, not trusted because the pid was validated
+ * a moment ago. And a process that started after the datagram was sent
+ * cannot have sent it. */
+static void pid_reuse_not_trusted(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX], root[] = "/tmp/hs-fakeproc-XXXXXX", cmd[600];
+	unsigned long long t = boot_ticks();
+	pubs_t p;
+	hs_listener_t *l;
+	(void)state;
+
+	assert_non_null(mkdtemp(root));
+	fake_stat(root, 4242, 1, t > 1000 ? t - 1000 : 0);          /* the slurmstepd */
+	fake_stat(root, getpid(), 4242, t > 500 ? t - 500 : 0);     /* its task */
+	base_cfg(&cfg);
+	cfg.proc_root = root;
+	cfg.ancestor = 4242;
+	l = start(&p, &cfg, name);
+	assert_int_equal(send_raw(name, "hs1 step=1", 10), 10);
+	sleep_s(0.2);
+	/* the pid now belongs to another job's process */
+	fake_stat(root, getpid(), 1, t > 100 ? t - 100 : 0);
+	assert_int_equal(send_raw(name, "hs1 step=2", 10), 10);
+	sleep_s(0.2);
+	/* a descendant again, but one that started 5 s from now: a reused
+	 * pid, the sender of the datagram is gone */
+	fake_stat(root, getpid(), 4242, boot_ticks() + 5 * (unsigned long long)sysconf(_SC_CLK_TCK));
+	assert_int_equal(send_raw(name, "hs1 step=3", 10), 10);
+	sleep_s(0.2);
+	hs_listener_stop(l, &c, &st);
+	printf("# accepted %lu, foreign %lu\n", c.accepted, c.foreign);
+	assert_int_equal(c.accepted, 1);
+	assert_int_equal(c.foreign, 2);
+	assert_true(st.step == 1);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+	pthread_mutex_destroy(&p.mu);
+}
+
 static void count_fd(void *arg, int fd)
 {
 	(void)fd;
@@ -880,6 +1084,10 @@ int main(void)
 		cmocka_unit_test(final_publish_retried),
 		cmocka_unit_test(forked_child_no_exit_wait),
 		cmocka_unit_test(flush_wait),
+		cmocka_unit_test(duplicates_publish_nothing),
+		cmocka_unit_test(repeated_ack_urgent_once),
+		cmocka_unit_test(urgent_publishes_bounded),
+		cmocka_unit_test(pid_reuse_not_trusted),
 	};
 	return cmocka_run_group_tests_name("listener", tests, NULL, NULL);
 }

@@ -108,6 +108,43 @@ static void parse_text(void **state)
 	}
 }
 
+/* The start time (field 22): what ties a pid to one process. */
+static void parse_start(void **state)
+{
+	static const char *bad[] = {
+		"1 (a) S 2 1", "1 (a) S 2 1 1 0 -1 4194560 100 0 0 0 1 1 0 0 20 0 1 0",
+		"1 (a) S 2 1 1 0 -1 4194560 100 0 0 0 1 1 0 0 20 0 1 0 x 5",
+		"1 (a) S 2 1 1 0 -1 4194560 100 0 0 0 1 1 0 0 20 0 1 0  5",
+		"1 (a) S 2 1 1 0 -1 4194560 100 0 0 0 1 1 0 0 20 0 1 0 -5 1",
+		"1 (a) S 2 1 1 0 -1 4194560 100 0 0 0 1 1 0 0 20 0 1 0 99999999999999999999999 1",
+	};
+	hs_proc_info_t in = { 0 };
+	(void)state;
+
+	assert_int_equal(hs_proc_info_parse("7 (a b) c) R 3 1 1 0 -1 4194560 100 0 0 0 1 1 0 0 "
+					    "20 0 1 0 123456 1000 100 0\n", &in), 0);
+	assert_int_equal(in.state, 'R');
+	assert_int_equal(in.ppid, 3);
+	assert_true(in.start == 123456);
+	assert_int_equal(hs_proc_info_parse("7 (a) S 3 1 1 0 -1 4194560 100 0 0 0 1 1 0 0 "
+					    "20 0 1 0 42", &in), 0);
+	assert_true(in.start == 42);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		in.start = 7;
+		if (hs_proc_info_parse(bad[i], &in) == 0)
+			fail_msg("'%s' accepted: start %llu", bad[i], in.start);
+		assert_true(in.start == 7);
+	}
+	/* a real process: started before now, and the same every time */
+	{
+		hs_proc_info_t a, b;
+
+		assert_int_equal(hs_proc_info("/proc", getpid(), &a), 0);
+		assert_int_equal(hs_proc_info("/proc", getpid(), &b), 0);
+		assert_true(a.start == b.start && a.start > 0 && a.ppid == getppid());
+	}
+}
+
 static void ancestry(void **state)
 {
 	char target[600], link[600];
@@ -161,6 +198,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse_stat),
 		cmocka_unit_test(parse_text),
+		cmocka_unit_test(parse_start),
 		cmocka_unit_test(ancestry),
 		cmocka_unit_test(real_processes),
 	};
