@@ -85,7 +85,7 @@ REPORT_UNIT_LDADD = libhetsched_measure.la $(CMOCKA_LIBS) $(JSONC_LIBS) -lpthrea
 REPORT_UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
 REPORT_UNIT_TESTS = tests/unit/test_wire tests/unit/test_estimator \
 	tests/unit/test_record tests/unit/test_gres tests/unit/test_proc \
-	tests/unit/test_listener tests/unit/test_hints
+	tests/unit/test_listener tests/unit/test_hints tests/unit/test_jobdir
 check_PROGRAMS += $(REPORT_UNIT_TESTS)
 TESTS += $(REPORT_UNIT_TESTS)
 tests_unit_test_wire_SOURCES = tests/unit/test_wire.c
@@ -103,6 +103,9 @@ tests_unit_test_gres_CFLAGS = $(REPORT_UNIT_CFLAGS)
 tests_unit_test_proc_SOURCES = tests/unit/test_proc.c
 tests_unit_test_proc_LDADD = $(REPORT_UNIT_LDADD)
 tests_unit_test_proc_CFLAGS = $(REPORT_UNIT_CFLAGS)
+tests_unit_test_jobdir_SOURCES = tests/unit/test_jobdir.c
+tests_unit_test_jobdir_LDADD = $(REPORT_UNIT_LDADD)
+tests_unit_test_jobdir_CFLAGS = $(REPORT_UNIT_CFLAGS)
 tests_unit_test_hints_SOURCES = tests/unit/test_hints.c
 tests_unit_test_hints_LDADD = $(REPORT_UNIT_LDADD)
 tests_unit_test_hints_CFLAGS = $(REPORT_UNIT_CFLAGS)
