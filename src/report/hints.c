@@ -130,6 +130,7 @@ void hs_spank_conf_defaults(hs_spank_conf_t *c)
 	c->ckpt_signal = SIGURG;
 	c->ckpt_hold = 120;
 	c->min_interval_us = 10000;
+	snprintf(c->socket_dir, sizeof(c->socket_dir), "%s", HS_SOCKET_DIR_DEFAULT);
 }
 
 /* Number in [lo, hi], else -1. */
@@ -178,6 +179,9 @@ int hs_spank_conf_parse(hs_spank_conf_t *c, int ac, char **av, char *err, size_t
 			ok = !num(v, 0, 86400, &d) && d == floor(d) && (c->ckpt_hold = (unsigned)d, 1);
 		else if (KEY("min_interval_us"))
 			ok = !num(v, 0, 60000000, &d) && d == floor(d) && (c->min_interval_us = (unsigned)d, 1);
+		else if (KEY("socket_dir"))
+			ok = hs_hint_dir_ok(v) && strlen(v) < sizeof(c->socket_dir) &&
+			     strcmp(v, "/") != 0 && (strcpy(c->socket_dir, v), 1);
 		else if (KEY("ckpt_base"))
 			ok = hs_hint_dir_ok(v) && strlen(v) < sizeof(c->ckpt_base) &&
 			     (strcpy(c->ckpt_base, v), 1);

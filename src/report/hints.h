@@ -32,6 +32,9 @@ int hs_hint_ckpt_signal(const char *s);
 /* Whether a signal number is one of the allowed checkpoint signals. */
 int hs_hint_ckpt_signal_ok(int sig);
 
+#define HS_SOCKET_DIR_MAX 40   /* = HS_JOBDIR_BASE_MAX: socket paths fit sun_path */
+#define HS_SOCKET_DIR_DEFAULT "/run/hetsched"
+
 /* plugstack.conf arguments of spank_hetsched. */
 typedef struct hs_spank_conf {
 	double publish_interval;     /* s, default 60 */
@@ -42,6 +45,9 @@ typedef struct hs_spank_conf {
 	unsigned ckpt_hold;          /* s, default 120 */
 	unsigned min_interval_us;    /* library coalescing, default 10000 */
 	char ckpt_base[HS_HINT_PATH_MAX + 1]; /* "" = $HOME/.hetsched/ckpt */
+	/* where the per-job directories with the report sockets live
+	 * (report/jobdir.h), default HS_SOCKET_DIR_DEFAULT */
+	char socket_dir[HS_SOCKET_DIR_MAX + 1];
 } hs_spank_conf_t;
 
 void hs_spank_conf_defaults(hs_spank_conf_t *c);

@@ -26,7 +26,7 @@
 #define CACHE_NAME "node"
 #define ALIVE_NAME "alive"
 #define OWNER_NAME "listener.lock"
-#define STAGE_PREFIX ".stage."
+#define STAGE_PREFIX ".s"
 #define POLL_NS 10000000L     /* 10 ms between lock or socket polls */
 #define SMALL_FILE_MAX 512
 
@@ -93,27 +93,65 @@ static int open_dir(int at, const char *name, int create, hs_err_t *err)
 	return fd;
 }
 
-static int base_ok(const char *base, hs_err_t *err)
+static int name_char(char c)
 {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '_';
+}
+
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+void hs_jobdir_tag(const char *node, const char *conf, char *tag, size_t size)
+{
+	size_t n = node ? strlen(node) : 0;
+	int plain = n > 0 && n <= 24;
+
+	for (size_t i = 0; plain && i < n; i++)
+		plain = name_char(node[i]);
+	if (plain)
+		snprintf(tag, size, "%s.%08" PRIx32, node, fnv1a(conf));
+	else
+		snprintf(tag, size, "h%08" PRIx32 ".%08" PRIx32, fnv1a(node), fnv1a(conf));
+}
+
+/* The job directory's name, "<job_id>.<tag>", into name (size >= 48). */
+static int job_name(const char *base, uint32_t job_id, const char *tag, char *name, size_t size,
+		    hs_err_t *err)
+{
+	size_t n = tag ? strlen(tag) : 0;
+
 	if (!base || base[0] != '/' || strlen(base) > HS_JOBDIR_BASE_MAX)
 		return jerr(err, "socket directory '%s': not an absolute path of at most %d bytes",
 			    base ? base : "", HS_JOBDIR_BASE_MAX);
+	if (n == 0 || n > HS_JOBDIR_TAG_MAX)
+		return jerr(err, "bad job directory tag");
+	for (size_t i = 0; i < n; i++)
+		if (!name_char(tag[i]) && tag[i] != '.')
+			return jerr(err, "bad job directory tag");
+	snprintf(name, size, "%" PRIu32 ".%s", job_id, tag);
 	return 0;
 }
 
-int hs_jobdir_open(hs_jobdir_t *jd, const char *base, uint32_t job_id, hs_err_t *err)
+int hs_jobdir_open(hs_jobdir_t *jd, const char *base, uint32_t job_id, const char *tag,
+		   hs_err_t *err)
 {
-	char name[16];
+	char name[48];
 	int bfd;
 
 	memset(jd, 0, sizeof(*jd));
 	jd->dfd = jd->alive_fd = jd->owner_fd = -1;
-	if (base_ok(base, err) < 0)
+	if (job_name(base, job_id, tag, name, sizeof(name), err) < 0)
 		return -1;
 	bfd = open_dir(AT_FDCWD, base, 1, err);
 	if (bfd < 0)
 		return -1;
-	snprintf(name, sizeof(name), "%" PRIu32, job_id);
 	jd->dfd = open_dir(bfd, name, 1, err);
 	close(bfd);
 	if (jd->dfd < 0)
@@ -404,19 +442,18 @@ void hs_jobdir_close(hs_jobdir_t *jd)
 
 /* ---- the job's end -------------------------------------------------------- */
 
-int hs_jobdir_remove(const char *base, uint32_t job_id, hs_err_t *err)
+int hs_jobdir_remove(const char *base, uint32_t job_id, const char *tag, hs_err_t *err)
 {
-	char name[16];
+	char name[48];
 	struct dirent *de;
 	DIR *d;
 	int bfd, dfd, rc = 0;
 
-	if (base_ok(base, err) < 0)
+	if (job_name(base, job_id, tag, name, sizeof(name), err) < 0)
 		return -1;
 	bfd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (bfd < 0)
 		return errno == ENOENT ? 0 : jerr(err, "%s: %s", base, strerror(errno));
-	snprintf(name, sizeof(name), "%" PRIu32, job_id);
 	dfd = openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0) {
 		rc = errno == ENOENT ? 0 : jerr(err, "%s/%s: %s", base, name, strerror(errno));

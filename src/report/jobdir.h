@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jobdir.h — the per-job, per-node directory of spank_hetsched
- * (<socket_dir>/<jobid>, default /run/hetsched/<jobid>), owned by root,
- * where the steps of one job on one node meet:
+ * (<socket_dir>/<jobid>.<tag>, default /run/hetsched/<jobid>.<tag>; the
+ * tag names the slurmd, so that several slurmds on one host, as on a test
+ * cluster, never share one), owned by root, where the steps of one job on
+ * one node meet:
  *
  *   alive        every step of the job holds a shared flock on it while it
  *                runs; a step that gets it exclusively is the only one, so
@@ -33,26 +35,34 @@
 
 #include "core/model.h"   /* hs_err_t */
 
-/* Longest base directory accepted: "<base>/<jobid>/.stage.<16 hex>/s"
- * must fit in sun_path (108 bytes). */
-#define HS_JOBDIR_BASE_MAX 64
+/* Longest base directory and tag accepted: the staging name of the socket,
+ * "<base>/<jobid>.<tag>/.s<16 hex>/s", must fit in sun_path (108 bytes). */
+#define HS_JOBDIR_BASE_MAX 40
+#define HS_JOBDIR_TAG_MAX 34
 #define HS_JOBDIR_PATH_MAX 128
 #define HS_JOBDIR_SOCKET "report"
 
 typedef struct hs_jobdir {
 	int dfd;                      /* the job's directory, or -1 */
-	char path[HS_JOBDIR_PATH_MAX];/* "<base>/<jobid>" */
+	char path[HS_JOBDIR_PATH_MAX];/* "<base>/<jobid>.<tag>" */
 	int alive_fd;                 /* "alive", flocked while the step runs */
 	int owner_fd;                 /* "listener.lock" while we own it */
 	ino_t sock_ino;               /* the socket we bound (0: none) */
 	pid_t registered;             /* stepd.<pid> we wrote (0: none) */
 } hs_jobdir_t;
 
-/* Creates (if needed) and opens <base>/<job_id>; base is created when
- * missing (not its parents). Both must be directories owned by this
+/* Writes into tag (size > HS_JOBDIR_TAG_MAX) the tag of a slurmd: its
+ * node name when it is at most 24 characters of [A-Za-z0-9_-], else a
+ * hash of it, then "." and a hash of its configuration path (conf, may be
+ * NULL or ""). */
+void hs_jobdir_tag(const char *node, const char *conf, char *tag, size_t size);
+
+/* Creates (if needed) and opens <base>/<job_id>.<tag>; base is created
+ * when missing (not its parents). Both must be directories owned by this
  * process's effective uid without group or other write permission.
  * Returns 0, or -1 with a message (jd unusable, nothing to close). */
-int hs_jobdir_open(hs_jobdir_t *jd, const char *base, uint32_t job_id, hs_err_t *err);
+int hs_jobdir_open(hs_jobdir_t *jd, const char *base, uint32_t job_id, const char *tag,
+		   hs_err_t *err);
 
 /* Joins the job's steps on this node. Returns 1 when no other step of the
  * job runs here (the cache is stale: it was removed; the caller loads and
@@ -93,8 +103,8 @@ int hs_jobdir_is_stepd(const hs_jobdir_t *jd, pid_t pid, unsigned long long star
  * releases the locks and closes. Safe on a closed or failed jd. */
 void hs_jobdir_close(hs_jobdir_t *jd);
 
-/* Removes <base>/<job_id> and everything in it (the job epilog: no step of
- * the job runs on the node any more). 0 (also when absent), or -1. */
-int hs_jobdir_remove(const char *base, uint32_t job_id, hs_err_t *err);
+/* Removes <base>/<job_id>.<tag> and everything in it (the job epilog: no
+ * step of the job runs on the node any more). 0 (also when absent), or -1. */
+int hs_jobdir_remove(const char *base, uint32_t job_id, const char *tag, hs_err_t *err);
 
 #endif /* HS_REPORT_JOBDIR_H */

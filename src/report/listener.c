@@ -191,9 +191,10 @@ static int sender_ok(hs_listener_t *l, const struct ucred *cr, double sent, doub
  * same one) or a repeated acknowledgement changes nothing, so it costs no
  * RPC (each publish is a load and an update of the job by root). A new
  * checkpoint acknowledgement is urgent (the scheduler waits for it); one
- * of the same step is urgent only when it comes more than publish_interval
- * after the previous one (a new checkpoint request at the same step, the
- * job holding), else it only refreshes ckpt.t with the periodic publish. */
+ * of the same step counts (and is urgent) only when it comes more than
+ * publish_interval after the previous acknowledgement (a new checkpoint
+ * request while the job holds at that step); a repeat sooner is nothing
+ * new. */
 static void handle(hs_listener_t *l, const char *buf, ssize_t n, int truncated,
 		   const struct ucred *cr, double sent, double now)
 {
@@ -236,9 +237,6 @@ static void handle(hs_listener_t *l, const char *buf, ssize_t n, int truncated,
 			l->st.ckpt = r.ckpt;
 			l->st.ckpt_t = wall;
 			l->ckpt_dirty = 1;
-		} else if (l->st.ckpt_t != wall) {
-			l->st.ckpt_t = wall;
-			l->dirty = 1;
 		}
 		l->last_ack = now;
 	}

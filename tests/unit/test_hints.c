@@ -113,6 +113,20 @@ static void conf(void **state)
 	assert_int_equal(c.ckpt_signal, SIGURG);
 	assert_int_equal(c.ckpt_hold, 120);
 	assert_string_equal(c.ckpt_base, "");
+	/* the socket directory: absolute, short enough for sun_path, not / */
+	{
+		char *dirs_good[] = { "socket_dir=/var/run/hs" };
+		char *dirs_bad[] = { "socket_dir=run/hs", "socket_dir=/",
+				     "socket_dir=/0123456789012345678901234567890123456789" };
+
+		hs_spank_conf_defaults(&c);
+		assert_string_equal(c.socket_dir, "/run/hetsched");
+		assert_int_equal(hs_spank_conf_parse(&c, 1, dirs_good, err, sizeof(err)), 0);
+		assert_string_equal(c.socket_dir, "/var/run/hs");
+		hs_spank_conf_defaults(&c);
+		assert_int_equal(hs_spank_conf_parse(&c, 3, dirs_bad, err, sizeof(err)), 3);
+		assert_string_equal(c.socket_dir, "/run/hetsched");
+	}
 }
 
 int main(void)

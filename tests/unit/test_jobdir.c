@@ -67,13 +67,32 @@ static void open_checks(void **state)
 	char p[128];
 	(void)state;
 
-	assert_int_equal(hs_jobdir_open(&jd, "relative/dir", 1, &err), -1);
-	assert_int_equal(hs_jobdir_open(&jd, "/tmp/01234567890123456789012345678901234567890123456789"
-					"012345678901234567890", 1, &err), -1);
+	char tag[HS_JOBDIR_TAG_MAX + 1];
+
+	assert_int_equal(hs_jobdir_open(&jd, "relative/dir", 1, "n1.0", &err), -1);
+	assert_int_equal(hs_jobdir_open(&jd, "/tmp/0123456789012345678901234567890123456789", 1,
+					"n1.0", &err), -1);
+	assert_int_equal(hs_jobdir_open(&jd, base, 1, "../n1", &err), -1);
+	assert_int_equal(hs_jobdir_open(&jd, base, 1, "", &err), -1);
+	/* tags: the node name when short and plain, else a hash; and a hash
+	 * of the configuration path (several clusters on one host) */
+	hs_jobdir_tag("v100-1", "/etc/slurm/slurm.conf", tag, sizeof(tag));
+	assert_int_equal(strncmp(tag, "v100-1.", 7), 0);
+	assert_int_equal(strlen(tag), 15);
+	{
+		char other[HS_JOBDIR_TAG_MAX + 1];
+
+		hs_jobdir_tag("v100-1", "/tmp/c2/slurm.conf", other, sizeof(other));
+		assert_string_not_equal(tag, other);
+		hs_jobdir_tag("../../etc/node-with-a-much-too-long-name", NULL, other, sizeof(other));
+		assert_int_equal(other[0], 'h');
+		assert_null(strchr(other, '/'));
+		assert_true(strlen(other) <= HS_JOBDIR_TAG_MAX);
+	}
 	umask(077);   /* the mode is set, not left to the umask */
-	assert_int_equal(hs_jobdir_open(&jd, base, 42, &err), 0);
+	assert_int_equal(hs_jobdir_open(&jd, base, 42, "n1.0", &err), 0);
 	umask(022);
-	snprintf(p, sizeof(p), "%s/42", base);
+	snprintf(p, sizeof(p), "%s/42.n1.0", base);
 	assert_string_equal(jd.path, p);
 	assert_int_equal(stat(base, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0711);
@@ -83,17 +102,17 @@ static void open_checks(void **state)
 	hs_jobdir_close(&jd);   /* twice is harmless */
 	/* a base others can write into is refused, not used */
 	assert_int_equal(chmod(base, 0777), 0);
-	assert_int_equal(hs_jobdir_open(&jd, base, 42, &err), -1);
+	assert_int_equal(hs_jobdir_open(&jd, base, 42, "n1.0", &err), -1);
 	printf("# %s\n", err.msg);
 	assert_int_equal(chmod(base, 0711), 0);
 	/* a job directory that is a symlink is refused */
-	snprintf(p, sizeof(p), "%s/43", base);
+	snprintf(p, sizeof(p), "%s/43.n1.0", base);
 	assert_int_equal(symlink("/etc", p), 0);
-	assert_int_equal(hs_jobdir_open(&jd, base, 43, &err), -1);
+	assert_int_equal(hs_jobdir_open(&jd, base, 43, "n1.0", &err), -1);
 	assert_int_equal(unlink(p), 0);
-	assert_int_equal(hs_jobdir_remove(base, 42, &err), 0);
+	assert_int_equal(hs_jobdir_remove(base, 42, "n1.0", &err), 0);
 	assert_int_equal(access(jd.path, F_OK), -1);
-	assert_int_equal(hs_jobdir_remove(base, 42, &err), 0);   /* absent: fine */
+	assert_int_equal(hs_jobdir_remove(base, 42, "n1.0", &err), 0);   /* absent: fine */
 }
 
 /* The first step of the job on the node loads and caches; steps that
@@ -106,31 +125,31 @@ static void join_and_cache(void **state)
 	char buf[64];
 	(void)state;
 
-	assert_int_equal(hs_jobdir_open(&a, base, 7, &err), 0);
+	assert_int_equal(hs_jobdir_open(&a, base, 7, "n1.0", &err), 0);
 	assert_int_equal(hs_jobdir_join(&a, 1, &err), 1);
 	assert_int_equal(hs_jobdir_cache_read(&a, buf, sizeof(buf)), 0);
 	assert_int_equal(hs_jobdir_cache_write(&a, "hs1 gpu=v100 shared=0 rc=0\n", &err), 0);
 	/* b waits while a (first) loads: gives up after 0.2 s, unlocked */
-	assert_int_equal(hs_jobdir_open(&b, base, 7, &err), 0);
+	assert_int_equal(hs_jobdir_open(&b, base, 7, "n1.0", &err), 0);
 	assert_int_equal(hs_jobdir_join(&b, 0.2, &err), 0);
 	hs_jobdir_close(&b);
 	hs_jobdir_joined(&a);
-	assert_int_equal(hs_jobdir_open(&b, base, 7, &err), 0);
+	assert_int_equal(hs_jobdir_open(&b, base, 7, "n1.0", &err), 0);
 	assert_int_equal(hs_jobdir_join(&b, 1, &err), 0);
 	assert_int_equal(hs_jobdir_cache_read(&b, buf, sizeof(buf)), 1);
 	assert_string_equal(buf, "hs1 gpu=v100 shared=0 rc=0\n");
 	hs_jobdir_close(&a);
 	/* b still runs: c joins it */
-	assert_int_equal(hs_jobdir_open(&c, base, 7, &err), 0);
+	assert_int_equal(hs_jobdir_open(&c, base, 7, "n1.0", &err), 0);
 	assert_int_equal(hs_jobdir_join(&c, 1, &err), 0);
 	hs_jobdir_close(&c);
 	hs_jobdir_close(&b);
 	/* nobody runs: first again, the stale cache is gone */
-	assert_int_equal(hs_jobdir_open(&c, base, 7, &err), 0);
+	assert_int_equal(hs_jobdir_open(&c, base, 7, "n1.0", &err), 0);
 	assert_int_equal(hs_jobdir_join(&c, 1, &err), 1);
 	assert_int_equal(hs_jobdir_cache_read(&c, buf, sizeof(buf)), 0);
 	hs_jobdir_close(&c);
-	assert_int_equal(hs_jobdir_remove(base, 7, &err), 0);
+	assert_int_equal(hs_jobdir_remove(base, 7, "n1.0", &err), 0);
 }
 
 /* One listener per job per node: the first claim wins until its step
@@ -143,8 +162,8 @@ static void claim_and_register(void **state)
 	int fd;
 	(void)state;
 
-	assert_int_equal(hs_jobdir_open(&a, base, 8, &err), 0);
-	assert_int_equal(hs_jobdir_open(&b, base, 8, &err), 0);
+	assert_int_equal(hs_jobdir_open(&a, base, 8, "n1.0", &err), 0);
+	assert_int_equal(hs_jobdir_open(&b, base, 8, "n1.0", &err), 0);
 	assert_int_equal(hs_jobdir_claim(&a, &err), 1);
 	assert_int_equal(hs_jobdir_claim(&b, &err), 0);
 	assert_int_equal(hs_jobdir_wait_socket(&b, 0.05, path, sizeof(path)), -1);
@@ -159,10 +178,10 @@ static void claim_and_register(void **state)
 	close(fd);
 	hs_jobdir_close(&a);
 	assert_int_equal(access(path, F_OK), -1);          /* the socket went with it */
-	assert_int_equal(hs_jobdir_open(&b, base, 8, &err), 0);
+	assert_int_equal(hs_jobdir_open(&b, base, 8, "n1.0", &err), 0);
 	assert_int_equal(hs_jobdir_claim(&b, &err), 1);    /* free again */
 	hs_jobdir_close(&b);
-	assert_int_equal(hs_jobdir_remove(base, 8, &err), 0);
+	assert_int_equal(hs_jobdir_remove(base, 8, "n1.0", &err), 0);
 }
 
 /* As uid, sends n datagrams to path (blocking sends, as a flooder would);
@@ -238,7 +257,7 @@ static void other_users_refused(void **state)
 
 	if (geteuid() != 0)
 		skip();   /* needs root to be three users */
-	assert_int_equal(hs_jobdir_open(&jd, base, 9, &err), 0);
+	assert_int_equal(hs_jobdir_open(&jd, base, 9, "n1.0", &err), 0);
 	assert_int_equal(hs_jobdir_claim(&jd, &err), 1);
 	assert_int_equal(hs_jobdir_bind(&jd, JOB_UID, JOB_UID, &fd, path, sizeof(path), &err), 0);
 	assert_int_equal(lstat(path, &st), 0);
@@ -266,7 +285,7 @@ static void other_users_refused(void **state)
 	assert_int_equal(c.accepted, 1);
 	assert_int_equal(s.ckpt_pubs, 1);
 	hs_jobdir_close(&jd);
-	assert_int_equal(hs_jobdir_remove(base, 9, &err), 0);
+	assert_int_equal(hs_jobdir_remove(base, 9, "n1.0", &err), 0);
 	pthread_mutex_destroy(&s.mu);
 }
 
@@ -327,7 +346,7 @@ static void shared_listener(void **state)
 	assert_true(stranger >= 0);
 	if (stranger == 0)
 		stepd_body(go2[0]);
-	assert_int_equal(hs_jobdir_open(&owner, base, 10, &err), 0);
+	assert_int_equal(hs_jobdir_open(&owner, base, 10, "n1.0", &err), 0);
 	assert_int_equal(hs_jobdir_claim(&owner, &err), 1);
 	assert_int_equal(hs_jobdir_bind(&owner, getuid(), getgid(), &fd, path, sizeof(path), &err), 0);
 	hs_listener_defaults(&cfg);
@@ -340,7 +359,7 @@ static void shared_listener(void **state)
 	l = hs_listener_start(&cfg, NULL, 0, &err);
 	assert_non_null(l);
 	/* the second step: claims in vain, registers its slurmstepd */
-	assert_int_equal(hs_jobdir_open(&second, base, 10, &err), 0);
+	assert_int_equal(hs_jobdir_open(&second, base, 10, "n1.0", &err), 0);
 	assert_int_equal(hs_jobdir_claim(&second, &err), 0);
 	assert_int_equal(hs_jobdir_wait_socket(&second, 1, path2, sizeof(path2)), 0);
 	assert_string_equal(path, path2);
@@ -360,7 +379,7 @@ static void shared_listener(void **state)
 	assert_true(fin.has_step && fin.step == 11);
 	hs_jobdir_close(&second);
 	hs_jobdir_close(&owner);
-	assert_int_equal(hs_jobdir_remove(base, 10, &err), 0);
+	assert_int_equal(hs_jobdir_remove(base, 10, "n1.0", &err), 0);
 	close(go[0]);
 	close(go[1]);
 	close(go2[0]);

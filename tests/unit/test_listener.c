@@ -888,6 +888,44 @@ static void repeated_ack_urgent_once(void **state)
 	pthread_mutex_destroy(&p.mu);
 }
 
+/* The same checkpoint step acknowledged again after a quiet
+ * publish_interval: a new checkpoint request while the job held at that
+ * step. The scheduler waits for a fresh ckpt.t: urgent again. */
+static void reack_after_quiet(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	int pubs = 0;
+	int64_t t1;
+	(void)state;
+
+	base_cfg(&cfg);
+	cfg.publish_interval = 0.5;
+	cfg.ckpt_min_interval = 0.1;
+	l = start(&p, &cfg, name);
+	wait_started(&p);
+	assert_int_equal(send_raw(name, "hs1 ckpt=5", 10), 10);
+	sleep_s(1.2);   /* quiet for more than publish_interval; ckpt.t moves */
+	pthread_mutex_lock(&p.mu);
+	t1 = p.last.ckpt_t;
+	pthread_mutex_unlock(&p.mu);
+	assert_int_equal(send_raw(name, "hs1 ckpt=5", 10), 10);
+	for (int i = 0; i < 50 && pubs < 2; i++) {
+		sleep_s(0.02);
+		pthread_mutex_lock(&p.mu);
+		pubs = p.count[HS_PUB_CKPT];
+		pthread_mutex_unlock(&p.mu);
+	}
+	hs_listener_stop(l, &c, &st);
+	assert_int_equal(pubs, 2);
+	assert_true(st.ckpt_t > t1);
+	pthread_mutex_destroy(&p.mu);
+}
+
 /* A job acknowledging ever new checkpoints as fast as it can (a hostile
  * job: a real one acknowledges once per checkpoint request) gets at most
  * HS_LISTENER_URGENT_MAX urgent publishes per publish_interval; the rest
@@ -1086,6 +1124,7 @@ int main(void)
 		cmocka_unit_test(flush_wait),
 		cmocka_unit_test(duplicates_publish_nothing),
 		cmocka_unit_test(repeated_ack_urgent_once),
+		cmocka_unit_test(reack_after_quiet),
 		cmocka_unit_test(urgent_publishes_bounded),
 		cmocka_unit_test(pid_reuse_not_trusted),
 	};

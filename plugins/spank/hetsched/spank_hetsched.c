@@ -8,8 +8,12 @@
  *    the job's spank_job_env, which slurmctld (the sched plugin) reads;
  *  - slurmstepd: tells the tasks their GPU type, checkpoint directory and
  *    signal and where to report (HS_* environment); on the step's node 0
- *    runs the report listener thread (src/report/listener.h), whose
- *    estimates reach slurmctld in the job's AdminComment;
+ *    the job's report listener thread (src/report/listener.h) serves it,
+ *    whose estimates reach slurmctld in the job's AdminComment. One
+ *    listener per job per node, the first step's; the steps of the job on
+ *    a node meet in a directory of root's (src/report/jobdir.h), where the
+ *    first one also leaves what it loaded from slurmctld for the others;
+ *  - job epilog (slurmd): removes that directory;
  *  - every context: logs that it is loaded.
  * A plugin instance serves one process (one sbatch, one step), so its
  * state is file-static, as SPANK plugins' state must be.
@@ -27,7 +31,9 @@
 #include <unistd.h>
 
 #include "report/hints.h"
+#include "report/jobdir.h"
 #include "report/listener.h"
+#include "report/proc.h"
 #include "spank_job.h"
 
 SPANK_PLUGIN(hetsched, 1);
@@ -40,9 +46,16 @@ static char opt_steps[24];
 static char opt_ckpt_dir[HS_HINT_PATH_MAX + 1];
 static int opt_ckpt, opt_no_preempt;
 
+/* Seconds a starting step waits for the first step of the job on this
+ * node to load the job (one slurm_load_job, bounded by MessageTimeout),
+ * and for that step's listener socket. */
+#define JOIN_WAIT_S 15.0
+#define SOCKET_WAIT_S 5.0
+
 /* The step (remote context). */
 static hs_spank_job_t job;
 static hs_listener_t *listener;
+static hs_jobdir_t jobdir = { .dfd = -1, .alive_fd = -1, .owner_fd = -1 };
 static uint32_t tasks_left;    /* local tasks not yet exited (remote context) */
 static uint32_t step_id;
 static char step_name[16];     /* "batch", "extern", "interactive" or the id */
@@ -217,17 +230,26 @@ static void listener_log(void *arg, int err, const char *msg)
 		slurm_info("spank/hetsched: job %u step %s: %s", job.job_id, step_name, msg);
 }
 
-static void start_listener(spank_t sp, uid_t uid)
+/* The listener's sender check: a process of another step of the job that
+ * reports through this listener descends from that step's slurmstepd,
+ * registered in the job's directory (arg is the publish callback's). */
+static int other_stepd(void *arg, pid_t pid, unsigned long long start)
+{
+	(void)arg;
+	return hs_jobdir_is_stepd(&jobdir, pid, start);
+}
+
+/* Starts the job's listener on fd, the socket bound at path. */
+static void start_listener(spank_t sp, uid_t uid, int fd, const char *path)
 {
 	hs_listener_cfg_t cfg;
-	char prefix[64], name[HS_SOCKNAME_MAX];
 	hs_err_t err;
 
 	hs_listener_defaults(&cfg);
-	snprintf(prefix, sizeof(prefix), "hetsched.%u.%s", job.job_id, step_name);
-	cfg.name_prefix = prefix;
+	cfg.fd = fd;
 	cfg.uid = uid;
 	cfg.ancestor = getpid();       /* slurmstepd: the tasks descend from it */
+	cfg.ancestor_ok = other_stepd; /* ... or from another step's */
 	cfg.max_rate = conf.max_rate;
 	cfg.publish_interval = conf.publish_interval;
 	cfg.est.window_s = conf.window;
@@ -237,16 +259,105 @@ static void start_listener(spank_t sp, uid_t uid)
 	cfg.publish = hs_spank_job_publish;
 	cfg.log = listener_log;
 	cfg.arg = &job;
-	listener = hs_listener_start(&cfg, name, sizeof(name), &err);
+	listener = hs_listener_start(&cfg, NULL, 0, &err);
 	if (!listener) {
 		slurm_error("spank/hetsched: job %u step %s: no report listener: %s",
 			    job.job_id, step_name, err.msg);
 		return;
 	}
-	task_env(sp, "HS_REPORT_SOCKET", name);
+	task_env(sp, "HS_REPORT_SOCKET", path);
 	task_env_num(sp, "HS_REPORT_MIN_INTERVAL_US", conf.min_interval_us);
 	if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &tasks_left) != ESPANK_SUCCESS)
 		tasks_left = 0;   /* unknown: the listener stops in slurm_spank_exit */
+}
+
+/* What the step needs to know of its job (GPU type here, restart count):
+ * from the job's directory when another step of the job on this node
+ * already loaded it, else one SHOW_DETAIL load, left there for the next
+ * steps. A job that starts many steps on a node (srun --overlap) thus
+ * costs slurmctld one detail load per node, not one per step and node.
+ * Returns 0, or -1 when the job could not be loaded. */
+static int job_facts(void)
+{
+	char text[256];
+	hs_err_t err;
+	int first = -1, rc;
+
+	char tag[HS_JOBDIR_TAG_MAX + 1];
+
+	/* slurmd sets both in its environment, which slurmstepd inherits
+	 * (not the job's environment: the user cannot choose them) */
+	hs_jobdir_tag(getenv("SLURMD_NODENAME"), getenv("SLURM_CONF"), tag, sizeof(tag));
+	if (hs_jobdir_open(&jobdir, conf.socket_dir, job.job_id, tag, &err) < 0)
+		slurm_error("spank/hetsched: job %u step %s: %s; reporting is off",
+			    job.job_id, step_name, err.msg);
+	else if ((first = hs_jobdir_join(&jobdir, JOIN_WAIT_S, &err)) < 0)
+		slurm_error("spank/hetsched: job %u step %s: %s", job.job_id, step_name, err.msg);
+	if (first == 0 && hs_jobdir_cache_read(&jobdir, text, sizeof(text)) &&
+	    hs_spank_job_cache_parse(&job, text) == 0) {
+		slurm_debug("spank/hetsched: job %u step %s: job facts from the step cache",
+			    job.job_id, step_name);
+		rc = 0;
+	} else {
+		rc = hs_spank_job_load(&job);
+		if (rc == 0 && jobdir.dfd >= 0 &&
+		    (hs_spank_job_cache_format(&job, text, sizeof(text)) < 0 ||
+		     hs_jobdir_cache_write(&jobdir, text, &err) < 0))
+			slurm_error("spank/hetsched: job %u: cannot cache the job's facts: %s",
+				    job.job_id, err.msg);
+	}
+	if (first == 1)
+		hs_jobdir_joined(&jobdir);
+	return rc;
+}
+
+/* Node 0 of a step with a GPU: the tasks report to the job's listener on
+ * this node, started by this step if none runs yet (one per job per node:
+ * a job starting many steps gets one listener thread, one socket and one
+ * stream of RPCs per node, not one per step). Otherwise this step's
+ * slurmstepd is registered so that the running listener accepts its
+ * processes. The socket is the user's alone (jobdir.h). */
+static void report_setup(spank_t sp, uid_t uid, gid_t gid)
+{
+	char path[HS_JOBDIR_PATH_MAX];
+	hs_proc_info_t self;
+	hs_err_t err;
+	int claim, fd;
+
+	if (jobdir.dfd < 0)
+		return;   /* said in job_facts() */
+	claim = hs_jobdir_claim(&jobdir, &err);
+	if (claim < 0) {
+		slurm_error("spank/hetsched: job %u step %s: %s; reporting is off",
+			    job.job_id, step_name, err.msg);
+		return;
+	}
+	if (claim == 0) {
+		if (hs_proc_info("/proc", getpid(), &self) < 0 ||
+		    hs_jobdir_register(&jobdir, getpid(), self.start, &err) < 0) {
+			slurm_error("spank/hetsched: job %u step %s: cannot join the job's "
+				    "listener: %s", job.job_id, step_name, err.msg);
+			return;
+		}
+		if (hs_jobdir_wait_socket(&jobdir, SOCKET_WAIT_S, path, sizeof(path)) < 0) {
+			slurm_error("spank/hetsched: job %u step %s: the job's listener on %s "
+				    "has no socket; reporting is off", job.job_id, step_name, job.node);
+			return;
+		}
+		slurm_info("spank/hetsched: job %u step %s: reports go to the job's listener "
+			   "on this node", job.job_id, step_name);
+		task_env(sp, "HS_REPORT_SOCKET", path);
+		task_env_num(sp, "HS_REPORT_MIN_INTERVAL_US", conf.min_interval_us);
+		return;
+	}
+	if (!job.seeded)
+		(void)hs_spank_job_seed(&job);   /* the facts came from the cache */
+	if (hs_jobdir_bind(&jobdir, uid, gid, &fd, path, sizeof(path), &err) < 0) {
+		slurm_error("spank/hetsched: job %u step %s: no report socket: %s",
+			    job.job_id, step_name, err.msg);
+		return;
+	}
+	start_listener(sp, uid, fd, path);
 }
 
 static void step_setup(spank_t sp)
@@ -260,13 +371,15 @@ static void step_setup(spank_t sp)
 	const char *node = getenv("SLURMD_NODENAME");  /* slurmstepd sets it */
 	uint32_t nodeid = 0, rc = 0;
 	uid_t uid;
+	gid_t gid;
 
 	/* Nothing inherited from a submitting job may leak into this one. */
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
 		task_env(sp, ours[i], NULL);
 	if (spank_get_item(sp, S_JOB_ID, &job.job_id) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {
+	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
 		slurm_error("spank/hetsched: cannot identify the job step; reporting is off");
 		return;
 	}
@@ -300,7 +413,7 @@ static void step_setup(spank_t sp)
 			slurm_error("spank/hetsched: job %u: no usable checkpoint directory "
 				    "(set --hs-ckpt-dir or ckpt_base)", job.job_id);
 	}
-	if (hs_spank_job_load(&job) < 0) {
+	if (job_facts() < 0) {
 		task_env_num(sp, "HS_RESTART_COUNT", job.restart_count);
 		return;
 	}
@@ -315,7 +428,7 @@ static void step_setup(spank_t sp)
 	/* Data-parallel ranks advance together: node 0 speaks. The extern
 	 * step runs no training. */
 	if (nodeid == 0 && step_id != SLURM_EXTERN_CONT)
-		start_listener(sp, uid);
+		report_setup(sp, uid, gid);
 }
 
 /* ---- callbacks ---------------------------------------------------------- */
@@ -411,5 +524,28 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)ac;
 	(void)av;
 	stop_listener();   /* unless the last task's exit did */
+	/* our registration or our socket and listener claim, our share of
+	 * the job's directory */
+	hs_jobdir_close(&jobdir);
+	return ESPANK_SUCCESS;
+}
+
+/* The job's end on this node (slurmd runs it as root after every step of
+ * the job here has ended): the job's directory goes. */
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+	char tag[HS_JOBDIR_TAG_MAX + 1];
+	uint32_t id;
+	hs_err_t err;
+
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_JOB_SCRIPT ||
+	    spank_get_item(sp, S_JOB_ID, &id) != ESPANK_SUCCESS)
+		return ESPANK_SUCCESS;
+	/* the epilog's environment, set by slurmd: the same two values */
+	hs_jobdir_tag(getenv("SLURMD_NODENAME"), getenv("SLURM_CONF"), tag, sizeof(tag));
+	if (hs_jobdir_remove(conf.socket_dir, id, tag, &err) < 0)
+		slurm_error("spank/hetsched: job %u: %s", id, err.msg);
 	return ESPANK_SUCCESS;
 }

@@ -53,6 +53,72 @@ static void set_seed(hs_spank_job_t *j, const char *admin_comment)
 	}
 }
 
+/* Sets gpu, key and shared from a GPU type string of the allocation. */
+static void set_gpu(hs_spank_job_t *j, const char *gres_detail)
+{
+	j->gpu[0] = j->key[0] = '\0';
+	j->shared = 0;
+	if (gres_detail && hs_gres_gpu_type(gres_detail, j->gpu, sizeof(j->gpu), &j->shared) == 0) {
+		size_t n = strlen(j->gpu);
+
+		/* the key is the type, with ":shared" for a shard of a GPU */
+		if (n + (j->shared ? 7 : 0) < sizeof(j->key)) {
+			memcpy(j->key, j->gpu, n + 1);
+			if (j->shared)
+				memcpy(j->key + n, ":shared", 8);
+		}
+		if (!hs_record_gpu_valid(j->key))
+			j->gpu[0] = j->key[0] = '\0';
+	}
+}
+
+int hs_spank_job_cache_format(const hs_spank_job_t *j, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "hs1 rc=%u shared=%d gpu=%s\n", j->restart_count,
+			 j->shared ? 1 : 0, j->gpu);
+
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+int hs_spank_job_cache_parse(hs_spank_job_t *j, const char *text)
+{
+	char gpu[HS_RECORD_GPU_MAX] = "";
+	unsigned rc;
+	int shared, end = 0;
+
+	/* root wrote it in a directory only root can write, but it is
+	 * still parsed as strictly as any input */
+	if (sscanf(text, "hs1 rc=%u shared=%d gpu=%n", &rc, &shared, &end) != 2 || !end ||
+	    (shared != 0 && shared != 1))
+		return -1;
+	text += end;
+	{
+		size_t n = strcspn(text, "\n");
+
+		if (n >= sizeof(gpu) || strcmp(text + n, "\n") != 0)
+			return -1;
+		memcpy(gpu, text, n);
+		gpu[n] = '\0';
+	}
+	if (gpu[0]) {
+		/* the key as set_gpu() makes it: "type" or "type:shared" */
+		char key[HS_RECORD_GPU_MAX];
+		int n = snprintf(key, sizeof(key), "%s%s", gpu, shared ? ":shared" : "");
+
+		if (n < 0 || (size_t)n >= sizeof(key) || !hs_record_gpu_valid(key))
+			return -1;
+		memcpy(j->key, key, (size_t)n + 1);
+	} else {
+		j->key[0] = '\0';
+		shared = 0;
+	}
+	memcpy(j->gpu, gpu, sizeof(gpu));
+	j->shared = shared;
+	if (rc > j->restart_count)
+		j->restart_count = rc;
+	return 0;
+}
+
 int hs_spank_job_load(hs_spank_job_t *j)
 {
 	job_info_msg_t *msg = NULL;
@@ -72,22 +138,27 @@ int hs_spank_job_load(hs_spank_job_t *j)
 	if (ji->restart_cnt > j->restart_count)
 		j->restart_count = ji->restart_cnt;
 	idx = node_index(ji->nodes, j->node);
-	j->gpu[0] = j->key[0] = '\0';
-	j->shared = 0;
-	if (idx >= 0 && (uint32_t)idx < ji->gres_detail_cnt && ji->gres_detail_str &&
-	    hs_gres_gpu_type(ji->gres_detail_str[idx], j->gpu, sizeof(j->gpu), &j->shared) == 0) {
-		size_t n = strlen(j->gpu);
-
-		/* the key is the type, with ":shared" for a shard of a GPU */
-		if (n + (j->shared ? 7 : 0) < sizeof(j->key)) {
-			memcpy(j->key, j->gpu, n + 1);
-			if (j->shared)
-				memcpy(j->key + n, ":shared", 8);
-		}
-		if (!hs_record_gpu_valid(j->key))
-			j->gpu[0] = j->key[0] = '\0';
-	}
+	set_gpu(j, idx >= 0 && (uint32_t)idx < ji->gres_detail_cnt && ji->gres_detail_str ?
+		   ji->gres_detail_str[idx] : NULL);
 	set_seed(j, ji->admin_comment);
+	j->seeded = 1;
+	slurm_free_job_info_msg(msg);
+	return 0;
+}
+
+int hs_spank_job_seed(hs_spank_job_t *j)
+{
+	job_info_msg_t *msg = NULL;
+
+	if (hs_slurm_load_job(&msg, j->job_id, 0) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
+		slurm_error("spank/hetsched: job %u: cannot load the job from slurmctld: %s; "
+			    "the estimate starts afresh", j->job_id, slurm_strerror(hs_slurm_errno()));
+		if (msg)
+			slurm_free_job_info_msg(msg);
+		return -1;
+	}
+	set_seed(j, msg->job_array[0].admin_comment);
+	j->seeded = 1;
 	slurm_free_job_info_msg(msg);
 	return 0;
 }

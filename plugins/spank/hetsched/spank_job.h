@@ -22,13 +22,27 @@ typedef struct hs_spank_job {
 	int shared;
 	double seed_sps;                 /* earlier EMA on this key */
 	unsigned long seed_n;
+	int seeded;                      /* seed_* read from AdminComment */
 	int foreign_logged;              /* AdminComment not ours: said so */
 } hs_spank_job_t;
 
-/* Loads the job: GPU type of this node (from the GRES allocation) and the
- * seed of the estimator for that type (from the AdminComment record).
- * Returns 0; -1 (logged) when slurmctld cannot be asked. */
+/* Loads the job with SHOW_DETAIL: GPU type of this node (from the GRES
+ * allocation), the restart count and the seed of the estimator for that
+ * type (from the AdminComment record). Returns 0; -1 (logged) when
+ * slurmctld cannot be asked. */
 int hs_spank_job_load(hs_spank_job_t *j);
+
+/* Only the seed (a load without SHOW_DETAIL): for the step that starts
+ * the job's listener on this node when the GPU type came from the cache
+ * (report/jobdir.h). 0, or -1 (logged; the estimator starts unseeded). */
+int hs_spank_job_seed(hs_spank_job_t *j);
+
+/* What a step learnt from hs_spank_job_load, as the one line cached for
+ * the job's other steps on this node ("hs1 rc=N shared=0|1 gpu=TYPE"),
+ * and back. format: 0, or -1 when it does not fit; parse: 0, or -1 (j
+ * untouched) when the text is not such a line. */
+int hs_spank_job_cache_format(const hs_spank_job_t *j, char *buf, size_t size);
+int hs_spank_job_cache_parse(hs_spank_job_t *j, const char *text);
 
 /* The listener's publish callback (arg = hs_spank_job_t *): merges the
  * state into the job's current record and writes it back when changed. */
