@@ -4,9 +4,12 @@
 inside a Slurm job, it tries to harm its own listener and other jobs:
 
   hostile_job.py VICTIM_JOBID SECRET SQUAT_JOBID
-    - finds the victim's report socket in /proc/net/unix (abstract names are
-      visible to everyone) and sends it forged progress and a forged
-      checkpoint acknowledgement, garbage and oversized datagrams;
+    - finds the victim's report socket in /proc/net/unix (every socket's
+      name is visible to everyone: an abstract name, or the path a
+      filesystem socket was bound at, from which the name it has once in
+      place follows) and sends it forged progress and a forged checkpoint
+      acknowledgement, garbage and oversized datagrams; says for each name
+      how many the kernel took and how many it refused;
     - floods its own listener with garbage, oversized and "job=" reports;
     - makes its checkpoint directory a maze of symlinks pointing at SECRET
       (a file only root may read) and at /etc;
@@ -19,13 +22,25 @@ import sys
 import time
 
 
-def sock_names(prefix):
+def sock_names(job):
+    """Report sockets of job JOB on this machine: abstract ones
+    (@hetsched.JOB.*) and filesystem ones, bound in a staging directory of
+    the job's directory (<dir>/JOB.<tag>/.s<hex>/s) and renamed to
+    <dir>/JOB.<tag>/report."""
     names = []
     with open("/proc/net/unix") as f:
         for line in f:
             path = line.split()[-1] if len(line.split()) >= 8 else ""
-            if path.startswith("@" + prefix):
+            if path.startswith("@hetsched.%s." % job):
                 names.append(path)
+            elif path.startswith("/"):
+                parts = path.split("/")
+                for i, p in enumerate(parts):
+                    if p.startswith("%s." % job) and i + 1 < len(parts):
+                        name = "/".join(parts[:i + 1]) + "/report"
+                        if name not in names:
+                            names.append(name)
+                        break
     return names
 
 
@@ -33,10 +48,11 @@ def blast(name, payloads, repeat=1):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     s.setblocking(False)
     sent = refused = 0
+    addr = "\0" + name[1:] if name.startswith("@") else name
     for _ in range(repeat):
         for p in payloads:
             try:
-                s.sendto(p, "\0" + name[1:])
+                s.sendto(p, addr)
                 sent += 1
             except OSError:
                 refused += 1
@@ -50,10 +66,10 @@ def main():
     big = [b"hs1 step=" + b"9" * 300, os.urandom(65000), b"\0" * 2000]
     forged = [b"hs1 step=999999999", b"hs1 ckpt=5", b"hs1 step=1000000 samples=1", b"hs1 job=%s step=77" % victim.encode()]
 
-    vs = sock_names("hetsched.%s." % victim)
+    vs = sock_names(victim)
     print("victim sockets: %s" % vs)
     for name in vs:
-        print("to victim: sent/refused %s" % (blast(name, forged + garbage + big, 50),))
+        print("to victim %s: sent/refused %s" % (name, blast(name, forged + garbage + big, 50)))
 
     own = os.environ.get("HS_REPORT_SOCKET", "")
     print("own socket: %s" % own)

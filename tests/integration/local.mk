@@ -68,12 +68,13 @@ EXTRA_DIST += tests/integration/lib.sh \
 # spank_hetsched
 if BUILD_PLUGINS
 TESTS += tests/integration/spank_report.sh tests/integration/spank_ckpt.sh \
-	tests/integration/spank_hostile.sh tests/integration/spank_trace.sh
+	tests/integration/spank_hostile.sh tests/integration/spank_trace.sh \
+	tests/integration/spank_steps.sh
 endif
 EXTRA_DIST += tests/integration/spank_lib.sh tests/integration/hs_admincomment.py \
 	tests/integration/spank_report.sh tests/integration/spank_ckpt.sh \
 	tests/integration/spank_hostile.sh tests/integration/hostile_job.py \
-	tests/integration/spank_trace.sh
+	tests/integration/spank_trace.sh tests/integration/spank_steps.sh
 # space sharing
 if BUILD_PLUGINS
 TESTS += tests/integration/pack_pair.sh tests/integration/pack_end.sh \

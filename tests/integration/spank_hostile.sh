@@ -80,6 +80,13 @@ grep "job $jv step batch" "$log/slurmd-k80-1.log" | diag
 vsock=$(sed -n 's/^victim socket: //p' "$work/victim.out")
 check "both hostile jobs found the victim's socket ($vsock)" test -n "$vsock" -a \
 	"$(grep -cF "'$vsock'" "$work/hostile.out" "$work/nobody/nobody.out" | grep -c ':1$')" = 2
+# Another user cannot even queue a datagram there: the socket is the job
+# user's (mode 0600), so the kernel refuses every send. (An abstract
+# socket took them, and a flood of them filled the queue the job's own
+# checkpoint acknowledgement needs; issue 28.)
+grep -F "to victim $vsock:" "$work/nobody/nobody.out" | diag
+check "another user's sends to the victim's socket are all refused by the kernel" \
+	grep -Eq "^to victim $vsock: sent/refused \(0, [1-9][0-9]*\)$" "$work/nobody/nobody.out"
 
 # --- the hostile jobs themselves ended normally, their listeners survived
 check "hostile job (root): COMPLETED" test "$(sacct -j "$jh" -X -n -P -o State)" = COMPLETED

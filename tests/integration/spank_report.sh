@@ -31,7 +31,7 @@ j=$(sbatch --parsable -o "$work/env.out" --gres=gpu:1 -w v100-1 --hs-model="$mod
 it_wait_jobs 60 "$j" || nok "the environment job finished"
 check "tasks: HS_GPU_TYPE is the node's GPU type" grep -qx 'HS_GPU_TYPE=v100' "$work/env.out"
 check "tasks: HS_GPU_SHARED=0 for a whole GPU" grep -qx 'HS_GPU_SHARED=0' "$work/env.out"
-check "tasks: HS_REPORT_SOCKET names this job's abstract socket" grep -Eq "^HS_REPORT_SOCKET=@hetsched\.$j\.batch\.[0-9a-f]{16}$" "$work/env.out"
+check "tasks: HS_REPORT_SOCKET names this job's socket" grep -Eq "^HS_REPORT_SOCKET=/run/hetsched/$j\.v100-1\.[0-9a-f]{8}/report$" "$work/env.out"
 check "tasks: HS_CKPT_DIR expanded (%u, %j)" grep -qx "HS_CKPT_DIR=$work/ck/root/$j" "$work/env.out"
 check "tasks: HS_MODEL, HS_STEPS, HS_NO_PREEMPT" sh -c "grep -qx 'HS_MODEL=$model' '$work/env.out' && grep -qx 'HS_STEPS=100' '$work/env.out' && grep -qx 'HS_NO_PREEMPT=1' '$work/env.out'"
 check "tasks: checkpoint signal SIGURG and hold" sh -c "grep -qx 'HS_CKPT_SIGNAL=23' '$work/env.out' && grep -qx 'HS_CKPT_HOLD=60' '$work/env.out'"
