@@ -534,15 +534,17 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
  * the job here has ended): the job's directory goes. */
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 {
-	char tag[HS_JOBDIR_TAG_MAX + 1];
+	char tag[HS_JOBDIR_TAG_MAX + 1], msg[256];
 	uint32_t id;
 	hs_err_t err;
 
-	(void)ac;
-	(void)av;
 	if (spank_context() != S_CTX_JOB_SCRIPT ||
 	    spank_get_item(sp, S_JOB_ID, &id) != ESPANK_SUCCESS)
 		return ESPANK_SUCCESS;
+	/* slurm_spank_init is not called in this context: the arguments
+	 * (socket_dir=) are read here */
+	hs_spank_conf_defaults(&conf);
+	(void)hs_spank_conf_parse(&conf, ac, av, msg, sizeof(msg));
 	/* the epilog's environment, set by slurmd: the same two values */
 	hs_jobdir_tag(getenv("SLURMD_NODENAME"), getenv("SLURM_CONF"), tag, sizeof(tag));
 	if (hs_jobdir_remove(conf.socket_dir, id, tag, &err) < 0)
