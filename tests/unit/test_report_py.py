@@ -186,6 +186,28 @@ def main():
     check("exit does not wait for a gone listener (%.2f s)" % (time.monotonic() - t0),
           time.monotonic() - t0 < 1.0)
 
+    # --- a filesystem socket (HS_REPORT_SOCKET is a path since issue 28):
+    # the module and the command reach it the same way
+    import tempfile
+    d = tempfile.mkdtemp(prefix="hs-pytest-")
+    path = os.path.join(d, "report")
+    fs = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    fs.bind(path)
+    os.environ["HS_REPORT_SOCKET"] = path
+    os.environ["HS_REPORT_MIN_INTERVAL_US"] = "0"
+    hs._reporter = None
+    check("path socket: active", hs.active())
+    check("path socket: step and ckpt sent", hs.step(3) == 0 and hs.checkpoint(3) == 0)
+    got = recv_all(fs)
+    check("path socket: received", got == [b"hs1 step=3", b"hs1 ckpt=3"], got)
+    rc, out, err = run_cli(["step", "4"], {"HS_REPORT_SOCKET": path})
+    got = recv_all(fs)
+    check("path socket: cli step", rc == 0 and got == [b"hs1 step=4"], (rc, got))
+    hs._reporter = None
+    fs.close()
+    os.unlink(path)
+    os.rmdir(d)
+
     print("1..%d" % len(results))
     for i, (n, ok, detail) in enumerate(results, 1):
         print("%s %d - %s" % ("ok" if ok else "not ok", i, n))
