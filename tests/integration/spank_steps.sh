@@ -75,7 +75,8 @@ upd0=$(rpc REQUEST_UPDATE_JOB)
 cat >"$work/acks.py" <<'PY'
 import os, socket, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.connect(os.environ["HS_REPORT_SOCKET"])
+name = os.environ["HS_REPORT_SOCKET"]
+s.connect("\0" + name[1:] if name.startswith("@") else name)   # "@": abstract
 end = time.time() + 8
 while time.time() < end:
     for m in (b"hs1 step=5", b"hs1 ckpt=5"):
