@@ -30,6 +30,8 @@
 #define POLL_NS 10000000L     /* 10 ms between lock or socket polls */
 #define SMALL_FILE_MAX 512
 
+/* Local error helper, as in record.c and listener.c: the plugin links no
+ * core library. */
 static int jerr(hs_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int jerr(hs_err_t *err, const char *fmt, ...)
 {
