@@ -812,6 +812,23 @@ static void wait_started(pubs_t *p)
 	}
 }
 
+/* Waits (up to 5 s: a listener thread starved at nice 19 under valgrind)
+ * until there were at least n publishes of kind why; returns the count. */
+static int wait_pubs(pubs_t *p, hs_publish_why_t why, int n)
+{
+	int got = 0;
+
+	for (int i = 0; i < 250; i++) {
+		pthread_mutex_lock(&p->mu);
+		got = p->count[why];
+		pthread_mutex_unlock(&p->mu);
+		if (got >= n)
+			break;
+		sleep_s(0.02);
+	}
+	return got;
+}
+
 /* A job repeats the same report (data-parallel ranks, a loop that
  * re-sends, a hostile job): nothing new, so no publish. Every publish is
  * two RPCs by root to slurmctld (load + update), so duplicates must not
@@ -867,12 +884,14 @@ static void repeated_ack_urgent_once(void **state)
 	wait_started(&p);
 	for (double end = now_s() + 2; now_s() < end; sleep_s(0.02))
 		(void)send_raw(name, "hs1 ckpt=5", 10);
+	(void)wait_pubs(&p, HS_PUB_CKPT, 1);
+	sleep_s(0.3);   /* a second urgent publish would come now */
 	pthread_mutex_lock(&p.mu);
 	ckpt_pubs = p.count[HS_PUB_CKPT];
 	pthread_mutex_unlock(&p.mu);
 	/* a new checkpoint: published within a tick or two */
 	assert_int_equal(send_raw(name, "hs1 ckpt=9", 10), 10);
-	for (int i = 0; i < 100 && !urgent; i++) {
+	for (int i = 0; i < 250 && !urgent; i++) {
 		sleep_s(0.02);
 		pthread_mutex_lock(&p.mu);
 		urgent = p.count[HS_PUB_CKPT] == ckpt_pubs + 1 && p.last.ckpt == 9;
@@ -909,17 +928,13 @@ static void reack_after_quiet(void **state)
 	l = start(&p, &cfg, name);
 	wait_started(&p);
 	assert_int_equal(send_raw(name, "hs1 ckpt=5", 10), 10);
+	assert_int_equal(wait_pubs(&p, HS_PUB_CKPT, 1), 1);
 	sleep_s(1.2);   /* quiet for more than publish_interval; ckpt.t moves */
 	pthread_mutex_lock(&p.mu);
 	t1 = p.last.ckpt_t;
 	pthread_mutex_unlock(&p.mu);
 	assert_int_equal(send_raw(name, "hs1 ckpt=5", 10), 10);
-	for (int i = 0; i < 50 && pubs < 2; i++) {
-		sleep_s(0.02);
-		pthread_mutex_lock(&p.mu);
-		pubs = p.count[HS_PUB_CKPT];
-		pthread_mutex_unlock(&p.mu);
-	}
+	pubs = wait_pubs(&p, HS_PUB_CKPT, 2);
 	hs_listener_stop(l, &c, &st);
 	assert_int_equal(pubs, 2);
 	assert_true(st.ckpt_t > t1);
@@ -951,6 +966,7 @@ static void urgent_publishes_bounded(void **state)
 
 		(void)send_raw(name, msg, (size_t)n);
 	}
+	(void)wait_pubs(&p, HS_PUB_CKPT, 1);
 	pthread_mutex_lock(&p.mu);
 	pubs = p.count[HS_PUB_CKPT];
 	pthread_mutex_unlock(&p.mu);
@@ -1023,7 +1039,8 @@ static void pid_reuse_not_trusted(void **state)
 	cfg.ancestor = 4242;
 	l = start(&p, &cfg, name);
 	assert_int_equal(send_raw(name, "hs1 step=1", 10), 10);
-	sleep_s(0.2);
+	/* read (and published) while /proc still says it is the task */
+	assert_true(wait_pubs(&p, HS_PUB_PERIODIC, 1) >= 1);
 	/* the pid now belongs to another job's process */
 	fake_stat(root, getpid(), 1, t > 100 ? t - 100 : 0);
 	assert_int_equal(send_raw(name, "hs1 step=2", 10), 10);
