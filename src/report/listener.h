@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* listener.h — the report listener that spank_hetsched runs inside
- * slurmstepd: an abstract Unix datagram socket plus one thread that
+ * slurmstepd: a Unix datagram socket (a filesystem socket bound by the
+ * caller, see jobdir.h; or an abstract one, for tests) plus one thread that
  * receives reports (wire.h), checks who sent them (proc.h), feeds the
  * estimator (estimator.h) and calls a publish callback at a bounded rate.
  *
@@ -8,6 +9,10 @@
  *  - the socket is non-blocking and close-on-exec; every datagram is read
  *    into a fixed buffer; oversized, malformed or foreign ones are dropped
  *    and counted, and a summary is logged at most once per 10 s;
+ *  - a sender is the job's when its uid is the job's and it descends
+ *    from the step's slurmstepd (or a registered one), checked by pid and
+ *    process start time; only news is published, with a bounded number of
+ *    urgent publishes (HS_LISTENER_URGENT_MAX);
  *  - at most max_rate datagrams from the job step's own processes are
  *    processed per second; beyond that the socket is not read until the
  *    next second (senders see EAGAIN). The sender is checked before a
