@@ -4,40 +4,41 @@
 # association stopped being valid never starts, and shows the reason
 # sched/backfill gives it. Accounting enforces associations, limits and
 # QOS (AccountingStorageEnforce=associations,limits,qos). A long job holds
-# v100-1 throughout; in each case another holds k80-1 while the pending
-# jobs P (priority 1000) lose their QOS or association and the runnable
-# job R (priority 10, submitted with them) waits; then k80-1 frees. R
-# must start within two rounds; each P must stay pending over three more
+# v100-1 throughout; in each case another holds k80-1 while the runnable
+# job R (priority 10) and the jobs P (priority 1000, submitted with it)
+# pend and each P loses its QOS or association; then k80-1 frees. R must
+# start within two rounds; each P must stay pending over three more
 # rounds, never started, with Slurm's reason.
 #
-#   (a) the QOS is removed from P0's association (sacctmgr modify user
-#       root set qos-=qa). Nothing in Slurm marks P0 then: the test is in
+#   (a) the QOS is removed from P's association (sacctmgr modify user
+#       root set qos-=qa). Nothing in Slurm marks P then: the test is in
 #       the schedulers (backfill's _attempt_backfill and schedule() check
 #       the QOS against the association's valid_qos, then job_fail_qos()).
-#   (b) P0's association is removed (sacctmgr remove user root
-#       account=acct2) and P1's QOS deleted (sacctmgr remove qos qc).
+#   (b) one P's association is removed (sacctmgr remove user root
+#       account=acct2), another P's QOS deleted (sacctmgr remove qos qc).
 #       slurmctld marks both itself, under any scheduler, as the update
 #       arrives: job_hold_by_assoc_id() (FAIL_ACCOUNT) and
-#       job_hold_by_qos_id() (FAIL_QOS). slurmdbd allows the removal
-#       because a pending job reaches the database only when it starts or
-#       is held (jobacct_storage_job_start_direct()); for a held job, or
-#       one that ran before, it refuses: "Job(s) active, cancel job(s)
-#       before remove".
+#       job_hold_by_qos_id() (FAIL_QOS). slurmdbd removes an association
+#       only while it has no unfinished job; a pending job reaches it
+#       within 5 s of submission (slurmctld's dbinx thread), so the
+#       removal follows the submission at once, and when slurmdbd was
+#       faster ("Job(s) active, cancel job(s) before remove") that P's
+#       points are skipped.
 #
 # The expected reasons are Slurm's own, from this same file run under
 # sched/backfill on the same machine (HS_IT_SCHED=backfill: the same
 # slurm.conf with SchedulerType=sched/backfill and bf_interval=5; a
 # "round" is then 5 s), Slurm 22.05.8:
-#   sched/backfill:          (a) P0 InvalidQOS (set by _attempt_backfill:
-#                            "ineligible due to invalid qos"); (b) P0
-#                            InvalidAccount, P1 InvalidQOS; R ran each time.
-#   sched/hetsched, main at 7f96b5f (before the fix): (a) P0 started in
-#                            the first round after k80-1 freed, reason
-#                            None, and R did not (4 points failed); (b) as
-#                            backfill (Slurm's own marks are blocked_reason
-#                            in snapshot.c).
-#   sched/hetsched, fixed:   as sched/backfill, the same reasons (P0's set
-#                            by runnable.c's assoc_qos_valid via
+#   sched/backfill:          (a) P InvalidQOS (set by _attempt_backfill:
+#                            "ineligible due to invalid qos"); (b)
+#                            InvalidAccount and InvalidQOS; R ran each time.
+#   sched/hetsched, main at 7f96b5f (before the fix): (a) P started in the
+#                            first round after k80-1 freed, reason None, and
+#                            R did not (4 points failed); (b) as backfill
+#                            (snapshot.c's blocked_reason honours Slurm's
+#                            own marks).
+#   sched/hetsched, fixed:   as sched/backfill, the same reasons ((a)'s set
+#                            by runnable.c's assoc_qos_valid through
 #                            job_fail_qos()).
 # Once marked, a job stays so in both schedulers even if the QOS or
 # association comes back (job_independent() refuses FAIL_QOS and
@@ -131,61 +132,68 @@ check "jobs with QOS qa ($ok1) and account acct2 ($ok2) run while both are valid
 a=$(busy v100-1)
 check "v100-1 busy with job $a for the whole test" test -n "$a"
 
-# case_run NAME CHANGE REASON...: one case. k80-1 is made busy; the jobs
-# P0, P1 ... (options in P_OPTS_0, P_OPTS_1 ..., one per REASON; priority
-# 1000) and R (priority 10) are submitted and pend; the function CHANGE
-# (sacctmgr through acct) makes each Pi's QOS or association invalid;
-# k80-1 frees. R must get it within two rounds; no Pi may start over
-# three more rounds, and each Pi must show its REASON.
-case_run() {
-	local name=$1 change=$2 b i r out ps=()
-	shift 2
-	local reasons=("$@")
-	b=$(busy k80-1)
-	check "($name) k80-1 busy with job $b" test -n "$b" || return
-	for i in "${!reasons[@]}"; do
-		local -n opts="P_OPTS_$i"
-		ps+=("$(sub 'sleep 300' "${opts[@]}" --priority=1000)")
-	done
+# One case: case_begin makes k80-1 busy and submits R (priority 10);
+# p_job submits each P (priority 1000) and at once makes its QOS or
+# association invalid; case_end frees k80-1: R must get it within two
+# rounds, and no P may start over three more rounds, each showing its
+# reason.
+case_begin() {
+	CASE=$1 PS=() REASONS=()
+	B=$(busy k80-1)
+	check "($CASE) k80-1 busy with job $B" test -n "$B"
 	R=$(sub 'sleep 300' --priority=10)
-	settle 1
-	for i in "${!ps[@]}"; do
-		r=$(reason "${ps[$i]}")
-		check "($name) P$i=${ps[$i]} (${P_OPTS_DESC[$i]}) pends before the change: $r" \
-			sh -c "[ '$(job_state "${ps[$i]}")' = PENDING ] && [ '$r' != InvalidQOS ] && [ '$r' != InvalidAccount ]"
-	done
-	check "($name) R=$R pends" test "$(job_state "$R")" = PENDING
+}
+# p_job DESC REASON CHANGE OPTIONS...: P with OPTIONS, then the function
+# CHANGE at once. An association removal is refused once slurmdbd has the
+# job, which its dbinx thread sends within 5 s of submission: then P is
+# cancelled and its points skipped.
+p_job() {
+	local desc=$1 reason=$2 change=$3 p r out
+	shift 3
+	p=$(sub 'sleep 300' "$@" --priority=1000)
+	r=$(reason "$p")
+	check "($CASE) P=$p ($desc) pends while valid: ${r:-none}" \
+		sh -c "[ '$(job_state "$p")' = PENDING ] && [ '$r' != InvalidQOS ] && [ '$r' != InvalidAccount ]"
 	out=$("$change")
-	check "($name) $change: done, and slurmctld has the update${out:+: $out}" test -z "$out"
-	scancel "$b"
-	check "($name) R starts within two rounds of the GPU freeing" runs_within 2 "$R"
-	check "($name) ... on k80-1" test "$(node_of "$R")" = k80-1
+	if grep -q 'Job(s) active' <<<"$out"; then
+		skip "($CASE) $change for P=$p" "slurmdbd already had the job: $(head -n 1 <<<"$out")"
+		scancel "$p"
+		return
+	fi
+	check "($CASE) $change: done, and slurmctld has the update${out:+: $out}" test -z "$out"
+	PS+=("$p") REASONS+=("$reason")
+}
+case_end() {
+	local i p
+	check "($CASE) R=$R pends" test "$(job_state "$R")" = PENDING
+	scancel "$B"
+	check "($CASE) R starts within two rounds of the GPU freeing" runs_within 2 "$R"
+	check "($CASE) ... on k80-1" test "$(node_of "$R")" = k80-1
 	settle 3
-	for i in "${!ps[@]}"; do
-		check "($name) P$i never started over three more rounds ($(job_state "${ps[$i]}"))" \
-			never_started "${ps[$i]}"
-		check "($name) P$i's reason is Slurm's: $(reason "${ps[$i]}")" \
-			test "$(reason "${ps[$i]}")" = "${reasons[$i]}"
+	for i in "${!PS[@]}"; do
+		p=${PS[$i]}
+		check "($CASE) P=$p never started over three more rounds ($(job_state "$p"))" \
+			never_started "$p"
+		check "($CASE) P=$p's reason is Slurm's: $(reason "$p")" \
+			test "$(reason "$p")" = "${REASONS[$i]}"
 	done
-	scancel "${ps[@]}" "$R"
-	wait_gone 60 "${ps[@]}" "$R"
+	scancel "${PS[@]}" "$R"
+	wait_gone 60 "${PS[@]}" "$R"
 }
 
-# (a) the QOS leaves P0's association
+# (a) the QOS leaves P's association
 qos_leaves_assoc() { acct modify user root set qos-=qa; }
-# shellcheck disable=SC2034 # read by case_run through a nameref
-P_OPTS_0=(--qos=qa)
-P_OPTS_DESC=("QOS qa")
-case_run a qos_leaves_assoc InvalidQOS
+case_begin a
+p_job "QOS qa" InvalidQOS qos_leaves_assoc --qos=qa
+case_end
 
-# (b) P0's association goes, and P1's QOS is deleted
-assoc_and_qos_go() { acct remove user root account=acct2 && acct remove qos qc; }
-# shellcheck disable=SC2034
-P_OPTS_0=(-A acct2)
-# shellcheck disable=SC2034
-P_OPTS_1=(--qos=qc)
-P_OPTS_DESC=("account acct2" "QOS qc")
-case_run b assoc_and_qos_go InvalidAccount InvalidQOS
+# (b) P's association goes; another P's QOS is deleted
+assoc_goes() { acct remove user root account=acct2; }
+qos_goes() { acct remove qos qc; }
+case_begin b
+p_job "account acct2" InvalidAccount assoc_goes -A acct2
+p_job "QOS qc" InvalidQOS qos_goes --qos=qc
+case_end
 
 scancel "$a"
 check "no plugin error" sh -c "! grep -Ei 'error: sched/hetsched' '$log'"
