@@ -4,9 +4,9 @@
 # association stopped being valid never starts, and shows the reason
 # sched/backfill gives it. Accounting enforces associations, limits and
 # QOS (AccountingStorageEnforce=associations,limits,qos). A long job holds
-# v100-1 throughout; in each case another holds k80-1 while the runnable
-# job R (priority 10) and the jobs P (priority 1000, submitted with it)
-# pend and each P loses its QOS or association; then k80-1 frees. R must
+# v100-1 throughout; in each case another holds k80-1 while the jobs P
+# (priority 1000) pend and each loses its QOS or association, and the
+# runnable job R (priority 10) is submitted after them; then k80-1 frees. R must
 # start within two rounds; each P must stay pending over three more
 # rounds, never started, with Slurm's reason.
 #
@@ -132,16 +132,19 @@ check "jobs with QOS qa ($ok1) and account acct2 ($ok2) run while both are valid
 a=$(busy v100-1)
 check "v100-1 busy with job $a for the whole test" test -n "$a"
 
-# One case: case_begin makes k80-1 busy and submits R (priority 10);
-# p_job submits each P (priority 1000) and at once makes its QOS or
-# association invalid; case_end frees k80-1: R must get it within two
+# One case: case_begin makes k80-1 busy; p_job submits each P (priority
+# 1000) and at once makes its QOS or association invalid; case_end
+# submits R (priority 10) and frees k80-1: R must get it within two
 # rounds, and no P may start over three more rounds, each showing its
-# reason.
+# reason. R comes last: the rounds share GPUs by the policy's measure,
+# not by Slurm's priority, and between jobs alike the one Slurm lists
+# first (the lower id: mechanism.c's cmp_cand, the snapshot in job_list
+# order) gets the GPU, so that a P taken for valid would have got it
+# before R (before the fix, R submitted first won in one run).
 case_begin() {
 	CASE=$1 PS=() REASONS=()
 	B=$(busy k80-1)
 	check "($CASE) k80-1 busy with job $B" test -n "$B"
-	R=$(sub 'sleep 300' --priority=10)
 }
 # p_job DESC REASON CHANGE OPTIONS...: P with OPTIONS, then the function
 # CHANGE at once. An association removal is refused once slurmdbd has the
@@ -165,6 +168,7 @@ p_job() {
 }
 case_end() {
 	local i p
+	R=$(sub 'sleep 300' --priority=10)
 	check "($CASE) R=$R pends" test "$(job_state "$R")" = PENDING
 	scancel "$B"
 	check "($CASE) R starts within two rounds of the GPU freeing" runs_within 2 "$R"
