@@ -55,30 +55,18 @@ if [ "$sched" = backfill ]; then
 		--sched backfill --select hetsched_cons_tres --conf-extra "$enforce" \
 		--conf-extra 'SchedulerParameters=defer,sched_interval=-1,bf_interval=5' ||
 		bail "cluster did not come up"
-	# ticks: one per backfill interval
-	ticks() { echo $(($(date +%s) / 5)); }
+	# a "round" is a backfill interval: sched_lib.sh's round helpers
+	# count those instead of hetsched's round log lines
+	rounds() { echo $(($(date +%s) / 5)); }
 else
 	sched_cluster i v100:1:1,k80:1:1 --conf-extra "$enforce" || bail "cluster did not come up"
 	check "round length 10 s" it_hetsched_conf "$I_DIR" RoundLength=10 MinRoundInterval=1
-	ticks() { rounds "$I_DIR"; }
 fi
 log=$I_DIR/log/slurmctld.log
 
-# runs_within N JOB: JOB runs before N more ticks (rounds) passed.
-runs_within() {
-	local want=$(($(ticks) + $1)) end=$(($(date +%s) + 90))
-	while [ "$(ticks)" -le "$want" ] && [ "$(date +%s)" -lt "$end" ]; do
-		[ "$(job_state "$2")" = RUNNING ] && return 0
-		sleep 0.5
-	done
-	echo "job $2: $(job_state "$2") $(reason "$2") after $1 rounds" | diag
-	return 1
-}
-# settle N: wait N more ticks (rounds).
-settle() {
-	local want=$(($(ticks) + $1)) end=$(($(date +%s) + 120))
-	while [ "$(ticks)" -lt "$want" ] && [ "$(date +%s)" -lt "$end" ]; do sleep 0.5; done
-}
+# runs_within N JOB: JOB runs before N more rounds; settle N: N more rounds.
+runs_within() { running_within_rounds "$I_DIR" "$1" "$2"; }
+settle() { wait_rounds "$I_DIR" "$1" 120; }
 reason() { squeue -h -j "$1" -o %r 2>/dev/null; }
 node_of() { squeue -h -j "$1" -o %N 2>/dev/null; }
 # sub SCRIPT OPTIONS...: a 1-GPU batch job, not preemptible by hetsched
