@@ -65,6 +65,7 @@ typedef struct listIterator list_itr_t;
 #include "src/common/threadpool.h"
 #endif
 #include "src/slurmctld/locks.h"
+#include "src/common/assoc_mgr.h"
 
 #if !HS_SLURM_GE(23, 2)
 typedef struct job_details job_details_t; /* a typedef since 23.02 */
@@ -288,6 +289,45 @@ static inline int hs_job_test_resv_nodes(job_record_t *job_ptr, time_t *when,
 	FREE_NULL_BITMAP(exc_core);
 #endif
 	return rc;
+}
+
+/*
+ * Has the pending job's QOS stopped being one its association may use
+ * (sacctmgr modify user ... set qos-=X after submission)? Slurm has no
+ * function for this test: sched/backfill (_attempt_backfill) and the main
+ * loop (schedule(), job_scheduler.c) each write it out inline before
+ * starting a job, in these words and under these assoc_mgr locks, and
+ * then call job_fail_qos(). This is that test, one copy per series: it
+ * reads the job's qos_id up to 24.05 and its qos_ptr from 24.11 (the
+ * series that let a job name several QOS; backfill then tries each in
+ * turn, this tests the one the job holds now). A QOS an administrator set
+ * on the job (limit_set.qos) is exempt, as there. Takes assoc_mgr's assoc
+ * and qos read locks: call it under slurmctld's locks but no assoc_mgr
+ * lock, and call job_fail_qos() only after it returned (that function
+ * takes assoc_mgr's write locks).
+ */
+static inline bool hs_job_qos_invalid(job_record_t *job_ptr)
+{
+	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK };
+	bool bad;
+#if HS_SLURM_GE(24, 11)
+	if (!job_ptr->qos_ptr)
+		return false;
+	assoc_mgr_lock(&locks);
+	uint32_t qos_id = job_ptr->qos_ptr->id;
+#else
+	uint32_t qos_id = job_ptr->qos_id;
+	if (!qos_id)
+		return false;
+	assoc_mgr_lock(&locks);
+#endif
+	bad = job_ptr->assoc_ptr && (accounting_enforce & ACCOUNTING_ENFORCE_QOS) &&
+	      ((qos_id >= g_qos_count) || !job_ptr->assoc_ptr->usage ||
+	       !job_ptr->assoc_ptr->usage->valid_qos ||
+	       !bit_test(job_ptr->assoc_ptr->usage->valid_qos, qos_id)) &&
+	      !job_ptr->limit_set.qos;
+	assoc_mgr_unlock(&locks);
+	return bad;
 }
 
 /* A job state reason as text: job_reason_string() until 23.11,

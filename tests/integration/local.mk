@@ -40,6 +40,11 @@ EXTRA_DIST += tests/integration/sched_slurm_limits.sh tests/integration/sched_ar
 	tests/integration/sched_wnodes.sh tests/integration/sched_shapes.sh \
 	tests/integration/sched_unmanaged.sh tests/integration/sched_slurm_resources.sh \
 	tests/integration/sched_refused_restart.sh
+# a pending job whose QOS or association became invalid (issue #29)
+if BUILD_PLUGINS
+TESTS += tests/integration/sched_invalid_assoc.sh
+endif
+EXTRA_DIST += tests/integration/sched_invalid_assoc.sh
 # expected start times and the per-job view
 if BUILD_PLUGINS
 TESTS += tests/integration/sched_jobview.sh

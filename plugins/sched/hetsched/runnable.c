@@ -4,6 +4,10 @@
  * _attempt_backfill) instead of re-implementing Slurm's rules:
  *   job_independent()        dependencies, begin time, holds, array task
  *                            limits, reservation start
+ *   assoc_mgr_validate_assoc_id(), hs_job_qos_invalid() -> job_fail_qos()
+ *                            the association still exists and may still
+ *                            use the job's QOS (issue #29: an admin's
+ *                            sacctmgr change after submission)
  *   acct_policy_job_runnable_pre_select()/_post_select()
  *                            QOS and association limits (post_select with
  *                            the job's own TRES request: per-user GPU
@@ -16,11 +20,14 @@
  * A job Slurm would not start keeps the reason Slurm set on it; the
  * nodes it may use constrain where the round places it.
  * These functions update job records (state_reason, begin_time,
- * dependencies): the caller holds backfill's locks, {READ conf, WRITE
- * job, WRITE node, READ part, READ fed}, and no assoc_mgr lock (the
- * accounting functions take their own). */
+ * dependencies, a failed QOS): the caller holds backfill's locks, {READ
+ * conf, WRITE job, WRITE node, READ part, READ fed}, and no assoc_mgr
+ * lock: the accounting functions take their own, as backfill lets them
+ * (assoc_mgr locks come after slurmctld's; job_fail_qos() takes the
+ * assoc and qos write locks, so nothing here may hold a read lock then). */
 #include "config.h"
 
+#include "src/common/assoc_mgr.h"
 #include "src/common/bitstring.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
@@ -83,6 +90,35 @@ static bitstr_t *part_nodes(job_record_t *job_ptr, part_record_t *part, time_t n
 	return avail;
 }
 
+/* Are the job's association and QOS still valid? The two tests Slurm
+ * makes before starting a pending job, with the reasons it sets:
+ * schedule()'s assoc_mgr_validate_assoc_id() (reason InvalidAccount) and
+ * backfill's and schedule()'s QOS-against-association test
+ * (hs_job_qos_invalid(), then job_fail_qos(): reason InvalidQOS, the
+ * job's accrue time and QOS usage given back). Either reason then keeps
+ * the job out until it is updated (job_independent() refuses both), in
+ * Slurm and here (snapshot.c's blocked_reason). */
+static int assoc_qos_valid(job_record_t *job_ptr)
+{
+	/* without ENFORCE_ASSOCS Slurm's answer is always yes */
+	if ((accounting_enforce & ACCOUNTING_ENFORCE_ASSOCS) &&
+	    assoc_mgr_validate_assoc_id(acct_db_conn, job_ptr->assoc_id, accounting_enforce) !=
+		    SLURM_SUCCESS) {
+		info(HS_LOG_PREFIX "%pJ has an invalid account or association", job_ptr);
+		job_ptr->state_reason = FAIL_ACCOUNT;
+		xfree(job_ptr->state_desc);
+		last_job_update = time(NULL);
+		return 0;
+	}
+	if (hs_job_qos_invalid(job_ptr)) {
+		/* logs "ineligible due to invalid qos" with our function name */
+		job_fail_qos(job_ptr, __func__, false);
+		last_job_update = time(NULL);
+		return 0;
+	}
+	return 1;
+}
+
 /* Slurm's accounting limits on the job as it stands (its own reason set
  * when they hold it). */
 static int limits_allow(job_record_t *job_ptr)
@@ -100,6 +136,8 @@ bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, i
 	if (job_ptr->priority == 0 || !job_ptr->details || !job_ptr->part_ptr)
 		return NULL;
 	if (!job_independent(job_ptr))
+		return NULL;
+	if (!assoc_qos_valid(job_ptr)) /* before the limits, as in backfill */
 		return NULL;
 	if (!limits_allow(job_ptr))
 		return NULL;
