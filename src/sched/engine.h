@@ -19,10 +19,12 @@
  *   5. keeps per-job accounting (time received on each type since the
  *      last allocation reset and in total, target share X, estimates) for
  *      `hetsched status`.
- * The plugin then re-takes write locks and applies the plan, re-checking
- * every job. Asynchronous steps (wait for a checkpoint acknowledgement,
- * requeue, clear the requeue delay, start on the new nodes) are "ops"
- * that the plugin advances every tick with hs_engine_op_step().
+ * The plugin then re-takes write locks and carries the plan out as the
+ * engine says, batch by batch, reporting every outcome (exec.h); the
+ * engine decides what follows a refusal. Asynchronous steps (wait for a
+ * checkpoint acknowledgement, requeue, clear the requeue delay, start on
+ * the new nodes) are "ops" that an ops pass of exec.h advances every
+ * tick.
  *
  * The whole state (mechanism, accounting, in-flight ops, counters) is
  * saved and restored as JSON (hs_engine_save / hs_engine_restore).
@@ -157,16 +159,15 @@ int hs_engine_round_change_matters(const hs_engine_t *e, int64_t now);
 
 /* ---- in-flight operations ---------------------------------------------------- */
 
-/* Records the outcome of applying a plan entry (the plugin calls it for
- * CHECKPOINT (signals sent at t0), REQUEUE (requeued at t0), START that
- * could not start yet (deferred until the next round), SUSPEND). ok = 0:
- * the operation failed and the job keeps running / stays pending. */
-int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t0,
-		      int64_t begin_time, hs_err_t *err);
+/* Asynchronous steps of a preemption or a deferred start (wait for the
+ * checkpoint acknowledgement, requeue, clear the requeue delay, start on
+ * the new nodes): "ops", one per job, advanced by an ops pass of exec.h
+ * every tick. */
 
-/* What the plugin sees of an op's job at a tick. */
+/* What the executor sees of an op's job at a tick. */
 typedef struct hs_op_view {
-	int exists;                /* find_job_record found it */
+	uint32_t id;               /* the op's job (hs_exec_ops_jobs) */
+	int exists;                /* the job record was found */
 	hs_sjob_state_t state;
 	int completing;
 	unsigned restart_cnt;
@@ -174,26 +175,9 @@ typedef struct hs_op_view {
 	const char *admin_comment; /* for the checkpoint acknowledgement */
 } hs_op_view_t;
 
-typedef enum hs_op_action {
-	HS_OPA_WAIT = 0,           /* nothing to do now */
-	HS_OPA_DROP,               /* op finished (or the job vanished) */
-	HS_OPA_REQUEUE,            /* call job_requeue now */
-	HS_OPA_CLEAR_BEGIN,        /* set the job's begin time to *begin */
-	HS_OPA_START,              /* try to start on the op's nodes */
-} hs_op_action_t;
-
-/* Number of in-flight ops and their job ids (for the tick loop). */
+/* Number of in-flight ops and their job ids. */
 int hs_engine_nops(const hs_engine_t *e);
 uint32_t hs_engine_op_job(const hs_engine_t *e, int i);
-/* Decides the next step of the op of job id, given what the plugin sees.
- * For HS_OPA_CLEAR_BEGIN *begin is the new begin time; for HS_OPA_START
- * *target is where to start (engine-owned, valid until the op's result
- * is reported). */
-hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t *v,
-				 int64_t now, int64_t *begin, const hs_target_t **target);
-/* Reports the result of the step just decided (ok = 0: failed; the op
- * decides whether to retry). */
-void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, int64_t now);
 
 /* ---- state and status ----------------------------------------------------------- */
 

@@ -165,6 +165,30 @@ struct hs_engine {
 	int64_t settle_until;      /* until then running jobs are not preempted */
 };
 
+/* engine_ops.c: the op protocol behind exec.h's passes. */
+/* Records the outcome of a plan entry's act (CHECKPOINT signalled at t0,
+ * REQUEUE done at t0, START done or deferred until the next round,
+ * SUSPEND, RESUME). ok = 0: it failed, the job stays as it was (a START:
+ * deferred, retried every tick). */
+int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t0,
+		      int64_t begin_time, hs_err_t *err);
+typedef enum hs_op_action {
+	HS_OPA_WAIT = 0,           /* nothing to do now */
+	HS_OPA_DROP,               /* op finished (or the job vanished) */
+	HS_OPA_REQUEUE,            /* requeue now */
+	HS_OPA_CLEAR_BEGIN,        /* set the job's begin time to *begin */
+	HS_OPA_START,              /* start on the op's target */
+} hs_op_action_t;
+/* The next step of the op of job id, given what the executor sees. For
+ * HS_OPA_CLEAR_BEGIN *begin is the new begin time; for HS_OPA_START
+ * *target is where to start (engine-owned, valid until the op's result
+ * is recorded). */
+hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t *v,
+				 int64_t now, int64_t *begin, const hs_target_t **target);
+/* Records the result of the step just decided (ok = 0: failed; the op
+ * decides whether to retry). */
+void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, int64_t now);
+
 /* engine_log.c */
 void hs_engine_logf(const hs_engine_t *e, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -92,46 +92,54 @@ int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr)
 	return job_ptr->part_ptr && hs_sconf_manages(conf, job_ptr->part_ptr->name);
 }
 
-/* The node's GPUs: one type (typeless GPUs are "gpu"), count and
- * allocated bitmap. Nodes with several GPU types or without per-GPU
- * bitmaps (no File= in gres.conf) are not GPU nodes for hetsched. */
-static void node_gpus(node_record_t *node_ptr, hs_snode_t *nd)
+const char *hs_node_gpu_type(node_record_t *node_ptr, void **gres_ns)
 {
+	const char *type = NULL;
 	if (!node_ptr->gres_list)
-		return;
+		return NULL;
 	list_itr_t *it = list_iterator_create(node_ptr->gres_list);
 	gres_state_t *gs;
 	while ((gs = list_next(it))) {
 		if (gs->plugin_id != gpu_plugin_id())
 			continue;
 		gres_node_state_t *ns = gs->gres_data;
-		if (!ns || ns->gres_cnt_avail == 0 || ns->gres_cnt_avail > 1024 || !ns->gres_bit_alloc)
+		if (!ns || ns->gres_cnt_avail == 0 || ns->gres_cnt_avail > 1024 || !ns->gres_bit_alloc ||
+		    bit_size(ns->gres_bit_alloc) < (int)ns->gres_cnt_avail)
 			break;
-		int n = (int)ns->gres_cnt_avail;
-		if (bit_size(ns->gres_bit_alloc) < n)
-			break;
-		const char *type = NULL;
 		if (ns->type_cnt == 1 && ns->type_name && ns->type_name[0])
 			type = ns->type_name[0];
 		else if (ns->type_cnt == 0)
 			type = "gpu";
-		if (!type)
-			break;
-		nd->gpu_type = strdup(type);
-		nd->gpu_held = calloc((size_t)n + 1, 1);
-		if (!nd->gpu_type || !nd->gpu_held) {
-			free(nd->gpu_type);
-			free(nd->gpu_held);
-			nd->gpu_type = NULL;
-			nd->gpu_held = NULL;
-			break;
-		}
-		nd->ngpus = n;
-		for (int g = 0; g < n; g++)
-			nd->gpu_held[g] = bit_test(ns->gres_bit_alloc, g) ? 1 : 0;
+		if (type && gres_ns)
+			*gres_ns = ns;
 		break;
 	}
 	list_iterator_destroy(it);
+	return type;
+}
+
+/* The node's GPUs: its one type (hs_node_gpu_type), count and allocated
+ * bitmap. */
+static void node_gpus(node_record_t *node_ptr, hs_snode_t *nd)
+{
+	void *p = NULL;
+	const char *type = hs_node_gpu_type(node_ptr, &p);
+	gres_node_state_t *ns = p;
+	if (!type || !ns)
+		return;
+	int n = (int)ns->gres_cnt_avail;
+	nd->gpu_type = strdup(type);
+	nd->gpu_held = calloc((size_t)n + 1, 1);
+	if (!nd->gpu_type || !nd->gpu_held) {
+		free(nd->gpu_type);
+		free(nd->gpu_held);
+		nd->gpu_type = NULL;
+		nd->gpu_held = NULL;
+		return;
+	}
+	nd->ngpus = n;
+	for (int g = 0; g < n; g++)
+		nd->gpu_held[g] = bit_test(ns->gres_bit_alloc, g) ? 1 : 0;
 }
 
 /* The job's GPU request: total, per node, type; shape_ok = 0 for shapes
