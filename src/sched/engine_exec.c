@@ -341,6 +341,9 @@ static void fallback_outcome(hs_exec_t *x, const hs_act_t *a)
 	if (a->out == HS_OUT_DONE) {
 		x->flags[i] |= HS_XE_STARTED;
 		x->c.started++;
+		hs_engine_logf(x->e, HS_LOG_INFO, "JobId=%u refused on its planned nodes, started "
+			       "by Slurm on %s nodes", x->plan->jobs[i].id,
+			       a->where == HS_WHERE_TYPE && a->type ? a->type : "any GPU type's");
 		applied(x, &x->plan->jobs[i], 1);
 		return;
 	}
@@ -401,6 +404,8 @@ static void slurm_outcome(hs_exec_t *x, const hs_act_t *a)
 	if (a->out == HS_OUT_DONE) {
 		x->flags[a->plan] |= HS_XE_STARTED;
 		x->c.started++; /* Slurm placed it: nothing of the round to record */
+		hs_engine_logf(x->e, HS_LOG_INFO, "JobId=%u: no single GPU type can hold it, "
+			       "started by Slurm on any GPU type's nodes", a->job);
 	} else if (a->out == HS_OUT_GONE) {
 		x->c.vanished++;
 	}

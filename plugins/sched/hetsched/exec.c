@@ -78,17 +78,19 @@ static void do_start(const hs_sconf_t *conf, job_record_t *job_ptr, hs_act_t *a)
 	hs_outcome_t gate = hs_may_start(job_ptr, &rc);
 	if (gate == HS_OUT_REFUSED)
 		a->refusal = HS_REFUSE_HELD;
-	if (gate != HS_OUT_DONE) {
-		set_result(a, gate, rc);
-		return;
+	if (gate == HS_OUT_DONE) {
+		rc = hs_start(conf, job_ptr, a->where, a->target, a->type,
+			      a->why ? a->why : "hetsched");
+		if (rc == SLURM_SUCCESS) {
+			set_result(a, HS_OUT_DONE, rc);
+			return;
+		}
+		gate = HS_OUT_REFUSED;
+		a->refusal = refusal_of(rc, a->where);
 	}
-	rc = hs_start(conf, job_ptr, a->where, a->target, a->type, a->why ? a->why : "hetsched");
-	if (rc == SLURM_SUCCESS) {
-		set_result(a, HS_OUT_DONE, rc);
+	set_result(a, gate, rc);
+	if (gate != HS_OUT_REFUSED)
 		return;
-	}
-	a->refusal = refusal_of(rc, a->where);
-	set_result(a, HS_OUT_REFUSED, rc);
 	if (a->refusal == HS_REFUSE_BUSY)
 		debug(HS_LOG_PREFIX "%pJ: nodes busy for a start on %s (%s): %s", job_ptr,
 		      hs_where_name(a->where), a->target && a->target->nnodes ?
