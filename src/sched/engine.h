@@ -38,6 +38,8 @@
 #include <stdint.h>
 
 #include "core/mechanism.h"
+#include "core/policy.h"
+#include "core/thrtable.h"
 #include "sched/sconf.h"
 #include "sched/snapshot.h"
 #include "sched/target.h"
@@ -149,6 +151,26 @@ void hs_engine_set_packing(hs_engine_t *e, int available);
  * started again, and running jobs are not preempted, for this long. */
 void hs_engine_set_settle(hs_engine_t *e, int seconds);
 
+/* The earliest time a round is due (0: at once), with or without a
+ * change of the GPU job set since the last round (hs_engine_round_due). */
+int64_t hs_engine_next_round(const hs_engine_t *e, int changed);
+/* The round mechanism's counters (starts, keeps, resets, ...). */
+void hs_engine_mech_stats(const hs_engine_t *e, hs_mech_stats_t *st);
+/* Adds a copy of a throughput table after the configuration's
+ * (ThroughputTable); a reconfigure drops it. For callers that hold the
+ * table in memory (the simulator). */
+int hs_engine_add_table(hs_engine_t *e, const hs_thrtable_t *t, hs_err_t *err);
+/* Whether plan entries carry reason texts (default on: squeue shows them;
+ * the simulator, which reads none, turns them off). Decisions do not
+ * depend on them. */
+void hs_engine_set_reasons(hs_engine_t *e, int on);
+/* Writes the first problem the policy fails to solve to path (`hetsched
+ * solve` input, for replay); NULL = never. The path is borrowed. */
+void hs_engine_set_save_failed(hs_engine_t *e, const char *path);
+/* The policy and mechanism options a configuration gives the engine
+ * (the simulator's fluid mode uses the same). */
+void hs_sconf_engine_opts(const hs_sconf_t *c, hs_policy_opts_t *po, hs_mech_opts_t *mo);
+
 /* Is a round due at time now? (round length over, or an early round:
  * GPU jobs arrived or left and MinRoundInterval passed). `changed` is
  * whether the plugin saw the GPU job set change since the last round. */
@@ -173,6 +195,7 @@ typedef struct hs_op_view {
 	unsigned restart_cnt;
 	int64_t begin_time;
 	const char *admin_comment; /* for the checkpoint acknowledgement */
+	const struct hs_record *record; /* or the record parsed (snapshot.h) */
 } hs_op_view_t;
 
 /* Number of in-flight ops and their job ids. */

@@ -96,8 +96,12 @@ static int index_by_id(hs_exec_t *x)
 	return 0;
 }
 
-int hs_exec_plan_index(const hs_exec_t *x, uint32_t id)
+int hs_exec_plan_index(hs_exec_t *x, uint32_t id)
 {
+	/* built at the first lookup: most passes need none (no pairs, no
+	 * time slicing) */
+	if (!x->by_id && x->plan && index_by_id(x) < 0)
+		return -1;
 	int lo = 0, hi = x->plan ? x->plan->njobs - 1 : -1;
 	while (lo <= hi) {
 		int mid = lo + (hi - lo) / 2;
@@ -117,7 +121,7 @@ int hs_exec_plan_index(const hs_exec_t *x, uint32_t id)
 /* Does the partner of a packed start run (or will it, once started in
  * this pass)? 1 runs now, 2 starts in this pass, 0 no; *k = its plan
  * entry. */
-static int partner_state(const hs_exec_t *x, uint32_t partner, int *k)
+static int partner_state(hs_exec_t *x, uint32_t partner, int *k)
 {
 	*k = hs_exec_plan_index(x, partner);
 	if (*k < 0)
@@ -274,6 +278,11 @@ static void refused(hs_exec_t *x, int i, const hs_act_t *first)
 	const hs_plan_job_t *pj = &x->plan->jobs[i];
 	x->flags[i] |= HS_XE_REFUSED;
 	x->c.start_failed++;
+	if (hs_exec_notes(x) < 0) {
+		/* out of memory: no refill, no reason text for it */
+		x->flags[i] &= ~(unsigned)HS_XE_REFUSED;
+		return;
+	}
 	snprintf(x->refmsg[i], sizeof(x->refmsg[i]), "%s", first->msg[0] ? first->msg : "refused");
 	snprintf(x->reason[i], sizeof(x->reason[i]),
 		 "hetsched round %ld: Slurm refused the start planned on %s (%s); the next "
@@ -313,7 +322,7 @@ static void start_outcome(hs_exec_t *x, const hs_act_t *a)
 		x->flags[i] |= HS_XE_FB_NODES; /* its partner stopped: alone */
 		return;
 	}
-	if (hs_exec_wants_fallback(x->s, a) && pj->type_name) {
+	if (hs_exec_wants_fallback(x->s, a) && pj->type_name && hs_exec_notes(x) == 0) {
 		snprintf(x->refmsg[i], sizeof(x->refmsg[i]), "%s", a->msg);
 		x->flags[i] |= HS_XE_FB_TYPE;
 		hs_engine_logf(x->e, HS_LOG_INFO, "job %u: refused on its planned nodes (%s): "
@@ -456,14 +465,7 @@ hs_exec_t *hs_exec_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *pla
 	x->now = now;
 	x->stage = HS_XS_MAIN;
 	x->flags = calloc(n, 1);
-	x->refmsg = calloc(n, sizeof(*x->refmsg));
-	x->refill_next = calloc(n, sizeof(int));
-	x->refill_tries = calloc(n, sizeof(int));
-	x->why = calloc(n, sizeof(*x->why));
-	x->reason = calloc(n, sizeof(*x->reason));
-	if (!x->flags || !x->refmsg || !x->refill_next || !x->refill_tries || !x->why ||
-	    !x->reason ||
-	    index_by_id(x) < 0) {
+	if (!x->flags) {
 		hs_exec_free(x);
 		return NULL;
 	}
@@ -487,7 +489,9 @@ static int next_plan_batch(hs_exec_t *x)
 			rc = stage_fallback(x);
 			break;
 		case HS_XS_REFILL:
-			if (x->by_id && !x->cands && hs_exec_refill_init(x) < 0)
+			if (!x->reason)
+				rc = 0; /* nothing refused: no refill */
+			else if (!x->cands && hs_exec_refill_init(x) < 0)
 				rc = -1;
 			else
 				rc = hs_exec_refill_batch(x) < 0 ? -1 : 0;
@@ -515,6 +519,30 @@ static int next_plan_batch(hs_exec_t *x)
 	}
 }
 
+int hs_exec_notes(hs_exec_t *x)
+{
+	if (x->reason)
+		return 0;
+	const size_t n = (size_t)x->plan->njobs + 1;
+	x->refmsg = calloc(n, sizeof(*x->refmsg));
+	x->refill_next = calloc(n, sizeof(int));
+	x->refill_tries = calloc(n, sizeof(int));
+	x->why = calloc(n, sizeof(*x->why));
+	x->reason = calloc(n, sizeof(*x->reason));
+	if (x->refmsg && x->refill_next && x->refill_tries && x->why && x->reason)
+		return 0;
+	free(x->refmsg);
+	free(x->refill_next);
+	free(x->refill_tries);
+	free(x->why);
+	free(x->reason);
+	x->refmsg = NULL;
+	x->refill_next = x->refill_tries = NULL;
+	x->why = NULL;
+	x->reason = NULL;
+	return -1;
+}
+
 hs_acts_t *hs_exec_next(hs_exec_t *x)
 {
 	if (!x)
@@ -539,7 +567,7 @@ const char *hs_exec_reason(const hs_exec_t *x, int i)
 {
 	if (!x || !x->plan || i < 0 || i >= x->plan->njobs)
 		return NULL;
-	return x->reason[i][0] ? x->reason[i] : x->plan->jobs[i].reason;
+	return x->reason && x->reason[i][0] ? x->reason[i] : x->plan->jobs[i].reason;
 }
 
 const hs_exec_counts_t *hs_exec_counts(const hs_exec_t *x)

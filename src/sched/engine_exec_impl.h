@@ -81,7 +81,10 @@ hs_act_t *hs_exec_add(hs_exec_t *x, hs_act_kind_t kind, uint32_t id);
 /* An act on plan entry i: the job's Slurm record, what it must still be. */
 hs_act_t *hs_exec_add_plan(hs_exec_t *x, hs_act_kind_t kind, int i);
 /* Plan entry of job id, -1 = none. */
-int hs_exec_plan_index(const hs_exec_t *x, uint32_t id);
+int hs_exec_plan_index(hs_exec_t *x, uint32_t id);
+/* The per-entry texts and counters of refusals (refmsg, reason, why,
+ * refill_*), allocated at the first refusal: most passes have none. */
+int hs_exec_notes(hs_exec_t *x);
 
 /* engine_exec_fill.c: the rules after a refused start. */
 /* Were the GPUs of target t all free in the round's snapshot? Only then

@@ -112,6 +112,18 @@ typedef struct hs_warned {
 	unsigned kinds;
 } hs_warned_t;
 
+/* A parsed AdminComment record and the text it came from
+ * (engine_reccache.c). */
+typedef struct hs_rcache {
+	uint32_t id;
+	long seen;                 /* last round (e->rounds + 1) it was read */
+	size_t len;
+	char *text;
+	int ok;                    /* 1 parsed, 0 invalid, -1 not yet */
+	char why[96];              /* the parse error of an invalid one */
+	hs_record_t rec;
+} hs_rcache_t;
+
 struct hs_engine {
 	hs_sconf_t conf;
 	hs_tables_t tables;
@@ -150,9 +162,15 @@ struct hs_engine {
 	double eq_min, eq_mean;
 
 	int packing;               /* the select plugin packs jobs */
+	const char *save_failed;   /* first unsolvable problem goes there */
+	int no_reasons;            /* no reason texts (nobody reads them) */
+	int saved_failed;          /* ... written already */
 	int force_solve;           /* re-solve at the next round (policy
 	                            * changed by a reconfigure) */
 	long warned_no_types;      /* round of the last "no GPU types" log */
+
+	int nrc, cap_rc;
+	hs_rcache_t *rc;           /* sorted by id: parsed records */
 
 	int nwarned, cap_warned;
 	hs_warned_t *warned;       /* sorted by id: per-job problems logged */
@@ -222,6 +240,17 @@ int hs_recover_held(hs_engine_t *e, uint32_t id, int64_t now);
 /* Until settle_until: checkpoints and requeues of running jobs in the
  * plan become KEEP. */
 void hs_recover_defer_preemptions(const hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan);
+
+/* engine_reccache.c */
+/* Job id's AdminComment record parsed (NULL: none, or invalid with err
+ * set when err is given), cached while the text stays the same; tmp is
+ * used when the cache is out of memory. Valid until the next call for
+ * that job or the next prune. */
+const hs_record_t *hs_reccache_get(hs_engine_t *e, uint32_t id, const char *text,
+				   hs_record_t *tmp, hs_err_t *err);
+/* Drops the records of jobs not read in this round or the one before. */
+void hs_reccache_prune(hs_engine_t *e, long round);
+void hs_reccache_free(hs_engine_t *e);
 
 /* engine_warn.c */
 /* 1 the first time (id, kind) is asked while the job stays in the

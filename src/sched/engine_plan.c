@@ -8,6 +8,7 @@
  * and the entries of jobs the problem left out. */
 #include "sched/engine_impl.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,22 @@ static int set_target(hs_plan_job_t *pj, const hs_snap_t *s, const hs_round_buil
 	return 0;
 }
 
+/* The reason text of a plan entry (what users see), unless the engine's
+ * caller reads none (hs_engine_set_reasons: the simulator). */
+static void reason(const hs_engine_t *e, hs_plan_job_t *pj, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void reason(const hs_engine_t *e, hs_plan_job_t *pj, const char *fmt, ...)
+{
+	if (e->no_reasons) {
+		pj->reason[0] = 0;
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(pj->reason, sizeof(pj->reason), fmt, ap);
+	va_end(ap);
+}
+
 /* "v100-1,v100-2" of a target, for reasons. */
 static void target_names(const hs_plan_job_t *pj, const hs_snap_t *s, char *buf, size_t len)
 {
@@ -80,6 +97,10 @@ static void target_names(const hs_plan_job_t *pj, const hs_snap_t *s, char *buf,
 static void waiting_reason(const hs_engine_t *e, const hs_round_build_t *b, int k, long round,
 			   char *buf, size_t len)
 {
+	if (e->no_reasons) {
+		buf[0] = 0;
+		return;
+	}
 	const hs_problem_t *pb = &b->problem;
 	const hs_jacct_t *ac = hs_acct_find(e, (uint32_t)strtoul(pb->jobs[k].id, NULL, 10));
 	int best = -1;
@@ -201,7 +222,7 @@ static int plan_leaving(hs_engine_t *e, const hs_snap_t *s, const hs_round_build
 		}
 	}
 	pj->op = HS_PLAN_NONE;
-	snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: checkpointing before requeue%s%s",
+	reason(e, pj, "hetsched round %ld: checkpointing before requeue%s%s",
 		 round, pj->target.nnodes ? ", then to " : "",
 		 pj->target.nnodes ? pj->type_name : "");
 	return rc;
@@ -216,14 +237,14 @@ static int plan_running(const hs_engine_t *e, const hs_snap_t *s, const hs_round
 	char where[96];
 	if (d->action == HS_ACT_KEEP) {
 		pj->op = HS_PLAN_KEEP;
-		snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: running on %s (kept)",
+		reason(e, pj, "hetsched round %ld: running on %s (kept)",
 			 round, pj->type_name);
 	} else if (d->action == HS_ACT_MIGRATE) {
 		if (set_target(pj, s, b, d, server_node) < 0)
 			return -1;
 		pj->op = ckpt ? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
 		target_names(pj, s, where, sizeof(where));
-		snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: migrating to %s (%s)%s",
+		reason(e, pj, "hetsched round %ld: migrating to %s (%s)%s",
 			 round, pj->type_name, where, ckpt ? " from a checkpoint" : "");
 	} else {
 		/* PREEMPT (or anything else for a running job). */
@@ -231,7 +252,7 @@ static int plan_running(const hs_engine_t *e, const hs_snap_t *s, const hs_round
 			pj->op = HS_PLAN_SUSPEND;
 		else
 			pj->op = ckpt ? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
-		snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: preempted (%s)", round,
+		reason(e, pj, "hetsched round %ld: preempted (%s)", round,
 			 pj->op == HS_PLAN_SUSPEND ? "suspended"
 			 : ckpt ? "checkpoint, requeue" : "requeued");
 	}
@@ -261,7 +282,7 @@ static int plan_suspended(const hs_engine_t *e, const hs_snap_t *s, const hs_rou
 	const hs_sjob_t *sj = &s->jobs[pj->snap];
 	if (d->action != HS_ACT_START) {
 		pj->op = HS_PLAN_NONE;
-		snprintf(pj->reason, sizeof(pj->reason),
+		reason(e, pj,
 			 "hetsched round %ld: suspended, waiting for its share", round);
 		return 0;
 	}
@@ -270,13 +291,13 @@ static int plan_suspended(const hs_engine_t *e, const hs_snap_t *s, const hs_rou
 	/* Same GPUs: resume. Elsewhere: requeue, restart there. */
 	int same = same_gpus(b, sj, d);
 	pj->op = same ? HS_PLAN_RESUME : HS_PLAN_REQUEUE;
-	snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: %s on %s", round,
+	reason(e, pj, "hetsched round %ld: %s on %s", round,
 		 same ? "resumed" : "moving", pj->type_name);
 	if (!same && !has_ckpt && !e->conf.requeue_no_ckpt) {
 		/* a requeue would throw its work away: it waits for its own
 		 * GPUs instead */
 		pj->op = HS_PLAN_NONE;
-		snprintf(pj->reason, sizeof(pj->reason),
+		reason(e, pj,
 			 "hetsched round %ld: suspended, waiting for its own GPUs "
 			 "(moving would lose its work)", round);
 	}
@@ -299,7 +320,7 @@ static int plan_pending(const hs_engine_t *e, const hs_snap_t *s, const hs_round
 	pj->op = HS_PLAN_START;
 	char where[96];
 	target_names(pj, s, where, sizeof(where));
-	snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: starting on %s (%s)", round,
+	reason(e, pj, "hetsched round %ld: starting on %s (%s)", round,
 		 pj->type_name, where);
 	return 0;
 }

@@ -249,18 +249,20 @@ static int init_problem(const hs_snap_t *s, const hs_round_scratch_t *sc, hs_rou
 	return 0;
 }
 
-/* The job's AdminComment record into *rec; NULL when it has none or an
- * unreadable one (logged at debug level). */
-static const hs_record_t *job_record(const hs_engine_t *e, const hs_sjob_t *sj, hs_record_t *rec)
+/* The job's AdminComment record (engine_reccache.c: parsed once per
+ * text); NULL when it has none or an unreadable one (logged at debug
+ * level). */
+static const hs_record_t *job_record(hs_engine_t *e, const hs_sjob_t *sj, hs_record_t *rec)
 {
-	hs_record_init(rec);
+	if (sj->record)
+		return sj->record;
 	if (!sj->admin_comment || !*sj->admin_comment)
 		return NULL;
-	hs_err_t re;
-	if (hs_record_parse(rec, sj->admin_comment, &re) == 0)
-		return rec;
-	hs_engine_logf(e, HS_LOG_DEBUG, "job %u: AdminComment ignored: %s", sj->id, re.msg);
-	return NULL;
+	hs_err_t re = { "" };
+	const hs_record_t *r = hs_reccache_get(e, sj->id, sj->admin_comment, rec, &re);
+	if (!r)
+		hs_engine_logf(e, HS_LOG_DEBUG, "job %u: AdminComment ignored: %s", sj->id, re.msg);
+	return r;
 }
 
 /* Problem job k's throughput estimates (jb->thr, b->src, b->meas); a type
@@ -411,7 +413,7 @@ static double mean_priority(const hs_snap_t *s, const hs_round_scratch_t *sc)
 
 /* Every problem job: id, estimates, remaining work, age, weight,
  * entity, where it runs. */
-static int fill_problem_jobs(const hs_engine_t *e, const hs_snap_t *s,
+static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
 			     const hs_round_scratch_t *sc, hs_round_build_t *b, hs_err_t *err)
 {
 	const hs_sconf_t *c = &e->conf;
@@ -425,7 +427,7 @@ static int fill_problem_jobs(const hs_engine_t *e, const hs_snap_t *s,
 		b->pjob_snap[k] = i;
 		b->snap_pjob[i] = k;
 		char id[16];
-		snprintf(id, sizeof(id), "%u", sj->id);
+		hs_u32_text(sj->id, id);
 		if (!(jb->id = strdup(id)))
 			return hs_err_set(err, "out of memory");
 		jb->scale_factor = sj->gpus;

@@ -39,6 +39,8 @@ typedef struct hs_sconf {
 	                              * arrive or leave */
 	double min_reset_s;          /* MinResetInterval */
 	double preempt_cost_s;       /* PreemptCost */
+	int restart_aware;           /* RestartAware: the mechanism weighs a
+	                              * restart's cost (no: Gavel's) */
 	int backfill;                /* Backfill: -1 auto (policy), 0, 1 */
 	int ntables;
 	char *tables[HS_SCONF_MAX_TABLES]; /* ThroughputTable, comma list */

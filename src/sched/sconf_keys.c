@@ -276,6 +276,8 @@ static const key_def_t keys[] = {
 	    "least seconds between two allocation recomputations"),
 	DBL("PreemptCost", preempt_cost_s, "0", 0, 1e6,
 	    "checkpoint plus restart seconds charged to a restart"),
+	BOOL("RestartAware", restart_aware, "yes",
+	     "choose whom to run knowing what a restart costs (no: Gavel's mechanism)"),
 	CUSTOM("Backfill", "auto", set_backfill, show_backfill,
 	       "use GPUs of a zero-share type when idle: auto, yes or no"),
 	CUSTOM("ThroughputTable", NULL, set_tables, show_tables,

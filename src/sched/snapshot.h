@@ -71,6 +71,10 @@ typedef struct hs_sjob {
 	uint32_t nenv;
 	char **env;                /* HS_* entries of spank_job_env (copies) */
 	char *admin_comment;       /* raw AdminComment, NULL = none */
+	const struct hs_record *record; /* the same, already parsed, when the
+	                            * snapshot's maker has it (the simulator's
+	                            * jobs): used instead of admin_comment;
+	                            * borrowed, never freed by the snapshot */
 	char *account;
 	char *qos;
 	double account_shares;     /* association shares, 0 = unknown */

@@ -214,7 +214,7 @@ json_object *hs_sim_summary(const hs_sim_result_t *r, const hs_sim_opts_t *o, hs
 			       num(r->mech.lease_opportunities
 				   ? (double)r->mech.keeps / r->mech.lease_opportunities : NAN));
 	json_object_object_add(s, "restart_cost_s", json_object_new_double(lost));
-	json_object_object_add(s, "rounds", json_object_new_int64(r->nrounds));
+	json_object_object_add(s, "rounds", json_object_new_int64(r->rounds_run));
 	json_object_object_add(s, "allocation_resets", json_object_new_int64(r->mech.resets));
 	json_object_object_add(s, "solves", json_object_new_int64(r->solves));
 	json_object_object_add(s, "solve_s", json_object_new_double(r->solve_s));

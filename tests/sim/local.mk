@@ -2,7 +2,7 @@
 # tests/sim — the simulator: trace reader, generator, hand-checked
 # end-to-end runs (cmocka, TAP), and the `hetsched simulate` command.
 if HAVE_CMOCKA
-SIM_TEST_LDADD = libhetsched_sim.la libhetsched_core.la $(CMOCKA_LIBS) $(GLPK_LIBS) $(JSONC_LIBS) -lm
+SIM_TEST_LDADD = libhetsched_sim.la libhetsched_sched.la libhetsched_measure.la libhetsched_core.la $(CMOCKA_LIBS) $(GLPK_LIBS) $(JSONC_LIBS) -lm
 SIM_TEST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
 
 check_PROGRAMS += tests/sim/test_trace
