@@ -91,6 +91,7 @@ void hs_engine_free(hs_engine_t *e)
 	hs_ops_free(e);
 	hs_warn_free(e);
 	hs_reccache_free(e);
+	hs_jmemo_free(e);
 	free(e);
 }
 
@@ -136,6 +137,7 @@ int hs_engine_reconfigure(hs_engine_t *e, const hs_sconf_t *conf, hs_err_t *err)
 	e->policy = pol;
 	hs_tables_free(&e->tables);
 	e->tables = tb;
+	hs_jmemo_free(e); /* its table rows were the old tables' */
 	hs_sconf_free(&e->conf);
 	e->conf = c;
 	return 0;
@@ -205,10 +207,8 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 {
 	const hs_problem_t *pb = &b->problem;
 	const int J = pb->cluster.ntypes;
-	int tmap[J > 0 ? J : 1];
-	for (int j = 0; j < J; j++)
-		if ((tmap[j] = hs_acct_type_index(e, pb->cluster.names[j])) < 0)
-			return hs_err_set(err, "too many GPU types (more than %d)", HS_MAX_TYPES);
+	const int *tmap = b->tmap;
+	(void)err;
 	long round = e->rounds + 1;
 	for (int k = 0; k < pb->njobs; k++) {
 		uint32_t id = s->jobs[b->pjob_snap[k]].id;
@@ -472,6 +472,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 	e->last_round_t = s->now;
 	e->rounds++;
 	hs_reccache_prune(e, e->rounds);
+	hs_jmemo_prune(e, e->rounds);
 	plan->engine_ms = ms_since(&t0);
 	return 0;
 }

@@ -318,7 +318,7 @@ void hs_classify_roles(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 			b->role[i] = ours_suspended ? HS_ROLE_RESUME : HS_ROLE_UNMODELLED;
 			continue;
 		}
-		hs_hints_parse(&b->hints[i], sj->env, sj->nenv);
+		hs_jmemo_hints(e, sj, &b->hints[i]);
 		int htype;
 		int ok_held = holds_ok(s, sc, i, &htype);
 		hs_role_t role = state_role(e, s, b, i, ok_held, ours_suspended, part_up);

@@ -73,6 +73,7 @@ struct hs_exec {
 	/* ops pass */
 	int nxops;
 	hs_xop_t *xops;
+	int *xop_of;               /* batch act -> its op */
 	int requeues_only;
 };
 

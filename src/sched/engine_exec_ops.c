@@ -26,7 +26,9 @@ void hs_exec_ops_free(hs_exec_t *x)
 		free(x->xops[i].type);
 	}
 	free(x->xops);
+	free(x->xop_of);
 	x->xops = NULL;
+	x->xop_of = NULL;
 	x->nxops = 0;
 }
 
@@ -40,7 +42,10 @@ hs_exec_t *hs_exec_ops(hs_engine_t *e, const hs_op_view_t *views, int nviews, in
 	x->now = now;
 	x->requeues_only = requeues_only;
 	x->xops = calloc((size_t)nviews + 1, sizeof(*x->xops));
-	if (!x->xops) {
+	x->xop_of = malloc(((size_t)nviews + 1) * sizeof(int));
+	if (!x->xops || !x->xop_of) {
+		free(x->xops);
+		free(x->xop_of);
 		free(x);
 		return NULL;
 	}
@@ -101,18 +106,24 @@ static int add_op_act(hs_exec_t *x, hs_xop_t *o)
 	return 0;
 }
 
+/* Requeues (and begin times) before starts, as a round frees GPUs before
+ * it starts jobs: a deferred start waiting for a victim's GPUs finds them
+ * free in the same tick. xop_of[] maps the batch back to the ops. */
 int hs_exec_ops_batch(hs_exec_t *x)
 {
-	for (int i = 0; i < x->nxops; i++) {
-		hs_xop_t *o = &x->xops[i];
-		if (o->action == HS_OPA_WAIT)
-			continue; /* done with */
-		if (add_op_act(x, o) < 0) {
-			hs_engine_logf(x->e, HS_LOG_ERROR, "out of memory advancing job %u's "
-				       "operation: asked again next tick", o->id);
-			o->action = HS_OPA_WAIT;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < x->nxops; i++) {
+			hs_xop_t *o = &x->xops[i];
+			if (o->action == HS_OPA_WAIT || (o->action == HS_OPA_START) != pass)
+				continue; /* done with, or the other pass */
+			if (add_op_act(x, o) < 0) {
+				hs_engine_logf(x->e, HS_LOG_ERROR, "out of memory advancing job %u's "
+					       "operation: asked again next tick", o->id);
+				o->action = HS_OPA_WAIT;
+				continue;
+			}
+			x->xop_of[x->batch.n - 1] = i;
 		}
-	}
 	return x->batch.n;
 }
 
@@ -135,12 +146,9 @@ static int op_fallback(const hs_xop_t *o, const hs_act_t *a)
 
 void hs_exec_ops_done(hs_exec_t *x)
 {
-	int k = 0;
-	for (int i = 0; i < x->nxops && k < x->batch.n; i++) {
-		hs_xop_t *o = &x->xops[i];
-		if (o->action == HS_OPA_WAIT)
-			continue;
-		const hs_act_t *a = &x->batch.a[k++];
+	for (int k = 0; k < x->batch.n; k++) {
+		hs_xop_t *o = &x->xops[x->xop_of[k]];
+		const hs_act_t *a = &x->batch.a[k];
 		int ok = a->out == HS_OUT_DONE;
 		if (o->action == HS_OPA_START && !ok) {
 			int fb = op_fallback(o, a);

@@ -124,6 +124,18 @@ typedef struct hs_rcache {
 	hs_record_t rec;
 } hs_rcache_t;
 
+/* What the engine derives from a job's hints (engine_jobmemo.c). */
+typedef struct hs_jmemo {
+	uint32_t id;
+	long seen;
+	int parsed;
+	uint32_t nenv;
+	uint64_t env_hash;         /* of the HS_* entries parsed */
+	hs_hints_t hints;
+	int table_sf;              /* GPU count of the table lookup, 0 = none */
+	int table_ti, table_jt;    /* its table and row (-1: no table) */
+} hs_jmemo_t;
+
 struct hs_engine {
 	hs_sconf_t conf;
 	hs_tables_t tables;
@@ -171,6 +183,8 @@ struct hs_engine {
 
 	int nrc, cap_rc;
 	hs_rcache_t *rc;           /* sorted by id: parsed records */
+	int nmemo, cap_memo;
+	hs_jmemo_t *memo;          /* sorted by id: hints, table rows */
 
 	int nwarned, cap_warned;
 	hs_warned_t *warned;       /* sorted by id: per-job problems logged */
@@ -252,6 +266,15 @@ const hs_record_t *hs_reccache_get(hs_engine_t *e, uint32_t id, const char *text
 void hs_reccache_prune(hs_engine_t *e, long round);
 void hs_reccache_free(hs_engine_t *e);
 
+/* engine_jobmemo.c */
+/* sj's hints into *out, parsed once per text of its HS_* entries. */
+void hs_jmemo_hints(hs_engine_t *e, const hs_sjob_t *sj, hs_hints_t *out);
+/* The table (index, -1 none) and row *jt of (model, sf) for job id,
+ * looked up once per job and GPU count (after hs_jmemo_hints). */
+int hs_jmemo_table(hs_engine_t *e, uint32_t id, const char *model, int sf, int *jt);
+void hs_jmemo_prune(hs_engine_t *e, long round);
+void hs_jmemo_free(hs_engine_t *e);
+
 /* engine_warn.c */
 /* 1 the first time (id, kind) is asked while the job stays in the
  * snapshots (then log), 0 after; -1 out of memory (log anyway). */
@@ -321,6 +344,8 @@ typedef struct hs_round_build {
 	int njob_servers;
 	int nactive, npinned, nleaving, ncut, nnofit, nresume, nunmodelled;
 	int npinwait;
+	int *tmap;                 /* [ntypes] problem type -> the
+	                            * accounting's type (hs_acct_type_index) */
 } hs_round_build_t;
 
 int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_err_t *err);

@@ -344,7 +344,7 @@ static int plan_problem_job(hs_engine_t *e, const hs_snap_t *s, const hs_round_b
 	pj->type = d->type;
 	/* engine-owned name: the problem dies with the round */
 	if (d->type >= 0) {
-		int t = hs_acct_type_index(e, pb->cluster.names[d->type]);
+		int t = b->tmap[d->type];
 		pj->type_name = t >= 0 ? e->types[t] : NULL;
 	}
 	pj->target.partner = d->partner >= 0 ? (uint32_t)strtoul(pb->jobs[d->partner].id, NULL, 10) : 0;

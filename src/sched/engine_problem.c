@@ -39,6 +39,7 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->src);
 	free(b->meas);
 	free(b->units);
+	free(b->tmap);
 	if (b->job_servers)
 		for (int k = 0; k < b->njob_servers; k++)
 			free(b->job_servers[k]);
@@ -268,7 +269,7 @@ static const hs_record_t *job_record(hs_engine_t *e, const hs_sjob_t *sj, hs_rec
 /* Problem job k's throughput estimates (jb->thr, b->src, b->meas); a type
  * where the job cannot fit this round is not usable. Returns the mean
  * over the usable types (1 without any). */
-static double job_estimates(const hs_engine_t *e, const hs_snap_t *s, const hs_round_scratch_t *sc,
+static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_scratch_t *sc,
 			    hs_round_build_t *b, int k, const hs_record_t *recp)
 {
 	const int J = sc->ntypes, i = sc->order[k];
@@ -277,7 +278,9 @@ static double job_estimates(const hs_engine_t *e, const hs_snap_t *s, const hs_r
 	hs_job_t *jb = &pb->jobs[k];
 	hs_estimate_in_t ein = { .cluster = &pb->cluster, .tables = &e->tables,
 				 .model = b->hints[i].model, .scale_factor = sj->gpus,
-				 .rec = recp, .allowed = &sc->allowed[(size_t)i * J] };
+				 .rec = recp, .allowed = &sc->allowed[(size_t)i * J],
+				 .table_known = 1 };
+	ein.table_ti = hs_jmemo_table(e, sj->id, b->hints[i].model, sj->gpus, &ein.table_jt);
 	b->src[k] = hs_estimate(&ein, jb->thr, &b->meas[(size_t)k * J]);
 	int any = 0;
 	for (int j = 0; j < J; j++) {
@@ -512,6 +515,19 @@ static void count_roles(const hs_snap_t *s, hs_round_build_t *b)
 	}
 }
 
+/* b->tmap: each problem type's index in the accounting's type table,
+ * looked up once a round (the stages after use it per job). */
+static int type_map(hs_engine_t *e, hs_round_build_t *b, hs_err_t *err)
+{
+	const int J = b->problem.cluster.ntypes;
+	if (!(b->tmap = malloc(((size_t)J + 1) * sizeof(int))))
+		return hs_err_set(err, "out of memory");
+	for (int j = 0; j < J; j++)
+		if ((b->tmap[j] = hs_acct_type_index(e, b->problem.cluster.names[j])) < 0)
+			return hs_err_set(err, "too many GPU types (more than %d)", HS_MAX_TYPES);
+	return 0;
+}
+
 /* The stage's steps in order; each reads the snapshot and what the steps
  * before it left in sc and b. */
 static int build_steps(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *sc,
@@ -530,7 +546,8 @@ static int build_steps(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 	    hs_pin_filter(e, s, b) < 0) /* pending jobs that cannot be preempted */
 		return hs_err_set(err, "out of memory");
 	select_problem_jobs(s, sc, b);
-	if (init_problem(s, sc, b, err) < 0 || fill_problem_jobs(e, s, sc, b, err) < 0)
+	if (init_problem(s, sc, b, err) < 0 || type_map(e, b, err) < 0 ||
+	    fill_problem_jobs(e, s, sc, b, err) < 0)
 		return -1;
 	if (hs_nodes_build_masks(b, s, sc->node_bad, sc->npj) < 0)
 		return hs_err_set(err, "out of memory");

@@ -20,7 +20,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/engine_nodes.c \
 	src/sched/engine_pinned.c \
 	src/sched/engine_plan.c src/sched/engine_plan_share.c \
-	src/sched/engine_acct.c src/sched/engine_reccache.c \
+	src/sched/engine_acct.c src/sched/engine_reccache.c src/sched/engine_jobmemo.c \
 	src/sched/engine_warn.c \
 	src/sched/solve_leaving_out.c src/sched/solve_leaving_out.h \
 	src/sched/engine_ops.c src/sched/engine_optable.c \
