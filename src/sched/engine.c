@@ -457,10 +457,8 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 		plan->gpus_used = out.gpus_used;
 		rc = hs_build_plan(e, s, &b, &out, plan, err);
 	}
-	if (rc == 0) {
-		hs_recover_defer_preemptions(e, s, plan);
+	if (rc == 0)
 		hs_plan_start_times(e, s, &b, &out, plan);
-	}
 	if (have_alloc)
 		hs_alloc_free(&alloc);
 	hs_round_out_free(&out);

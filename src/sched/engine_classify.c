@@ -172,9 +172,10 @@ static int holds_ok(const hs_snap_t *s, const hs_round_scratch_t *sc, int i, int
 static hs_role_t state_role(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 			    int i, int ok_held, int ours_suspended, int part_up)
 {
-	const hs_sconf_t *c = &e->conf;
 	const hs_sjob_t *sj = &s->jobs[i];
 	const hs_op_t *op = hs_op_find(e, sj->id);
+	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
+	hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
 	hs_role_t role = HS_ROLE_SKIP;
 	switch (sj->state) {
 	case HS_SJ_RUNNING:
@@ -183,7 +184,7 @@ static hs_role_t state_role(hs_engine_t *e, const hs_snap_t *s, const hs_round_b
 		if (op && (op->kind == HS_OP_CKPT || (op->kind == HS_OP_REQUEUED && op->restored)) &&
 		    op->restart_cnt == sj->restart_cnt)
 			role = HS_ROLE_LEAVING;
-		else if (ok_held && hs_job_preemptible(c, &b->hints[i], sj))
+		else if (ok_held && hs_preempt_able(&rules, &pjob))
 			role = HS_ROLE_ACTIVE;
 		else
 			role = HS_ROLE_PINNED;
@@ -191,7 +192,7 @@ static hs_role_t state_role(hs_engine_t *e, const hs_snap_t *s, const hs_round_b
 	case HS_SJ_SUSPENDED:
 		/* Only jobs hetsched suspended itself are resumed by it;
 		 * an administrator's suspend is left alone. */
-		if (ours_suspended && ok_held && hs_job_preemptible(c, &b->hints[i], sj))
+		if (ours_suspended && ok_held && hs_preempt_able(&rules, &pjob))
 			role = HS_ROLE_ACTIVE;
 		else if (ours_suspended)
 			role = HS_ROLE_RESUME; /* requeue=0, PreemptMode changed... */

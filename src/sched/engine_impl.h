@@ -251,9 +251,7 @@ void hs_acct_started(hs_engine_t *e, uint32_t id, unsigned rc, int64_t now);
 void hs_recover_lost(hs_engine_t *e, const hs_snap_t *s);
 /* A pending job held back after a lost start (clears an expired hold). */
 int hs_recover_held(hs_engine_t *e, uint32_t id, int64_t now);
-/* Until settle_until: checkpoints and requeues of running jobs in the
- * plan become KEEP. */
-void hs_recover_defer_preemptions(const hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan);
+
 
 /* engine_reccache.c */
 /* Job id's AdminComment record parsed (NULL: none, or invalid with err
@@ -351,8 +349,34 @@ typedef struct hs_round_build {
 int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_err_t *err);
 void hs_build_free(hs_round_build_t *b);
 
-/* engine_pinned.c: jobs hetsched cannot preempt (core/pinned.h). */
-int hs_job_preemptible(const hs_sconf_t *c, const hs_hints_t *h, const hs_sjob_t *j);
+/* engine_preempt.c: the preemption stage. Who loses GPUs is the round
+ * mechanism's choice among the jobs hs_preempt_able allows; how a job
+ * stops or moves is hs_preempt_stop / hs_preempt_move_suspended. */
+typedef struct hs_preempt_rules {
+	hs_preempt_mode_t mode;    /* PreemptMode */
+	int requeue_no_ckpt;       /* RequeueWithoutCheckpoint */
+	int64_t settle_left;       /* > 0: a restarted slurmctld settles for
+	                            * that many seconds more: no job is
+	                            * checkpointed or requeued */
+} hs_preempt_rules_t;
+typedef struct hs_preempt_job {
+	int ckpt, no_preempt;      /* its hints: HS_CKPT, HS_NO_PREEMPT */
+	int batch, requeue_ok;     /* Slurm can requeue it */
+} hs_preempt_job_t;
+hs_preempt_rules_t hs_preempt_rules(const hs_engine_t *e, int64_t now);
+hs_preempt_job_t hs_preempt_job(const hs_hints_t *h, const hs_sjob_t *sj);
+/* May the job be preempted at all? (else it is pinned once it runs) */
+int hs_preempt_able(const hs_preempt_rules_t *r, const hs_preempt_job_t *j);
+/* How a running job stops when the round takes its GPUs (moving = 0)
+ * or moves it: HS_PLAN_CHECKPOINT, _REQUEUE, _SUSPEND, or HS_PLAN_KEEP
+ * while a restarted slurmctld settles. */
+hs_plan_op_t hs_preempt_stop(const hs_preempt_rules_t *r, const hs_preempt_job_t *j, int moving);
+/* How a suspended job the round moves elsewhere restarts: requeued, or
+ * HS_PLAN_NONE (it waits for its own GPUs) when that loses its work. */
+hs_plan_op_t hs_preempt_move_suspended(const hs_preempt_rules_t *r, const hs_preempt_job_t *j);
+
+/* engine_pinned.c: which pending jobs that cannot be preempted enter the
+ * round (core/pinned.h). */
 /* Pending jobs that cannot be preempted and are beyond their group's
  * share become HS_ROLE_PIN_WAIT (needs roles, owners and usable GPUs);
  * -1 = out of memory. */

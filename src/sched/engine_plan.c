@@ -170,6 +170,7 @@ int hs_plan_resumes_only(const hs_snap_t *s, const hs_round_build_t *b, hs_plan_
 /* Maps of one plan build: server -> snapshot node, problem job -> plan
  * entry, snapshot job -> plan entry (-1 = none). */
 typedef struct plan_maps {
+	hs_preempt_rules_t rules;  /* the preemption stage's, this round */
 	int *server_node;          /* [nservers] */
 	int *pj_of;                /* [problem njobs] */
 	int *snap_pj;              /* [snapshot njobs] */
@@ -228,33 +229,30 @@ static int plan_leaving(hs_engine_t *e, const hs_snap_t *s, const hs_round_build
 	return rc;
 }
 
-/* A running job: kept, migrated (checkpoint + requeue, or requeue, then
- * started on the target) or preempted as PreemptMode says. */
+/* A running job: kept, migrated (stopped, then started on the target) or
+ * preempted; how it stops is the preemption stage's (engine_preempt.c). */
 static int plan_running(const hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
-			const hs_decision_t *d, const int *server_node, hs_plan_job_t *pj,
-			int ckpt, long round)
+			const hs_decision_t *d, const plan_maps_t *m, hs_plan_job_t *pj,
+			const hs_preempt_job_t *job, long round)
 {
 	char where[96];
-	if (d->action == HS_ACT_KEEP) {
-		pj->op = HS_PLAN_KEEP;
-		reason(e, pj, "hetsched round %ld: running on %s (kept)",
-			 round, pj->type_name);
-	} else if (d->action == HS_ACT_MIGRATE) {
-		if (set_target(pj, s, b, d, server_node) < 0)
+	int moving = d->action == HS_ACT_MIGRATE;
+	pj->op = d->action == HS_ACT_KEEP ? HS_PLAN_KEEP : hs_preempt_stop(&m->rules, job, moving);
+	if (pj->op == HS_PLAN_KEEP && d->action != HS_ACT_KEEP) {
+		reason(e, pj, "hetsched round %ld: slurmctld restarted, not preempted before %lld s "
+		       "have passed", round, (long long)m->rules.settle_left);
+	} else if (pj->op == HS_PLAN_KEEP) {
+		reason(e, pj, "hetsched round %ld: running on %s (kept)", round, pj->type_name);
+	} else if (moving) {
+		if (set_target(pj, s, b, d, m->server_node) < 0)
 			return -1;
-		pj->op = ckpt ? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
 		target_names(pj, s, where, sizeof(where));
-		reason(e, pj, "hetsched round %ld: migrating to %s (%s)%s",
-			 round, pj->type_name, where, ckpt ? " from a checkpoint" : "");
+		reason(e, pj, "hetsched round %ld: migrating to %s (%s)%s", round, pj->type_name,
+		       where, pj->op == HS_PLAN_CHECKPOINT ? " from a checkpoint" : "");
 	} else {
-		/* PREEMPT (or anything else for a running job). */
-		if (e->conf.preempt == HS_PREEMPT_SUSPEND)
-			pj->op = HS_PLAN_SUSPEND;
-		else
-			pj->op = ckpt ? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
 		reason(e, pj, "hetsched round %ld: preempted (%s)", round,
-			 pj->op == HS_PLAN_SUSPEND ? "suspended"
-			 : ckpt ? "checkpoint, requeue" : "requeued");
+		       pj->op == HS_PLAN_SUSPEND ? "suspended"
+		       : pj->op == HS_PLAN_CHECKPOINT ? "checkpoint, requeue" : "requeued");
 	}
 	return 0;
 }
@@ -276,9 +274,10 @@ static int same_gpus(const hs_round_build_t *b, const hs_sjob_t *sj, const hs_de
 /* A suspended job: resumed on the same GPUs, requeued to restart
  * elsewhere (unless that throws its work away), or left waiting. */
 static int plan_suspended(const hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
-			  const hs_decision_t *d, const int *server_node, hs_plan_job_t *pj,
-			  int has_ckpt, long round)
+			  const hs_decision_t *d, const plan_maps_t *m, hs_plan_job_t *pj,
+			  const hs_preempt_job_t *job, long round)
 {
+	const int *server_node = m->server_node;
 	const hs_sjob_t *sj = &s->jobs[pj->snap];
 	if (d->action != HS_ACT_START) {
 		pj->op = HS_PLAN_NONE;
@@ -293,7 +292,7 @@ static int plan_suspended(const hs_engine_t *e, const hs_snap_t *s, const hs_rou
 	pj->op = same ? HS_PLAN_RESUME : HS_PLAN_REQUEUE;
 	reason(e, pj, "hetsched round %ld: %s on %s", round,
 		 same ? "resumed" : "moving", pj->type_name);
-	if (!same && !has_ckpt && !e->conf.requeue_no_ckpt) {
+	if (!same && hs_preempt_move_suspended(&m->rules, job) == HS_PLAN_NONE) {
 		/* a requeue would throw its work away: it waits for its own
 		 * GPUs instead */
 		pj->op = HS_PLAN_NONE;
@@ -351,12 +350,12 @@ static int plan_problem_job(hs_engine_t *e, const hs_snap_t *s, const hs_round_b
 	pj->ckpt_signal = h->ckpt_signal;
 	if (b->role[i] == HS_ROLE_LEAVING)
 		return plan_leaving(e, s, b, d, m->server_node, pj, out->round);
+	hs_preempt_job_t job = hs_preempt_job(h, sj);
 	switch (sj->state) {
 	case HS_SJ_RUNNING:
-		return plan_running(e, s, b, d, m->server_node, pj,
-				    h->ckpt && sj->batch && sj->requeue_ok, out->round);
+		return plan_running(e, s, b, d, m, pj, &job, out->round);
 	case HS_SJ_SUSPENDED:
-		return plan_suspended(e, s, b, d, m->server_node, pj, h->ckpt, out->round);
+		return plan_suspended(e, s, b, d, m, pj, &job, out->round);
 	default:
 		return plan_pending(e, s, b, d, m->server_node, pj, k, out->round);
 	}
@@ -457,7 +456,7 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 	int nextra = 0;
 	for (int i = 0; i < s->njobs; i++)
 		nextra += extra_role(b->role[i]);
-	plan_maps_t m = { 0 };
+	plan_maps_t m = { .rules = hs_preempt_rules(e, s->now) };
 	plan->jobs = calloc((size_t)pb->njobs + (size_t)nextra + 1, sizeof(*plan->jobs));
 	if (plan_maps_init(&m, s, b) < 0 || !plan->jobs) {
 		plan_maps_free(&m);
