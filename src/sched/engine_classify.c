@@ -334,11 +334,6 @@ void hs_classify_roles(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 		cut_max_jobs(&e->conf, s, b, sc->cands, sc->ncand, e->rounds + 1);
 }
 
-int hs_node_hold_only(const hs_snap_t *s, const unsigned char *node_bad, int n)
-{
-	return !s->nodes[n].avail || (node_bad && node_bad[n]);
-}
-
 /* Whether GPU g of server node n is the policy's to give out. */
 static int gpu_usable(const hs_snap_t *s, const hs_round_scratch_t *sc, const hs_round_build_t *b,
 		      int n, int g)

@@ -25,6 +25,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/solve_leaving_out.c src/sched/solve_leaving_out.h \
 	src/sched/engine_ops.c src/sched/engine_optable.c \
 	src/sched/exec.h src/sched/engine_exec_impl.h src/sched/engine_exec.c \
+	src/sched/engine_exec_batch.c \
 	src/sched/engine_exec_fill.c src/sched/engine_exec_ops.c \
 	src/sched/target.c src/sched/target.h \
 	src/sched/engine_recover.c \
