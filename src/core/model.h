@@ -118,6 +118,8 @@ typedef struct hs_entities {
 	char **names;            /* [n] */
 	double *weight;          /* [n] > 0 */
 	hs_entity_mode_t *mode;  /* [n] */
+	int *parent;             /* [n] the parent entity, -1 = top level;
+	                          * NULL = all top level (one level) */
 } hs_entities_t;
 
 /* ---- Problem ------------------------------------------------------------ */

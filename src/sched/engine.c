@@ -255,8 +255,9 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 			continue;
 		ac->src = b->src[k];
 		ac->weight = pb->jobs[k].weight;
-		if (pb->jobs[k].entity >= 0)
-			hs_strlcpy(ac->account, pb->entities.names[pb->jobs[k].entity], sizeof(ac->account));
+		const hs_sjob_t *sj = &s->jobs[b->pjob_snap[k]];
+		hs_strlcpy(ac->account, sj->account && *sj->account ? sj->account : "(none)",
+			   sizeof(ac->account));
 		memset(ac->thr, 0, (size_t)e->acct_tcap * sizeof(double));
 		memset(ac->meas, 0, (size_t)e->acct_tcap * sizeof(double));
 		for (int j = 0; j < J; j++) {

@@ -375,6 +375,11 @@ hs_plan_op_t hs_preempt_stop(const hs_preempt_rules_t *r, const hs_preempt_job_t
  * HS_PLAN_NONE (it waits for its own GPUs) when that loses its work. */
 hs_plan_op_t hs_preempt_move_suspended(const hs_preempt_rules_t *r, const hs_preempt_job_t *j);
 
+/* engine_entities.c: the problem's entities (Fairness=) and each problem
+ * job's (pjob_snap filled). */
+int hs_entities_build(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b,
+		      hs_err_t *err);
+
 /* engine_pinned.c: which pending jobs that cannot be preempted enter the
  * round (core/pinned.h). */
 /* Pending jobs that cannot be preempted and are beyond their group's

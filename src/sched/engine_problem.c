@@ -241,12 +241,6 @@ static int init_problem(const hs_snap_t *s, const hs_round_scratch_t *sc, hs_rou
 		return hs_err_set(err, "out of memory");
 	for (int k = 0; k < npj; k++)
 		b->units[k] = 1.0;
-	/* Entities: the accounts of the active jobs (at most one each). */
-	pb->entities.names = calloc((size_t)npj + 1, sizeof(char *));
-	pb->entities.weight = calloc((size_t)npj + 1, sizeof(double));
-	pb->entities.mode = calloc((size_t)npj + 1, sizeof(hs_entity_mode_t));
-	if (!pb->entities.names || !pb->entities.weight || !pb->entities.mode)
-		return hs_err_set(err, "out of memory");
 	return 0;
 }
 
@@ -364,25 +358,6 @@ static double job_weight(const hs_sconf_t *c, const hs_sjob_t *sj, double prio_m
 	return w;
 }
 
-/* Entity = account: its index in the problem's entities, added on first
- * use; -1 = out of memory. */
-static int job_entity(const hs_sconf_t *c, hs_entities_t *ents, const hs_sjob_t *sj)
-{
-	const char *acct = sj->account && *sj->account ? sj->account : "(none)";
-	for (int x = 0; x < ents->n; x++)
-		if (!strcmp(ents->names[x], acct))
-			return x;
-	int en = ents->n;
-	if (!(ents->names[en] = strdup(acct)))
-		return -1;
-	ents->weight[en] = c->account_shares
-				   ? (sj->account_shares >= 1 ? sj->account_shares : 1.0)
-				   : hs_wlist_get(&c->account_weights, acct);
-	ents->mode[en] = c->entity_fifo ? HS_ENTITY_FIFO : HS_ENTITY_FAIRNESS;
-	ents->n = en + 1;
-	return en;
-}
-
 /* Where problem job k runs now (active running jobs only): its GPUs from
  * b->run_space at *used. */
 static void job_run(const hs_snap_t *s, hs_round_build_t *b, int k, int i, int *used)
@@ -440,8 +415,6 @@ static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
 		jb->remaining_steps = remaining_steps(c, s, sj, &b->hints[i], recp, thr_mean);
 		jb->age_s = job_age(e, s, sj);
 		jb->weight = job_weight(c, sj, prio_mean);
-		if ((jb->entity = job_entity(c, &pb->entities, sj)) < 0)
-			return hs_err_set(err, "out of memory");
 		job_run(s, b, k, i, &used);
 	}
 	return 0;
@@ -547,7 +520,7 @@ static int build_steps(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 		return hs_err_set(err, "out of memory");
 	select_problem_jobs(s, sc, b);
 	if (init_problem(s, sc, b, err) < 0 || type_map(e, b, err) < 0 ||
-	    fill_problem_jobs(e, s, sc, b, err) < 0)
+	    fill_problem_jobs(e, s, sc, b, err) < 0 || hs_entities_build(e, s, b, err) < 0)
 		return -1;
 	if (hs_nodes_build_masks(b, s, sc->node_bad, sc->npj) < 0)
 		return hs_err_set(err, "out of memory");

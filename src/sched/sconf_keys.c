@@ -298,6 +298,8 @@ static const key_def_t keys[] = {
 	CUSTOM("QosWeights", NULL, set_qos, show_qos, "weight per QOS, name:weight list"),
 	CUSTOM("AccountWeights", NULL, set_accounts, show_accounts,
 	       "weight per account, name:weight list or shares"),
+	CHOICE("Fairness", fairness, "tree", "tree|accounts|jobs",
+	       "shares between accounts and users by the association tree, accounts only, or jobs"),
 	CHOICE("EntityMode", entity_fifo, "fairness", "fairness|fifo",
 	       "how jobs of one entity share its weight"),
 	DBL("SolverTimeLimit", solver_time_limit_s, "30", 0, 3600,

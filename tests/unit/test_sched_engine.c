@@ -1710,8 +1710,9 @@ static void test_accounts_entities(void **state)
 		const char *conf;
 		double b_share;
 	} cases[] = {
-		{ "Policy=max_min_fairness_water_filling\n", 0.5 },
-		{ "Policy=max_min_fairness_water_filling\nAccountWeights=b:3\n", 0.75 },
+		{ "Policy=max_min_fairness_water_filling\nFairness=accounts\n", 0.5 },
+		{ "Policy=max_min_fairness_water_filling\nFairness=accounts\nAccountWeights=b:3\n",
+		  0.75 },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		fx_t f;
