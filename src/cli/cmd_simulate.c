@@ -44,6 +44,11 @@ static void usage(FILE *f)
 		"  --write-trace FILE    also write the workload as a Gavel trace\n"
 		"  --pinned-fraction F   mark this fraction of the jobs (evenly spread\n"
 		"                        by arrival) as not preemptible (default 0)\n"
+		"  --users U@A:F[:S],... generated jobs' users: user U of account A\n"
+		"                        submits fraction F of them (evenly spread),\n"
+		"                        with Shares S in its account (default 1)\n"
+		"  --accounts A:S,...    accounts' Shares (default 1); a trace names\n"
+		"                        users and accounts in columns 12 and 13\n"
 		"  --pinned-admission M  always (the plugin's default) or share:\n"
 		"                        PinnedAdmission=; ignore: pinned jobs\n"
 		"                        checkpoint and are preempted like any other\n"
@@ -173,12 +178,14 @@ static const char *fastest_type(const hs_thrtable_t *t, const hs_cluster_t *c)
 }
 
 static int write_trace(const char *path, const hs_thrtable_t *t, const hs_gen_opts_t *g,
-		       double pinned_fraction, long until, hs_err_t *err)
+		       double pinned_fraction, const hs_sim_users_t *users, long until,
+		       hs_err_t *err)
 {
 	hs_workload_t w;
 	if (hs_workload_generator(&w, t, g, err) < 0)
 		return -1;
 	w.pinned_fraction = pinned_fraction;
+	w.users = users;
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		hs_workload_free(&w);
@@ -219,13 +226,14 @@ enum {
 	OPT_THROUGHPUTS, OPT_POLICY, OPT_ROUND, OPT_RESET, OPT_PREEMPT, OPT_IDEAL,
 	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP, OPT_IGNORE_RESTART, OPT_SAVE_FAILED,
 	OPT_PRICES, OPT_TIMELINE, OPT_PIN_FRACTION, OPT_PIN_ADMISSION, OPT_CONF, OPT_CKPT_TIME,
-	OPT_TRACE_ACTS,
+	OPT_TRACE_ACTS, OPT_USERS, OPT_ACCOUNTS,
 };
 
 /* What the command line asked for (parse_args, check_args). */
 typedef struct sim_args {
 	const char *trace_path, *table_path, *cluster_spec, *csv_path, *timeline_path;
-	const char *trace_out, *cons, *prices, *pin_adm;
+	const char *trace_out, *cons, *prices, *pin_adm, *users_spec, *accounts_spec;
+	hs_sim_users_t users;
 	double pin_frac;
 	int generate, weights_set;
 	long seed, gps;
@@ -316,6 +324,8 @@ static const struct option sim_longopts[] = {
 	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "trace-acts", no_argument, NULL, OPT_TRACE_ACTS },
+	{ "users", required_argument, NULL, OPT_USERS },
+	{ "accounts", required_argument, NULL, OPT_ACCOUNTS },
 	{ "save-failed", required_argument, NULL, OPT_SAVE_FAILED },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -353,6 +363,8 @@ static int sim_option(sim_args_t *a, int c, const char *v)
 	case OPT_SAVE_FAILED: o->save_failed = v; return 0;
 	case OPT_QUIET: o->progress = 0; return 0;
 	case OPT_TRACE_ACTS: o->trace_acts = stderr; return 0;
+	case OPT_USERS: a->users_spec = v; return 0;
+	case OPT_ACCOUNTS: a->accounts_spec = v; return 0;
 	}
 	return 1;
 }
@@ -420,6 +432,17 @@ static int check_args(sim_args_t *a)
 		fprintf(stderr, "hetsched simulate: %s\n", wrong);
 		return 2;
 	}
+	hs_err_t uerr;
+	if (hs_sim_users_parse(&a->users, a->users_spec, a->accounts_spec, &uerr) < 0) {
+		fprintf(stderr, "hetsched simulate: %s\n", uerr.msg);
+		return 2;
+	}
+	if (a->users_spec && !a->generate) {
+		fprintf(stderr, "hetsched simulate: --users draws generated jobs (a trace names "
+			"its users in its 12th column)\n");
+		return 2;
+	}
+	o->users = &a->users;
 	if (!strcmp(a->pin_adm, "ignore"))
 		o->pinned_preemptible = 1;
 	else if (conf_set(a, "--pinned-admission", "PinnedAdmission", a->pin_adm) < 0)
@@ -508,7 +531,8 @@ static int load_workload(sim_args_t *a, const hs_thrtable_t *table, const hs_clu
 	if (hs_workload_generator(w, table, g, err) < 0)
 		return -1;
 	w->pinned_fraction = a->pin_frac;
-	if (a->trace_out && write_trace(a->trace_out, table, g, a->pin_frac,
+	w->users = a->users_spec ? &a->users : NULL;
+	if (a->trace_out && write_trace(a->trace_out, table, g, a->pin_frac, w->users,
 					g->njobs >= 0 ? g->njobs - 1 : a->o.window_last, err) < 0)
 		return -1;
 	return 0;
@@ -629,5 +653,6 @@ int hs_cmd_simulate(int argc, char **argv)
 	if (st < 0)
 		st = simulate(&a);
 	hs_sim_opts_free(&a.o);
+	hs_sim_users_free(&a.users);
 	return st;
 }

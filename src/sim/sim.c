@@ -60,6 +60,9 @@ void hs_sim_result_free(hs_sim_result_t *res)
 	}
 	free(res->jobs);
 	free(res->rounds);
+	hs_sim_users_free(&res->users);
+	free(res->user_gpu_s);
+	free(res->user_gpu_contended);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -233,7 +236,7 @@ static int setup(hs_sim_t *s, hs_err_t *err)
 			       .ckpt_s = s->o->ckpt_s,
 			       .pinned_preemptible = s->o->pinned_preemptible,
 			       .measure = s->o->measure, .timeline = s->o->timeline,
-			       .trace = s->o->trace_acts };
+			       .trace = s->o->trace_acts, .users = s->o->users };
 	if (!(s->w = hs_world_new(&wo, s->res, err)))
 		return -1;
 	if (s->o->ideal)
@@ -272,6 +275,8 @@ int hs_sim_run(const hs_sim_opts_t *o, const hs_cluster_t *c, const hs_thrtable_
 	if (rc == 0 && !o->ideal)
 		/* the busy time after the last round */
 		rc = hs_sim_record_round(res, s.last_round, s.now, hs_world_take_busy(s.w), err);
+	if (rc == 0 && hs_sim_users_copy(&res->users, hs_world_users(s.w)) < 0)
+		rc = hs_err_set(err, "out of memory");
 	if (rc == 0) {
 		hs_world_close(s.w, s.now);
 		res->end_s = s.now;

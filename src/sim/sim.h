@@ -42,6 +42,7 @@
 #include "core/policy.h"
 #include "core/thrtable.h"
 #include "sched/sconf.h"
+#include "sim/users.h"
 #include "sim/workload.h"
 
 typedef enum hs_consolidation {
@@ -69,6 +70,9 @@ typedef struct hs_sim_opts {
 	const char *save_failed;     /* if set, the first problem the policy
 	                              * fails to solve is written there as
 	                              * `hetsched solve` input (for replay) */
+	hs_sim_users_t *users;       /* users and accounts (users.h); NULL =
+	                              * one user; users a trace names are
+	                              * added to it */
 	FILE *trace_acts;            /* if set, a line per act of the engine
 	                              * and its outcome, and per round */
 	FILE *timeline;              /* if set, one CSV line per job per GPU
@@ -106,6 +110,7 @@ typedef struct hs_sim_job {
 	double pred_first_s, pred_first_at, pred_late_s, pred_late_at;
 	int measured;
 	int type, nservers, partner; /* where it runs (or ran last) */
+	int user;                    /* index into the result's users */
 	/* counters */
 	long starts, preemptions, migrations, restarts, keeps;
 	double lost_s, gpu_s, iso_steps;
@@ -137,6 +142,14 @@ typedef struct hs_sim_result {
 	double cpu_s;                /* process CPU time of the run */
 	long rejected;               /* jobs no type could ever run */
 	hs_mech_stats_t mech;
+	hs_sim_users_t users;        /* who submitted: the run's users and
+	                              * accounts (a copy; users.h) */
+	/* per user (index into users.users): GPU-seconds held by its running
+	 * jobs, all of them and while every user had work (a job waiting or
+	 * running: all backlogged), and how long that was */
+	double *user_gpu_s, *user_gpu_contended;
+	int cap_users;
+	double contended_s;
 } hs_sim_result_t;
 
 /* Runs a whole simulation. The cluster gives types and GPU counts; the

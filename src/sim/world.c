@@ -65,9 +65,10 @@ hs_world_t *hs_world_new(const hs_world_opts_t *o, hs_sim_result_t *res, hs_err_
 	}
 	w->o = *o;
 	w->res = res;
-	/* the account and QOS of every simulated job */
-	snprintf(w->acct_name, sizeof(w->acct_name), "sim");
+	/* the QOS of every simulated job; its users and accounts */
 	snprintf(w->qos_name, sizeof(w->qos_name), "normal");
+	hs_sim_users_init(&w->own_users);
+	w->users = o->users ? o->users : &w->own_users;
 	w->J = o->cluster->ntypes;
 	w->ttype = calloc((size_t)w->J + 1, sizeof(int));
 	if (!w->ttype) {
@@ -116,6 +117,9 @@ void hs_world_free(hs_world_t *w)
 	free(w->holder2);
 	free(w->gpu_held_all);
 	free(w->sjobs);
+	free(w->sassocs);
+	free(w->user_live);
+	hs_sim_users_free(&w->own_users);
 	free(w);
 }
 
@@ -238,6 +242,9 @@ int hs_world_submit(hs_world_t *w, const hs_trace_job_t *tj, int measured, hs_er
 	if (x->rec)
 		hs_record_init(x->rec);
 	x->meas_dirty = 0;
+	j->user = hs_sim_users_find(w->users, tj->user ? tj->user : "user", tj->account);
+	if (j->user < 0)
+		return hs_err_set(err, "out of memory");
 	int usable = job_rates(w, j);
 	if (usable < 0 || !x->held || !x->meas || !x->meas_t || !x->rec || job_hints(w, k, j) < 0)
 		return hs_err_set(err, "out of memory");
@@ -254,6 +261,8 @@ int hs_world_submit(hs_world_t *w, const hs_trace_job_t *tj, int measured, hs_er
 		w->cap_live = cap;
 	}
 	hs_world_iso_join(w, k);
+	if (hs_world_user_live(w, j->user, +1) < 0)
+		return hs_err_set(err, "out of memory");
 	w->live[w->nlive++] = k;
 	x->live = 1;
 	x->state = HS_SJ_PENDING;
@@ -265,6 +274,11 @@ int hs_world_submit(hs_world_t *w, const hs_trace_job_t *tj, int measured, hs_er
 long hs_world_active(const hs_world_t *w)
 {
 	return w->nlive;
+}
+
+const hs_sim_users_t *hs_world_users(const hs_world_t *w)
+{
+	return w->users;
 }
 
 long hs_world_measured_done(const hs_world_t *w)
@@ -308,6 +322,31 @@ static void job_record(hs_world_t *w, long k, int64_t now)
 	x->fmt_step = j->done_steps;
 }
 
+/* The association tree of the snapshot: every account under the root,
+ * every user under its account (rebuilt when a trace brought new ones). */
+static int snap_assocs(hs_world_t *w)
+{
+	const hs_sim_users_t *u = w->users;
+	int n = u->naccounts + u->nusers;
+	if (n == w->nsassocs)
+		return 0;
+	hs_sassoc_t *a = realloc(w->sassocs, ((size_t)n + 1) * sizeof(*a));
+	if (!a)
+		return -1;
+	w->sassocs = a;
+	for (int i = 0; i < u->naccounts; i++)
+		a[i] = (hs_sassoc_t){ .id = (uint32_t)i + 1, .parent = -1,
+				      .account = (char *)u->accounts[i].name,
+				      .shares = u->accounts[i].shares };
+	for (int i = 0; i < u->nusers; i++)
+		a[u->naccounts + i] = (hs_sassoc_t){
+			.id = (uint32_t)(u->naccounts + i) + 1, .parent = u->users[i].account,
+			.account = (char *)u->accounts[u->users[i].account].name,
+			.user = (char *)u->users[i].name, .shares = u->users[i].shares };
+	w->nsassocs = n;
+	return 0;
+}
+
 static int snap_room(hs_world_t *w)
 {
 	if (w->nlive <= w->cap_sjobs)
@@ -324,8 +363,11 @@ static int snap_room(hs_world_t *w)
 int hs_world_snapshot(hs_world_t *w, int64_t now, hs_snap_t *s, hs_err_t *err)
 {
 	memset(s, 0, sizeof(*s));
-	if (snap_room(w) < 0)
+	if (snap_room(w) < 0 || snap_assocs(w) < 0)
 		return hs_err_set(err, "out of memory");
+	s->nassocs = s->cap_assocs = w->nsassocs;
+	s->assocs = w->sassocs;
+	const hs_sim_users_t *us = w->users;
 	for (int g = 0; g < w->ngpus; g++)
 		w->gpu_held_all[g] = w->holder[g] >= 0;
 	s->now = now;
@@ -348,12 +390,14 @@ int hs_world_snapshot(hs_world_t *w, int64_t now, hs_snap_t *s, hs_err_t *err)
 			job_record(w, k, now);
 		hs_sjob_t *sj = &w->sjobs[s->njobs++];
 		*sj = (hs_sjob_t){
-			.id = (uint32_t)k + 1, .user_id = 1000, .state = x->state,
+			.id = (uint32_t)k + 1, .user_id = 1000 + (uint32_t)j->user, .state = x->state,
 			.eligible = x->state == HS_SJ_PENDING && x->begin_time <= now,
 			.gpus = j->sf, .nodes = 1, .shape_ok = 1, .nparts = 1,
 			.parts = &w->part0, .nenv = x->nenv, .env = x->env,
 			.record = x->rec,
-			.account = w->acct_name, .qos = w->qos_name,
+			.account = (char *)us->accounts[us->users[j->user].account].name,
+			.user = (char *)us->users[j->user].name, .assoc = us->naccounts + j->user + 1,
+			.qos = w->qos_name,
 			.priority = (uint32_t)lround(1000.0 * j->weight),
 			.submit_time = x->submit_time, .start_time = x->start_time,
 			.begin_time = x->begin_time, .batch = 1, .requeue_ok = 1,

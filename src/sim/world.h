@@ -25,6 +25,7 @@
 
 #include "sched/exec.h"
 #include "sim/sim.h"
+#include "sim/users.h"
 
 typedef struct hs_world hs_world_t;
 
@@ -48,6 +49,10 @@ typedef struct hs_world_opts {
 	int measure;                   /* jobs report measured throughputs */
 	FILE *timeline;                /* run segments (hs_sim_timeline_header) */
 	FILE *trace;                   /* every act and its outcome (--trace-acts) */
+	hs_sim_users_t *users;         /* users and accounts (users.h); NULL:
+	                                * every job user "user" of account
+	                                * "sim". Borrowed; users met in a trace
+	                                * are added to it. */
 } hs_world_opts_t;
 
 hs_world_t *hs_world_new(const hs_world_opts_t *o, hs_sim_result_t *res, hs_err_t *err);
@@ -78,6 +83,8 @@ long hs_world_advance(hs_world_t *w, double to);
  * job ends, a checkpoint is acknowledged, a restart's load is over),
  * or INFINITY. */
 double hs_world_next_event(const hs_world_t *w);
+/* The users and accounts the jobs belong to (valid while w lives). */
+const hs_sim_users_t *hs_world_users(const hs_world_t *w);
 /* Jobs submitted and not ended. */
 long hs_world_active(const hs_world_t *w);
 /* Measured jobs (hs_world_submit's flag) that ended. */

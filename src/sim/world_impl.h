@@ -78,7 +78,12 @@ struct hs_world {
 	hs_spart_t part;
 	int *part_nodes;
 	int part0;                 /* a job's partition list: [0] */
-	char acct_name[8], qos_name[8];
+	char qos_name[8];
+	hs_sim_users_t own_users;  /* when the options give none */
+	hs_sim_users_t *users;
+	hs_sassoc_t *sassocs;      /* the snapshot's association tree:
+	                            * accounts, then users (names borrowed) */
+	int nsassocs;
 	/* finish-time fairness: per distinct scale factor, the integral of
 	 * min(1 / (M sf), 1 / G) dt over time (M live jobs, G GPUs); a job's
 	 * isolated steps are its rate sum times the integral over its life */
@@ -87,6 +92,9 @@ struct hs_world {
 	double iso_int[16];
 	double iso_t;              /* integrals accounted up to */
 	long measured_done;
+	long *user_live;           /* [cap_users] live jobs of each user */
+	int contended;             /* every user has a live job now */
+	double contended_since;
 };
 
 /* world.c */
@@ -113,6 +121,10 @@ void hs_world_run(hs_world_t *w, long k, const char *event);
 /* Job k joins the live jobs now (before it is counted in them): the
  * start of its isolated-share integral. */
 void hs_world_iso_join(hs_world_t *w, long k);
+/* A live job of user u arrived (+1) or ended (-1): the users' GPU time
+ * "while all were backlogged" is accounted up to now first when that
+ * state changes (world_run.c). -1 on out of memory. */
+int hs_world_user_live(hs_world_t *w, int u, int delta);
 /* The isolated-share integrals up to t with the live jobs of now. */
 void hs_world_iso_to(hs_world_t *w, double t);
 /* Live job i (an index into w->live) ended at the world's clock: its

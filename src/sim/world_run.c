@@ -85,6 +85,11 @@ void hs_world_progress(hs_world_t *w, long k)
 		j->type_s[j->type] += dt;
 	if (x->partner < 0 || k < x->partner)
 		w->busy += x->nheld * dt; /* a pair's GPUs count once */
+	if (j->user >= 0 && j->user < w->res->cap_users) {
+		w->res->user_gpu_s[j->user] += x->nheld * dt;
+		if (w->contended)
+			w->res->user_gpu_contended[j->user] += x->nheld * dt;
+	}
 	double from = fmax(t0, x->load_until);
 	j->lost_s += fmin(dt, fmax(0.0, x->load_until - t0));
 	if (t1 <= from || !(x->thr > 0))
@@ -243,6 +248,52 @@ double hs_world_next_event(const hs_world_t *w)
 	return t;
 }
 
+/* Room for every user's counters in the world and the result. */
+static int users_room(hs_world_t *w)
+{
+	hs_sim_result_t *r = w->res;
+	int n = w->users->nusers;
+	if (n <= r->cap_users)
+		return 0;
+	int cap = n + 8;
+	double *g = realloc(r->user_gpu_s, (size_t)cap * sizeof(*g));
+	if (g)
+		r->user_gpu_s = g;
+	double *c = realloc(r->user_gpu_contended, (size_t)cap * sizeof(*c));
+	if (c)
+		r->user_gpu_contended = c;
+	long *l = realloc(w->user_live, (size_t)cap * sizeof(*l));
+	if (l)
+		w->user_live = l;
+	if (!g || !c || !l)
+		return -1;
+	for (int u = r->cap_users; u < cap; u++)
+		g[u] = c[u] = 0, l[u] = 0;
+	r->cap_users = cap;
+	return 0;
+}
+
+int hs_world_user_live(hs_world_t *w, int u, int delta)
+{
+	if (users_room(w) < 0)
+		return -1;
+	w->user_live[u] += delta;
+	int all = w->users->nusers > 1;
+	for (int i = 0; i < w->users->nusers && all; i++)
+		all = w->user_live[i] > 0;
+	if (all == w->contended)
+		return 0;
+	/* progress is lazy: bring every running job up to now under the
+	 * state that held until now */
+	for (long i = 0; i < w->nlive; i++)
+		hs_world_progress(w, w->live[i]);
+	if (w->contended)
+		w->res->contended_s += w->now - w->contended_since;
+	w->contended = all;
+	w->contended_since = w->now;
+	return 0;
+}
+
 void hs_world_retire(hs_world_t *w, long i)
 {
 	long k = w->live[i];
@@ -251,6 +302,7 @@ void hs_world_retire(hs_world_t *w, long i)
 	j->done_steps = j->total_steps;
 	j->finish_s = w->now;
 	iso_leave(w, k);
+	(void)hs_world_user_live(w, j->user, -1);
 	x->state = HS_SJ_OTHER;
 	x->live = 0;
 	free(x->rec); /* an ended job's record is not needed any more */
@@ -331,4 +383,7 @@ void hs_world_close(hs_world_t *w, double now)
 	for (long i = 0; i < w->nlive; i++)
 		if (w->wj[w->live[i]].state == HS_SJ_RUNNING)
 			hs_world_stop(w, w->live[i], "end of the simulation");
+	if (w->contended) /* the last stretch with every user backlogged */
+		w->res->contended_s += w->now - w->contended_since;
+	w->contended = 0;
 }

@@ -10,6 +10,11 @@ tests_sim_test_trace_SOURCES = tests/sim/test_trace.c
 tests_sim_test_trace_LDADD = $(SIM_TEST_LDADD)
 tests_sim_test_trace_CFLAGS = $(SIM_TEST_CFLAGS)
 TESTS += tests/sim/test_trace
+check_PROGRAMS += tests/sim/test_users
+tests_sim_test_users_SOURCES = tests/sim/test_users.c
+tests_sim_test_users_LDADD = $(SIM_TEST_LDADD)
+tests_sim_test_users_CFLAGS = $(SIM_TEST_CFLAGS)
+TESTS += tests/sim/test_users
 
 check_PROGRAMS += tests/sim/test_sim
 tests_sim_test_sim_SOURCES = tests/sim/test_sim.c
