@@ -227,8 +227,11 @@ json_object *hs_sim_summary(const hs_sim_result_t *r, const hs_sim_opts_t *o, hs
 		json_object_object_add(s, "users", json_object_get(json_object_object_get(by, "users")));
 		json_object_object_add(s, "accounts",
 				       json_object_get(json_object_object_get(by, "accounts")));
-		json_object_object_add(s, "backlogged_s",
-				       json_object_get(json_object_object_get(by, "backlogged_s")));
+		const char *keys[2] = { "received_over_entitled_min",
+					"received_over_entitled_max" };
+		for (int k = 0; k < 2; k++)
+			json_object_object_add(s, keys[k],
+					       json_object_get(json_object_object_get(by, keys[k])));
 		json_object_put(by);
 	}
 	free(jct);

@@ -62,7 +62,7 @@ void hs_sim_result_free(hs_sim_result_t *res)
 	free(res->rounds);
 	hs_sim_users_free(&res->users);
 	free(res->user_gpu_s);
-	free(res->user_gpu_contended);
+	free(res->user_gpu_entitled);
 	memset(res, 0, sizeof(*res));
 }
 

@@ -145,11 +145,10 @@ typedef struct hs_sim_result {
 	hs_sim_users_t users;        /* who submitted: the run's users and
 	                              * accounts (a copy; users.h) */
 	/* per user (index into users.users): GPU-seconds held by its running
-	 * jobs, all of them and while every user had work (a job waiting or
-	 * running: all backlogged), and how long that was */
-	double *user_gpu_s, *user_gpu_contended;
+	 * jobs, and the GPU-seconds its Shares entitled it to given what its
+	 * live jobs asked for (entitle.h) */
+	double *user_gpu_s, *user_gpu_entitled;
 	int cap_users;
-	double contended_s;
 } hs_sim_result_t;
 
 /* Runs a whole simulation. The cluster gives types and GPU counts; the

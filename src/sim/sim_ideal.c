@@ -118,8 +118,6 @@ static double fluid_step(fluid_t *f, hs_sim_t *s, const hs_alloc_t *a, double dt
 		j->gpu_s += j->sf * share * dt;
 		if (j->user >= 0 && j->user < s->res->cap_users) {
 			s->res->user_gpu_s[j->user] += j->sf * share * dt;
-			if (s->w->contended)
-				s->res->user_gpu_contended[j->user] += j->sf * share * dt;
 		}
 		if (f->rate[k] > 0 && j->first_start_s < 0)
 			j->first_start_s = s->now;

@@ -118,7 +118,8 @@ void hs_world_free(hs_world_t *w)
 	free(w->gpu_held_all);
 	free(w->sjobs);
 	free(w->sassocs);
-	free(w->user_live);
+	free(w->user_demand);
+	free(w->user_entitled);
 	hs_sim_users_free(&w->own_users);
 	free(w);
 }
@@ -261,7 +262,7 @@ int hs_world_submit(hs_world_t *w, const hs_trace_job_t *tj, int measured, hs_er
 		w->cap_live = cap;
 	}
 	hs_world_iso_join(w, k);
-	if (hs_world_user_live(w, j->user, +1) < 0)
+	if (hs_world_user_live(w, j->user, j->sf) < 0)
 		return hs_err_set(err, "out of memory");
 	w->live[w->nlive++] = k;
 	x->live = 1;

@@ -92,9 +92,10 @@ struct hs_world {
 	double iso_int[16];
 	double iso_t;              /* integrals accounted up to */
 	long measured_done;
-	long *user_live;           /* [cap_users] live jobs of each user */
-	int contended;             /* every user has a live job now */
-	double contended_since;
+	double *user_demand;       /* [cap_users] GPUs its live jobs ask for */
+	double *user_entitled;     /* [cap_users] its entitled GPUs now
+	                            * (entitle.h), since ent_since */
+	double ent_since;
 };
 
 /* world.c */
@@ -121,10 +122,10 @@ void hs_world_run(hs_world_t *w, long k, const char *event);
 /* Job k joins the live jobs now (before it is counted in them): the
  * start of its isolated-share integral. */
 void hs_world_iso_join(hs_world_t *w, long k);
-/* A live job of user u arrived (+1) or ended (-1): the users' GPU time
- * "while all were backlogged" is accounted up to now first when that
- * state changes (world_run.c). -1 on out of memory. */
-int hs_world_user_live(hs_world_t *w, int u, int delta);
+/* A live job of user u asking for gpus GPUs arrived (gpus > 0) or ended
+ * (gpus < 0): the users' entitled GPU time is accounted up to now, then
+ * their entitlements recomputed (entitle.h). -1 on out of memory. */
+int hs_world_user_live(hs_world_t *w, int u, double gpus);
 /* The isolated-share integrals up to t with the live jobs of now. */
 void hs_world_iso_to(hs_world_t *w, double t);
 /* Live job i (an index into w->live) ended at the world's clock: its

@@ -8,6 +8,7 @@
  * are counted on the way. Progress is accounted lazily: each job up to
  * the clock when something about it changes or is looked at. */
 #include "sim/world_impl.h"
+#include "sim/entitle.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -87,8 +88,6 @@ void hs_world_progress(hs_world_t *w, long k)
 		w->busy += x->nheld * dt; /* a pair's GPUs count once */
 	if (j->user >= 0 && j->user < w->res->cap_users) {
 		w->res->user_gpu_s[j->user] += x->nheld * dt;
-		if (w->contended)
-			w->res->user_gpu_contended[j->user] += x->nheld * dt;
 	}
 	double from = fmax(t0, x->load_until);
 	j->lost_s += fmin(dt, fmax(0.0, x->load_until - t0));
@@ -256,42 +255,33 @@ static int users_room(hs_world_t *w)
 	if (n <= r->cap_users)
 		return 0;
 	int cap = n + 8;
-	double *g = realloc(r->user_gpu_s, (size_t)cap * sizeof(*g));
-	if (g)
-		r->user_gpu_s = g;
-	double *c = realloc(r->user_gpu_contended, (size_t)cap * sizeof(*c));
-	if (c)
-		r->user_gpu_contended = c;
-	long *l = realloc(w->user_live, (size_t)cap * sizeof(*l));
-	if (l)
-		w->user_live = l;
-	if (!g || !c || !l)
-		return -1;
-	for (int u = r->cap_users; u < cap; u++)
-		g[u] = c[u] = 0, l[u] = 0;
+	double **arr[4] = { &r->user_gpu_s, &r->user_gpu_entitled, &w->user_demand,
+			    &w->user_entitled };
+	for (int k = 0; k < 4; k++) {
+		double *g = realloc(*arr[k], (size_t)cap * sizeof(*g));
+		if (!g)
+			return -1;
+		*arr[k] = g;
+		for (int u = r->cap_users; u < cap; u++)
+			g[u] = 0.0;
+	}
 	r->cap_users = cap;
 	return 0;
 }
 
-int hs_world_user_live(hs_world_t *w, int u, int delta)
+int hs_world_user_live(hs_world_t *w, int u, double gpus)
 {
 	if (users_room(w) < 0)
 		return -1;
-	w->user_live[u] += delta;
-	int all = w->users->nusers > 1;
-	for (int i = 0; i < w->users->nusers && all; i++)
-		all = w->user_live[i] > 0;
-	if (all == w->contended)
+	const int U = w->users->nusers;
+	const double dt = w->now - w->ent_since;
+	for (int i = 0; i < U && dt > 0.0; i++)
+		w->res->user_gpu_entitled[i] += w->user_entitled[i] * dt;
+	w->ent_since = w->now;
+	if (gpus == 0.0)
 		return 0;
-	/* progress is lazy: bring every running job up to now under the
-	 * state that held until now */
-	for (long i = 0; i < w->nlive; i++)
-		hs_world_progress(w, w->live[i]);
-	if (w->contended)
-		w->res->contended_s += w->now - w->contended_since;
-	w->contended = all;
-	w->contended_since = w->now;
-	return 0;
+	w->user_demand[u] = fmax(0.0, w->user_demand[u] + gpus);
+	return hs_sim_entitle(w->users, w->user_demand, (double)w->ngpus, w->user_entitled);
 }
 
 void hs_world_retire(hs_world_t *w, long i)
@@ -302,7 +292,7 @@ void hs_world_retire(hs_world_t *w, long i)
 	j->done_steps = j->total_steps;
 	j->finish_s = w->now;
 	iso_leave(w, k);
-	(void)hs_world_user_live(w, j->user, -1);
+	(void)hs_world_user_live(w, j->user, -(double)j->sf);
 	x->state = HS_SJ_OTHER;
 	x->live = 0;
 	free(x->rec); /* an ended job's record is not needed any more */
@@ -383,7 +373,5 @@ void hs_world_close(hs_world_t *w, double now)
 	for (long i = 0; i < w->nlive; i++)
 		if (w->wj[w->live[i]].state == HS_SJ_RUNNING)
 			hs_world_stop(w, w->live[i], "end of the simulation");
-	if (w->contended) /* the last stretch with every user backlogged */
-		w->res->contended_s += w->now - w->contended_since;
-	w->contended = 0;
+	(void)hs_world_user_live(w, 0, 0.0); /* entitlements up to the end */
 }

@@ -7,9 +7,11 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/entitle.h"
 #include "sim/users.h"
 
 static void parse_good(void **state)
@@ -108,12 +110,45 @@ static void spread(void **state)
 	hs_sim_users_free(&u);
 }
 
+/* Entitlements: accounts by Shares, users by Shares inside them, each
+ * capped by its demand, what a cap leaves going to the others. */
+static void entitle(void **state)
+{
+	(void)state;
+	hs_sim_users_t u;
+	hs_err_t err;
+	hs_sim_users_init(&u);
+	/* phys:3 {alice:2, bob:1}, cs:1 {carol:1} */
+	assert_int_equal(hs_sim_users_parse(&u, "alice@phys:0.5:2,bob@phys:0.25,carol@cs:0.25",
+					    "phys:3,cs:1", &err), 0);
+	double out[3];
+	/* everyone wants a lot: 12 GPUs -> phys 9 (alice 6, bob 3), cs 3 */
+	double d1[3] = { 100, 100, 100 };
+	assert_int_equal(hs_sim_entitle(&u, d1, 12, out), 0);
+	assert_true(fabs(out[0] - 6) < 1e-9 && fabs(out[1] - 3) < 1e-9 && fabs(out[2] - 3) < 1e-9);
+	/* carol wants 1: cs gets 1, phys the other 11 (alice 22/3, bob 11/3) */
+	double d2[3] = { 100, 100, 1 };
+	assert_int_equal(hs_sim_entitle(&u, d2, 12, out), 0);
+	assert_true(fabs(out[2] - 1) < 1e-9);
+	assert_true(fabs(out[0] - 22.0 / 3) < 1e-9 && fabs(out[1] - 11.0 / 3) < 1e-9);
+	/* bob wants 1 inside phys: alice gets the rest of phys' 9 */
+	double d3[3] = { 100, 1, 100 };
+	assert_int_equal(hs_sim_entitle(&u, d3, 12, out), 0);
+	assert_true(fabs(out[0] - 8) < 1e-9 && fabs(out[1] - 1) < 1e-9 && fabs(out[2] - 3) < 1e-9);
+	/* nobody idle is entitled to anything; demand below supply is met */
+	double d4[3] = { 2, 0, 1 };
+	assert_int_equal(hs_sim_entitle(&u, d4, 12, out), 0);
+	assert_true(out[0] == 2 && out[1] == 0 && out[2] == 1);
+	hs_sim_users_free(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse_good),
 		cmocka_unit_test(parse_bad),
 		cmocka_unit_test(spread),
+		cmocka_unit_test(entitle),
 	};
 	return cmocka_run_group_tests_name("users", tests, NULL, NULL);
 }
