@@ -107,7 +107,9 @@ task() {
 }
 # a simulated time limit: twice the arrival span plus 1000 hours
 maxtime() { awk -v r="$1" -v n="$last" 'BEGIN { printf "%d", (2 * n / r + 1000) * 3600 }'; }
-gavel_sim="--cluster $cluster --consolidation always"
+# Gavel's simulator: consolidated throughputs, allocations recomputed at
+# most every 1920 s (the simulator's defaults are the plugin's: 0)
+gavel_sim="--cluster $cluster --consolidation always --reset-interval 1920"
 
 # reduced EXP [POLICY]: true if EXP (or EXP/POLICY) runs for the first
 # seed only and $s is not the first seed
@@ -173,7 +175,8 @@ tasks_for_seed() {
 		have $p || continue
 		reduced consolidation $p && continue
 		for v in always-1 placement-1 placement-4; do
-			task "consolidation/$p-$v-s$s.json" --cluster $cluster --consolidation ${v%-*} \
+			task "consolidation/$p-$v-s$s.json" --cluster $cluster --reset-interval 1920 \
+				--consolidation ${v%-*} \
 				--gpus-per-server ${v#*-} --policy $p --generate --multi-gpu --rate 2 \
 				--window $window --seed $s --max-time "$(maxtime 2)"
 		done
@@ -228,7 +231,8 @@ for p in isolated max_min_fairness max_min_fairness_perf fifo gandiva allox \
 	finish_time_fairness_perf min_total_duration_perf max_sum_throughput_perf; do
 	have $p || continue
 	"$top/bench/run_one.sh" "$speed/$p.json" "$hs" simulate --throughputs "$table" \
-		--cluster "$cluster" --consolidation always --policy $p --trace "$speed/6000.trace"
+		--cluster "$cluster" --consolidation always --reset-interval 1920 --policy $p \
+		--trace "$speed/6000.trace"
 done
 
 # The other seeds, after the first seed's figures and the speed figure.

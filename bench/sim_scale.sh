@@ -60,7 +60,8 @@ mkdir -p "$out"
 # run WHO N: one simulation; leaves $out/WHO-N.{json,csv,time}
 run() {
 	/usr/bin/time -v -o "$out/$1-$2.time" nice -n 15 "$3" simulate --throughputs "$table" \
-		--cluster "$cluster" --policy "$policy" --generate --multi-gpu --rate "$rate" \
+		--cluster "$cluster" --policy "$policy" --reset-interval 1920 --generate --multi-gpu \
+		--rate "$rate" \
 		--jobs "$2" --seed "$seed" --quiet --csv "$out/$1-$2.csv" >"$out/$1-$2.json"
 }
 # field WHO N: "wall cpu rss_mb rounds" of a finished run

@@ -60,22 +60,62 @@ for n, name, f in lens[:10]:
     print('%5d  %s  %s' % (n, name, f))
 print('functions over 150 lines: %d' % sum(1 for x in lens if x[0] > 150))
 
-# 2. call cycles between files of src/sched
-sched = c_files('src/sched')
-defs = {}
-for f in sched:
-    for name, _, _, static in functions(f):
-        if not static:
-            defs[name] = f
-calls = {}
-for f in sched:
-    text = strip_comments(open(f, encoding='utf-8').read(), keep_strings=False)
-    used = set(re.findall(r'\b([A-Za-z_]\w*)\s*\(', text))
-    calls[f] = {defs[u] for u in used if u in defs and defs[u] != f}
-pairs = sorted({tuple(sorted((a, b))) for a in calls for b in calls[a] if a in calls.get(b, ())})
-print('== call cycles between files in src/sched: %d ==' % len(pairs))
-for a, b in pairs:
-    print('  %s <-> %s' % (os.path.basename(a), os.path.basename(b)))
+# 2. call cycles between files: the file call graph (a file calls
+#    another when it calls a non-static function defined there) of src/
+#    and, apart, of plugins/ (src never calls plugins; the plugins' Slurm
+#    entry points, which several plugins define, are not calls between
+#    files); every strongly connected component of more than one file is
+#    a cycle (two files that call each other, or a longer ring).
+ENTRY = re.compile(r'^(init|fini|plugin_\w+|sched_p_\w+|select_p_\w+|slurm_spank_\w+)$')
+
+def cycles(files):
+    defs = {}
+    for f in files:
+        for name, _, _, static in functions(f):
+            if not static and not ENTRY.match(name):
+                defs[name] = f
+    calls = {}
+    for f in files:
+        text = strip_comments(open(f, encoding='utf-8').read(), keep_strings=False)
+        used = set(re.findall(r'\b([A-Za-z_]\w*)\s*\(', text))
+        calls[f] = {defs[u] for u in used if u in defs and defs[u] != f}
+    # Tarjan's strongly connected components, iteratively
+    index, low, onstack, stack, comps, n = {}, {}, set(), [], [], [0]
+    for root in files:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(calls[root])))]
+        index[root] = low[root] = n[0]; n[0] += 1
+        stack.append(root); onstack.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = n[0]; n[0] += 1
+                    stack.append(w); onstack.add(w)
+                    work.append((w, iter(sorted(calls[w]))))
+                elif w in onstack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop(); onstack.discard(w); comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    comps.append(sorted(comp))
+    return comps
+
+for label, files in (('src/', c_files('src')), ('plugins/', c_files('plugins'))):
+    comps = cycles(files)
+    print('== call cycles between files in %s: %d ==' % (label, len(comps)))
+    for comp in comps:
+        print('  ' + ' -> '.join(os.path.relpath(f) for f in comp))
 
 # 4. RoundLength's default
 places = []

@@ -20,9 +20,9 @@ plugins_sched_hetsched_sched_hetsched_la_SOURCES = \
 	plugins/sched/hetsched/snapshot.c \
 	plugins/sched/hetsched/runnable.c \
 	plugins/sched/hetsched/apply.c \
-	plugins/sched/hetsched/start_type.c \
+	plugins/sched/hetsched/exec.c \
+	plugins/sched/hetsched/start.c \
 	plugins/sched/hetsched/lockhold.c \
-	plugins/sched/hetsched/refill.c \
 	plugins/sched/hetsched/ops.c \
 	plugins/sched/hetsched/cpujobs.c \
 	plugins/sched/hetsched/requeue_sweep.c \

@@ -7,10 +7,10 @@ hetsched_SOURCES = \
 	src/cli/cmd_solve.c \
 	src/cli/cmd_simulate.c
 hetsched_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
-hetsched_LDADD = libhetsched_sim.la libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
+hetsched_LDADD = libhetsched_sim.la libhetsched_sched.la libhetsched_measure.la \
+	libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
 # `hetsched status` reads the sched plugin's status document (src/sched).
 hetsched_SOURCES += src/cli/cmd_status.c src/cli/cmd_job.c
-hetsched_LDADD += libhetsched_sched.la libhetsched_core.la
 # `hetsched timeline` runs the SVG drawer installed beside the Gavel data.
 hetsched_SOURCES += src/cli/cmd_timeline.c
 hstimelinedir = $(pkgdatadir)

@@ -10,9 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Priority of an entry with X > 0 that received nothing since the reset:
- * above any finite ratio, and still ordered by X (Gavel uses X * 1e9). */
-#define HS_NEVER_RAN_PRIORITY 1e9
 /* Allocation values within this of [0, 1] are clamped (LP round-off). */
 #define HS_ALLOC_TOL 1e-6
 
@@ -677,12 +674,20 @@ static int cmp_cand(const void *pa, const void *pb)
 	return a->ib < b->ib ? -1 : a->ib > b->ib;
 }
 
-static double priority(double x, double recv, double since)
+/* X over the share of the time since the reset the entry received, both
+ * counted with a virtual half round (Gavel's scheduler seeds every job's
+ * time with time_per_iteration / 2 at each reset): an entry that has not
+ * run yet has a large but finite priority, 2 X (E + R/2) / R. Giving it
+ * infinite priority instead (received 0 -> "never ran first") lets a user
+ * with many small-share jobs take every round after a reset, ahead of
+ * another user's few large-share jobs that ran once (issue 29). Within a
+ * type the order is Gavel's, X / (received + R/2). */
+static double priority(const hs_mech_t *m, double x, double recv, double since)
 {
 	if (x <= 0.0)
 		return 0.0;
-	double frac = since > 0.0 ? recv / since : 0.0;
-	return frac > 0.0 ? x / frac : x * HS_NEVER_RAN_PRIORITY;
+	const double half = 0.5 * (m->o.round_s > 0.0 ? m->o.round_s : HS_ROUND_S_DEFAULT);
+	return x * (since + half) / (recv + half);
 }
 
 /* Order in which types pick jobs: fastest first (by each job's throughput
@@ -772,7 +777,7 @@ static int candidates(hs_mech_t *m, const hs_round_in_t *in, hs_mentry_t **singl
 		double x = e ? e->x[it] : 0.0;
 		if (x <= 0.0 && !m->o.backfill)
 			continue;
-		double prio = e ? priority(x, e->recv[it], since) : 0.0;
+		double prio = e ? priority(m, x, e->recv[it], since) : 0.0;
 		c[n++] = (cand_t){ .ia = i, .ib = -1, .x = x,
 				   .prio = prio * useful_share(m, in, i, j),
 				   .def = e ? e->def[it] : 0.0 };
@@ -784,7 +789,7 @@ static int candidates(hs_mech_t *m, const hs_round_in_t *in, hs_mentry_t **singl
 		double share = fmin(useful_share(m, in, e->ia, j), useful_share(m, in, e->ib, j));
 		c[n++] = (cand_t){ .ia = e->ia < e->ib ? e->ia : e->ib,
 				   .ib = e->ia < e->ib ? e->ib : e->ia, .x = e->x[it],
-				   .prio = priority(e->x[it], e->recv[it], since) * share,
+				   .prio = priority(m, e->x[it], e->recv[it], since) * share,
 				   .def = e->def[it] };
 	}
 	return n;
@@ -948,7 +953,7 @@ static int pick_leased(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 		if (ib >= 0)
 			done[ib] = 1;
 		picks[n++] = (pick_t){ .ia = ia, .ib = ib, .type = j, .x = x,
-				       .prio = e ? priority(x, e->recv[it], since) : 0.0 };
+				       .prio = e ? priority(m, x, e->recv[it], since) : 0.0 };
 	}
 	return n;
 }

@@ -55,9 +55,10 @@
  * RULES (see doc/policies.md)
  *  - Per entry (a job alone, or a packed pair) and type the mechanism keeps
  *    the time received since the last allocation reset.
- *    priority = X / (received / elapsed since reset); an entry with X > 0
- *    that received nothing has priority X * 1e9 (larger than any ratio, and
- *    still ordered by X).
+ *    priority = X / ((received + R/2) / (elapsed since reset + R/2)), R
+ *    the round length: both times carry a virtual half round, as Gavel
+ *    seeds them, so an entry that has not run yet ranks high but not
+ *    above everything (a user's many unrun jobs do not take every round).
  *  - At a reset: deficit += X_old * elapsed - received, received := 0, then
  *    the new X is installed. Deficits survive resets (tie-breaker), and are
  *    dropped only when a job leaves.

@@ -169,6 +169,7 @@ void hs_problem_free(hs_problem_t *p)
 	free_strings(p->entities.names, p->entities.n);
 	free(p->entities.weight);
 	free(p->entities.mode);
+	free(p->entities.parent);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -233,9 +234,15 @@ int hs_problem_validate(const hs_problem_t *p, hs_err_t *err)
 	for (size_t i = 0; i < (size_t)A * A * (size_t)c->ntypes; i++)
 		if (!finite_nonneg(p->jobtypes.pair_thr[i]))
 			return hs_err_set(err, "pair throughput table has an invalid entry");
-	for (int e = 0; e < p->entities.n; e++)
+	for (int e = 0; e < p->entities.n; e++) {
 		if (!isfinite(p->entities.weight[e]) || p->entities.weight[e] <= 0.0)
 			return hs_err_set(err, "entity '%s': weight must be > 0", p->entities.names[e]);
+		/* a parent before its child: the forest cannot loop */
+		if (p->entities.parent &&
+		    (p->entities.parent[e] < -1 || p->entities.parent[e] >= e))
+			return hs_err_set(err, "entity '%s': its parent must come before it",
+					  p->entities.names[e]);
+	}
 	if (p->reference_type < -1 || p->reference_type >= c->ntypes)
 		return hs_err_set(err, "reference type index out of range");
 	return 0;

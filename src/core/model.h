@@ -17,6 +17,8 @@
 #define HS_CORE_MODEL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #define HS_ERRLEN 256
 
@@ -28,6 +30,34 @@ typedef struct hs_err {
  * write `return hs_err_set(err, "...", ...);`. */
 int hs_err_set(hs_err_t *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Copies src into dst[size] (truncating, always NUL-terminated when size
+ * > 0): a plain copy where snprintf("%s") cost a format parse per job per
+ * round. */
+static inline void hs_strlcpy(char *dst, const char *src, size_t size)
+{
+	if (!size)
+		return;
+	size_t n = strlen(src);
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+/* v in decimal into buf[11] (NUL-terminated). */
+static inline void hs_u32_text(uint32_t v, char buf[11])
+{
+	char d[10];
+	int n = 0;
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (int i = 0; i < n; i++)
+		buf[i] = d[n - 1 - i];
+	buf[n] = 0;
+}
 
 /* ---- Cluster ------------------------------------------------------------ */
 
@@ -88,6 +118,8 @@ typedef struct hs_entities {
 	char **names;            /* [n] */
 	double *weight;          /* [n] > 0 */
 	hs_entity_mode_t *mode;  /* [n] */
+	int *parent;             /* [n] the parent entity, -1 = top level;
+	                          * NULL = all top level (one level) */
 } hs_entities_t;
 
 /* ---- Problem ------------------------------------------------------------ */

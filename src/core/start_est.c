@@ -82,11 +82,12 @@ static double duration(const hs_start_in_t *in, const hs_start_job_t *j)
 }
 
 /* The share job's next round: the first n >= 1 with
- * recv / (E + n R) <= f (start_est.h). */
+ * (recv + R/2) / (E + n R + R/2) <= f, priority 1 (start_est.h). */
 static double share_start(const hs_start_in_t *in, const hs_start_job_t *j)
 {
 	double f = j->share > 1 ? 1 : j->share;
-	double n = ceil((j->recv_s / f - in->since_reset_s) / in->round_s - EST_EPS);
+	const double half = 0.5 * in->round_s;
+	double n = ceil(((j->recv_s + half) / f - in->since_reset_s - half) / in->round_s - EST_EPS);
 	if (!(n >= 1))
 		n = 1;
 	return in->now + n * in->round_s;

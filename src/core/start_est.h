@@ -8,14 +8,15 @@
  *  - A job that runs (or starts) this round: now.
  *  - A job with a share f > 0 in the allocation in force (the sum of its
  *    time fractions X over types, alone and in pairs) that does not run
- *    this round: the mechanism's priority is X / (received / elapsed), so
- *    the job comes back once the share of time it received since the last
- *    reset falls to f. With recv seconds received and E seconds since the
- *    reset, that is the first round n >= 1 with recv / (E + n R) <= f:
- *    n = max(1, ceil((recv / f - E) / R)); start = now + n R.
+ *    this round: the mechanism's priority is X / ((received + R/2) /
+ *    (elapsed + R/2)) (mechanism.h), so the job comes back once the share
+ *    of time it received since the last reset falls to f. With recv
+ *    seconds received and E seconds since the reset, that is the first
+ *    round n >= 1 with (recv + R/2) / (E + n R + R/2) <= f:
+ *    n = max(1, ceil(((recv + R/2) / f - E - R/2) / R)); start = now + n R.
  *  - A job that arrived since the last reset, under a sharing policy:
- *    the next reset gives it a share, and a job that never ran has the
- *    highest priority: the first round at or after in->next_reset.
+ *    the next reset gives it a share, and a job that has not run yet ranks
+ *    high: the first round at or after in->next_reset.
  *  - A job without a share (FIFO's queue, policies that give it nothing,
  *    jobs beyond MaxJobs): list scheduling over the pool of usable GPUs in
  *    queue order. Each running job holds its GPUs until its expected end

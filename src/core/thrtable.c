@@ -75,8 +75,26 @@ int hs_thrtable_type_index(const hs_thrtable_t *t, const char *type)
 /* The index key of (model, sf) in buf; 0, or -1 when it does not fit. */
 static int index_key(const char *model, int sf, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%d\x1f%s", sf, model);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	/* by hand, not snprintf: every job's lookup in every round of the
+	 * engine comes here (the plugin's and the simulator's) */
+	char digits[16];
+	size_t nd = 0, ml = strlen(model);
+	unsigned v = sf < 0 ? 0u - (unsigned)sf : (unsigned)sf;
+	do {
+		digits[nd++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && nd < sizeof(digits));
+	size_t need = (sf < 0) + nd + 1 + ml + 1;
+	if (need > len)
+		return -1;
+	size_t p = 0;
+	if (sf < 0)
+		buf[p++] = '-';
+	while (nd)
+		buf[p++] = digits[--nd];
+	buf[p++] = '\x1f';
+	memcpy(buf + p, model, ml + 1);
+	return 0;
 }
 
 static void index_free_entry(struct lh_entry *e)
@@ -338,6 +356,47 @@ int hs_thrtable_load(hs_thrtable_t *t, const char *path, hs_err_t *err)
 		hs_err_set(err, "%s: %s", path, msg);
 	}
 	return rc;
+}
+
+static void *dup_mem(const void *src, size_t n)
+{
+	void *d = malloc(n ? n : 1);
+	if (d && n)
+		memcpy(d, src, n);
+	return d;
+}
+
+int hs_thrtable_copy(hs_thrtable_t *dst, const hs_thrtable_t *src, hs_err_t *err)
+{
+	memset(dst, 0, sizeof(*dst));
+	const size_t T = (size_t)src->ntypes, A = (size_t)src->njobtypes, P = (size_t)src->npaired;
+	dst->types = calloc(T + 1, sizeof(char *));
+	dst->models = calloc(A + 1, sizeof(char *));
+	dst->sf = dup_mem(src->sf, A * sizeof(int));
+	dst->alone = dup_mem(src->alone, A * T * sizeof(double));
+	dst->alone_uncons = dup_mem(src->alone_uncons, A * T * sizeof(double));
+	dst->paired = dup_mem(src->paired, A * sizeof(int));
+	dst->pair = dup_mem(src->pair, P * P * T * sizeof(double));
+	dst->npaired = src->npaired;
+	if (!dst->types || !dst->models || !dst->sf || !dst->alone || !dst->alone_uncons ||
+	    !dst->paired || !dst->pair)
+		goto oom;
+	for (size_t j = 0; j < T; j++) {
+		if (!(dst->types[j] = strdup(src->types[j])))
+			goto oom;
+		dst->ntypes = (int)j + 1;
+	}
+	for (size_t a = 0; a < A; a++) {
+		if (!(dst->models[a] = strdup(src->models[a])))
+			goto oom;
+		dst->njobtypes = (int)a + 1;
+		if (index_add(dst, (int)a) < 0)
+			goto oom;
+	}
+	return 0;
+oom:
+	hs_thrtable_free(dst);
+	return hs_err_set(err, "out of memory copying a throughput table");
 }
 
 void hs_thrtable_free(hs_thrtable_t *t)

@@ -41,6 +41,8 @@ typedef struct hs_thrtable {
 int hs_thrtable_load(hs_thrtable_t *t, const char *path, hs_err_t *err);
 int hs_thrtable_parse(hs_thrtable_t *t, const char *json_text, hs_err_t *err);
 void hs_thrtable_free(hs_thrtable_t *t);
+/* dst (uninitialized) becomes a deep copy of src; -1 on out of memory. */
+int hs_thrtable_copy(hs_thrtable_t *dst, const hs_thrtable_t *src, hs_err_t *err);
 
 /* Job type index of (model, scale factor), or -1. */
 int hs_thrtable_find(const hs_thrtable_t *t, const char *model, int sf);

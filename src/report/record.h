@@ -34,7 +34,7 @@ typedef struct hs_record_hist {
 	int64_t t;                     /* start time */
 } hs_record_hist_t;
 
-typedef struct hs_record {
+typedef struct hs_record {  /* (struct tag: snapshot.h refers to it) */
 	int nthr;
 	hs_record_thr_t thr[HS_RECORD_MAX_TYPES];
 	int nhist;

@@ -5,6 +5,7 @@
 #include "sched/engine_impl.h"
 #include "sched/solve_leaving_out.h"
 #include "core/policy_impl.h"
+#include "core/problem_json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,19 +20,18 @@ static double ms_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* Policy context and mechanism options for a configuration. */
-static hs_policy_ctx_t *make_policy(const hs_sconf_t *c, hs_mech_opts_t *mo, hs_err_t *err)
+void hs_sconf_engine_opts(const hs_sconf_t *c, hs_policy_opts_t *po, hs_mech_opts_t *mo)
 {
-	hs_policy_opts_t po;
-	hs_policy_opts_default(&po);
-	po.seed = c->seed;
-	po.pack_threshold = c->pack_threshold;
-	po.time_limit_s = c->solver_time_limit_s;
-	po.pop_partitions = c->pop_partitions;
+	hs_policy_opts_default(po);
+	po->seed = c->seed;
+	po->pack_threshold = c->pack_threshold;
+	po->time_limit_s = c->solver_time_limit_s;
+	po->pop_partitions = c->pop_partitions;
 	hs_mech_opts_default(mo);
 	hs_mech_opts_for_policy(mo, c->policy);
 	mo->min_reset_s = c->min_reset_s;
 	mo->preempt_cost_s = c->preempt_cost_s;
+	mo->restart_aware = c->restart_aware;
 	mo->seed = c->seed;
 	mo->round_s = c->round_s;
 	/* A job we start keeps its GPUs for a round length: early rounds
@@ -40,6 +40,13 @@ static hs_policy_ctx_t *make_policy(const hs_sconf_t *c, hs_mech_opts_t *mo, hs_
 	mo->lease_s = fmin(c->round_s, HS_MAX_CREDIT_S);
 	if (c->backfill >= 0)
 		mo->backfill = c->backfill;
+}
+
+/* Policy context and mechanism options for a configuration. */
+static hs_policy_ctx_t *make_policy(const hs_sconf_t *c, hs_mech_opts_t *mo, hs_err_t *err)
+{
+	hs_policy_opts_t po;
+	hs_sconf_engine_opts(c, &po, mo);
 	return hs_policy_ctx_new(c->policy, &po, err);
 }
 
@@ -83,6 +90,8 @@ void hs_engine_free(hs_engine_t *e)
 	hs_acct_free_all(e->acct, e->nacct);
 	hs_ops_free(e);
 	hs_warn_free(e);
+	hs_reccache_free(e);
+	hs_jmemo_free(e);
 	free(e);
 }
 
@@ -128,6 +137,7 @@ int hs_engine_reconfigure(hs_engine_t *e, const hs_sconf_t *conf, hs_err_t *err)
 	e->policy = pol;
 	hs_tables_free(&e->tables);
 	e->tables = tb;
+	hs_jmemo_free(e); /* its table rows were the old tables' */
 	hs_sconf_free(&e->conf);
 	e->conf = c;
 	return 0;
@@ -153,6 +163,39 @@ int hs_engine_round_due(const hs_engine_t *e, int64_t now, int changed)
 	return changed && e->conf.early_rounds && since >= e->conf.min_round_gap_s;
 }
 
+int64_t hs_engine_next_round(const hs_engine_t *e, int changed)
+{
+	if (e->last_round_t <= 0)
+		return 0;
+	int64_t gap = changed && e->conf.early_rounds ? e->conf.min_round_gap_s : e->conf.round_s;
+	return e->last_round_t + gap;
+}
+
+void hs_engine_mech_stats(const hs_engine_t *e, hs_mech_stats_t *st)
+{
+	hs_mech_get_stats(e->mech, st);
+}
+
+int hs_engine_add_table(hs_engine_t *e, const hs_thrtable_t *t, hs_err_t *err)
+{
+	if (e->tables.n >= HS_SCONF_MAX_TABLES)
+		return hs_err_set(err, "more than %d throughput tables", HS_SCONF_MAX_TABLES);
+	if (hs_thrtable_copy(&e->tables.t[e->tables.n], t, err) < 0)
+		return -1;
+	e->tables.n++;
+	return 0;
+}
+
+void hs_engine_set_reasons(hs_engine_t *e, int on)
+{
+	e->no_reasons = !on;
+}
+
+void hs_engine_set_save_failed(hs_engine_t *e, const char *path)
+{
+	e->save_failed = path;
+}
+
 int hs_engine_round_change_matters(const hs_engine_t *e, int64_t now)
 {
 	return !hs_engine_round_due(e, now, 0) && hs_engine_round_due(e, now, 1);
@@ -164,10 +207,8 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 {
 	const hs_problem_t *pb = &b->problem;
 	const int J = pb->cluster.ntypes;
-	int tmap[J > 0 ? J : 1];
-	for (int j = 0; j < J; j++)
-		if ((tmap[j] = hs_acct_type_index(e, pb->cluster.names[j])) < 0)
-			return hs_err_set(err, "too many GPU types (more than %d)", HS_MAX_TYPES);
+	const int *tmap = b->tmap;
+	(void)err;
 	long round = e->rounds + 1;
 	for (int k = 0; k < pb->njobs; k++) {
 		uint32_t id = s->jobs[b->pjob_snap[k]].id;
@@ -214,9 +255,9 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 			continue;
 		ac->src = b->src[k];
 		ac->weight = pb->jobs[k].weight;
-		if (pb->jobs[k].entity >= 0)
-			snprintf(ac->account, sizeof(ac->account), "%s",
-				 pb->entities.names[pb->jobs[k].entity]);
+		const hs_sjob_t *sj = &s->jobs[b->pjob_snap[k]];
+		hs_strlcpy(ac->account, sj->account && *sj->account ? sj->account : "(none)",
+			   sizeof(ac->account));
 		memset(ac->thr, 0, (size_t)e->acct_tcap * sizeof(double));
 		memset(ac->meas, 0, (size_t)e->acct_tcap * sizeof(double));
 		for (int j = 0; j < J; j++) {
@@ -289,6 +330,24 @@ static int solve_round(hs_engine_t *e, const hs_problem_t *pb, hs_alloc_t *alloc
 				       pb->jobs[m].id, e->conf.policy, se->msg, pb->njobs - nl);
 	free(left);
 	return r;
+}
+
+/* The first problem the policy failed to solve, written for replay with
+ * `hetsched solve` (hs_engine_set_save_failed). */
+static void save_failed_problem(hs_engine_t *e, const hs_problem_t *pb)
+{
+	if (!e->save_failed || e->saved_failed)
+		return;
+	e->saved_failed = 1;
+	hs_err_t err = { "" };
+	char *text = hs_problem_to_json(pb, &err);
+	FILE *f = text ? fopen(e->save_failed, "w") : NULL;
+	int ok = f && fputs(text, f) >= 0;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	free(text);
+	hs_engine_logf(e, HS_LOG_ERROR, ok ? "the problem the policy failed on is saved to %s"
+			   : "could not save the problem the policy failed on to %s", e->save_failed);
 }
 
 /* GpuPrices onto the problem's GPU types (GRES type names); a type
@@ -377,6 +436,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 			hs_alloc_free(&alloc);
 			plan->solve_failed = 1;
 			e->tot_solve_failed++;
+			save_failed_problem(e, pb);
 			hs_engine_logf(e, HS_LOG_ERROR, "policy %s failed on %d jobs: %s",
 				       e->conf.policy, pb->njobs, se.msg);
 		} else {
@@ -398,10 +458,8 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 		plan->gpus_used = out.gpus_used;
 		rc = hs_build_plan(e, s, &b, &out, plan, err);
 	}
-	if (rc == 0) {
-		hs_recover_defer_preemptions(e, s, plan);
+	if (rc == 0)
 		hs_plan_start_times(e, s, &b, &out, plan);
-	}
 	if (have_alloc)
 		hs_alloc_free(&alloc);
 	hs_round_out_free(&out);
@@ -412,6 +470,8 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 	}
 	e->last_round_t = s->now;
 	e->rounds++;
+	hs_reccache_prune(e, e->rounds);
+	hs_jmemo_prune(e, e->rounds);
 	plan->engine_ms = ms_since(&t0);
 	return 0;
 }

@@ -19,10 +19,12 @@
  *   5. keeps per-job accounting (time received on each type since the
  *      last allocation reset and in total, target share X, estimates) for
  *      `hetsched status`.
- * The plugin then re-takes write locks and applies the plan, re-checking
- * every job. Asynchronous steps (wait for a checkpoint acknowledgement,
- * requeue, clear the requeue delay, start on the new nodes) are "ops"
- * that the plugin advances every tick with hs_engine_op_step().
+ * The plugin then re-takes write locks and carries the plan out as the
+ * engine says, batch by batch, reporting every outcome (exec.h); the
+ * engine decides what follows a refusal. Asynchronous steps (wait for a
+ * checkpoint acknowledgement, requeue, clear the requeue delay, start on
+ * the new nodes) are "ops" that an ops pass of exec.h advances every
+ * tick.
  *
  * The whole state (mechanism, accounting, in-flight ops, counters) is
  * saved and restored as JSON (hs_engine_save / hs_engine_restore).
@@ -36,6 +38,8 @@
 #include <stdint.h>
 
 #include "core/mechanism.h"
+#include "core/policy.h"
+#include "core/thrtable.h"
 #include "sched/sconf.h"
 #include "sched/snapshot.h"
 #include "sched/target.h"
@@ -147,6 +151,26 @@ void hs_engine_set_packing(hs_engine_t *e, int available);
  * started again, and running jobs are not preempted, for this long. */
 void hs_engine_set_settle(hs_engine_t *e, int seconds);
 
+/* The earliest time a round is due (0: at once), with or without a
+ * change of the GPU job set since the last round (hs_engine_round_due). */
+int64_t hs_engine_next_round(const hs_engine_t *e, int changed);
+/* The round mechanism's counters (starts, keeps, resets, ...). */
+void hs_engine_mech_stats(const hs_engine_t *e, hs_mech_stats_t *st);
+/* Adds a copy of a throughput table after the configuration's
+ * (ThroughputTable); a reconfigure drops it. For callers that hold the
+ * table in memory (the simulator). */
+int hs_engine_add_table(hs_engine_t *e, const hs_thrtable_t *t, hs_err_t *err);
+/* Whether plan entries carry reason texts (default on: squeue shows them;
+ * the simulator, which reads none, turns them off). Decisions do not
+ * depend on them. */
+void hs_engine_set_reasons(hs_engine_t *e, int on);
+/* Writes the first problem the policy fails to solve to path (`hetsched
+ * solve` input, for replay); NULL = never. The path is borrowed. */
+void hs_engine_set_save_failed(hs_engine_t *e, const char *path);
+/* The policy and mechanism options a configuration gives the engine
+ * (the simulator's fluid mode uses the same). */
+void hs_sconf_engine_opts(const hs_sconf_t *c, hs_policy_opts_t *po, hs_mech_opts_t *mo);
+
 /* Is a round due at time now? (round length over, or an early round:
  * GPU jobs arrived or left and MinRoundInterval passed). `changed` is
  * whether the plugin saw the GPU job set change since the last round. */
@@ -157,43 +181,26 @@ int hs_engine_round_change_matters(const hs_engine_t *e, int64_t now);
 
 /* ---- in-flight operations ---------------------------------------------------- */
 
-/* Records the outcome of applying a plan entry (the plugin calls it for
- * CHECKPOINT (signals sent at t0), REQUEUE (requeued at t0), START that
- * could not start yet (deferred until the next round), SUSPEND). ok = 0:
- * the operation failed and the job keeps running / stays pending. */
-int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t0,
-		      int64_t begin_time, hs_err_t *err);
+/* Asynchronous steps of a preemption or a deferred start (wait for the
+ * checkpoint acknowledgement, requeue, clear the requeue delay, start on
+ * the new nodes): "ops", one per job, advanced by an ops pass of exec.h
+ * every tick. */
 
-/* What the plugin sees of an op's job at a tick. */
+/* What the executor sees of an op's job at a tick. */
 typedef struct hs_op_view {
-	int exists;                /* find_job_record found it */
+	uint32_t id;               /* the op's job (hs_exec_ops_jobs) */
+	int exists;                /* the job record was found */
 	hs_sjob_state_t state;
 	int completing;
 	unsigned restart_cnt;
 	int64_t begin_time;
 	const char *admin_comment; /* for the checkpoint acknowledgement */
+	const struct hs_record *record; /* or the record parsed (snapshot.h) */
 } hs_op_view_t;
 
-typedef enum hs_op_action {
-	HS_OPA_WAIT = 0,           /* nothing to do now */
-	HS_OPA_DROP,               /* op finished (or the job vanished) */
-	HS_OPA_REQUEUE,            /* call job_requeue now */
-	HS_OPA_CLEAR_BEGIN,        /* set the job's begin time to *begin */
-	HS_OPA_START,              /* try to start on the op's nodes */
-} hs_op_action_t;
-
-/* Number of in-flight ops and their job ids (for the tick loop). */
+/* Number of in-flight ops and their job ids. */
 int hs_engine_nops(const hs_engine_t *e);
 uint32_t hs_engine_op_job(const hs_engine_t *e, int i);
-/* Decides the next step of the op of job id, given what the plugin sees.
- * For HS_OPA_CLEAR_BEGIN *begin is the new begin time; for HS_OPA_START
- * *target is where to start (engine-owned, valid until the op's result
- * is reported). */
-hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t *v,
-				 int64_t now, int64_t *begin, const hs_target_t **target);
-/* Reports the result of the step just decided (ok = 0: failed; the op
- * decides whether to retry). */
-void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, int64_t now);
 
 /* ---- state and status ----------------------------------------------------------- */
 

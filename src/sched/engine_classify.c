@@ -172,9 +172,10 @@ static int holds_ok(const hs_snap_t *s, const hs_round_scratch_t *sc, int i, int
 static hs_role_t state_role(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 			    int i, int ok_held, int ours_suspended, int part_up)
 {
-	const hs_sconf_t *c = &e->conf;
 	const hs_sjob_t *sj = &s->jobs[i];
 	const hs_op_t *op = hs_op_find(e, sj->id);
+	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
+	hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
 	hs_role_t role = HS_ROLE_SKIP;
 	switch (sj->state) {
 	case HS_SJ_RUNNING:
@@ -183,7 +184,7 @@ static hs_role_t state_role(hs_engine_t *e, const hs_snap_t *s, const hs_round_b
 		if (op && (op->kind == HS_OP_CKPT || (op->kind == HS_OP_REQUEUED && op->restored)) &&
 		    op->restart_cnt == sj->restart_cnt)
 			role = HS_ROLE_LEAVING;
-		else if (ok_held && hs_job_preemptible(c, &b->hints[i], sj))
+		else if (ok_held && hs_preempt_able(&rules, &pjob))
 			role = HS_ROLE_ACTIVE;
 		else
 			role = HS_ROLE_PINNED;
@@ -191,7 +192,7 @@ static hs_role_t state_role(hs_engine_t *e, const hs_snap_t *s, const hs_round_b
 	case HS_SJ_SUSPENDED:
 		/* Only jobs hetsched suspended itself are resumed by it;
 		 * an administrator's suspend is left alone. */
-		if (ours_suspended && ok_held && hs_job_preemptible(c, &b->hints[i], sj))
+		if (ours_suspended && ok_held && hs_preempt_able(&rules, &pjob))
 			role = HS_ROLE_ACTIVE;
 		else if (ours_suspended)
 			role = HS_ROLE_RESUME; /* requeue=0, PreemptMode changed... */
@@ -318,7 +319,7 @@ void hs_classify_roles(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 			b->role[i] = ours_suspended ? HS_ROLE_RESUME : HS_ROLE_UNMODELLED;
 			continue;
 		}
-		hs_hints_parse(&b->hints[i], sj->env, sj->nenv);
+		hs_jmemo_hints(e, sj, &b->hints[i]);
 		int htype;
 		int ok_held = holds_ok(s, sc, i, &htype);
 		hs_role_t role = state_role(e, s, b, i, ok_held, ours_suspended, part_up);
@@ -331,11 +332,6 @@ void hs_classify_roles(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 	}
 	if (sc->ncand > e->conf.max_jobs)
 		cut_max_jobs(&e->conf, s, b, sc->cands, sc->ncand, e->rounds + 1);
-}
-
-int hs_node_hold_only(const hs_snap_t *s, const unsigned char *node_bad, int n)
-{
-	return !s->nodes[n].avail || (node_bad && node_bad[n]);
 }
 
 /* Whether GPU g of server node n is the policy's to give out. */

@@ -112,6 +112,30 @@ typedef struct hs_warned {
 	unsigned kinds;
 } hs_warned_t;
 
+/* A parsed AdminComment record and the text it came from
+ * (engine_reccache.c). */
+typedef struct hs_rcache {
+	uint32_t id;
+	long seen;                 /* last round (e->rounds + 1) it was read */
+	size_t len;
+	char *text;
+	int ok;                    /* 1 parsed, 0 invalid, -1 not yet */
+	char why[96];              /* the parse error of an invalid one */
+	hs_record_t rec;
+} hs_rcache_t;
+
+/* What the engine derives from a job's hints (engine_jobmemo.c). */
+typedef struct hs_jmemo {
+	uint32_t id;
+	long seen;
+	int parsed;
+	uint32_t nenv;
+	uint64_t env_hash;         /* of the HS_* entries parsed */
+	hs_hints_t hints;
+	int table_sf;              /* GPU count of the table lookup, 0 = none */
+	int table_ti, table_jt;    /* its table and row (-1: no table) */
+} hs_jmemo_t;
+
 struct hs_engine {
 	hs_sconf_t conf;
 	hs_tables_t tables;
@@ -150,9 +174,17 @@ struct hs_engine {
 	double eq_min, eq_mean;
 
 	int packing;               /* the select plugin packs jobs */
+	const char *save_failed;   /* first unsolvable problem goes there */
+	int no_reasons;            /* no reason texts (nobody reads them) */
+	int saved_failed;          /* ... written already */
 	int force_solve;           /* re-solve at the next round (policy
 	                            * changed by a reconfigure) */
 	long warned_no_types;      /* round of the last "no GPU types" log */
+
+	int nrc, cap_rc;
+	hs_rcache_t *rc;           /* sorted by id: parsed records */
+	int nmemo, cap_memo;
+	hs_jmemo_t *memo;          /* sorted by id: hints, table rows */
 
 	int nwarned, cap_warned;
 	hs_warned_t *warned;       /* sorted by id: per-job problems logged */
@@ -164,6 +196,30 @@ struct hs_engine {
 	                            * (hs_engine_set_settle) */
 	int64_t settle_until;      /* until then running jobs are not preempted */
 };
+
+/* engine_ops.c: the op protocol behind exec.h's passes. */
+/* Records the outcome of a plan entry's act (CHECKPOINT signalled at t0,
+ * REQUEUE done at t0, START done or deferred until the next round,
+ * SUSPEND, RESUME). ok = 0: it failed, the job stays as it was (a START:
+ * deferred, retried every tick). */
+int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t0,
+		      int64_t begin_time, hs_err_t *err);
+typedef enum hs_op_action {
+	HS_OPA_WAIT = 0,           /* nothing to do now */
+	HS_OPA_DROP,               /* op finished (or the job vanished) */
+	HS_OPA_REQUEUE,            /* requeue now */
+	HS_OPA_CLEAR_BEGIN,        /* set the job's begin time to *begin */
+	HS_OPA_START,              /* start on the op's target */
+} hs_op_action_t;
+/* The next step of the op of job id, given what the executor sees. For
+ * HS_OPA_CLEAR_BEGIN *begin is the new begin time; for HS_OPA_START
+ * *target is where to start (engine-owned, valid until the op's result
+ * is recorded). */
+hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t *v,
+				 int64_t now, int64_t *begin, const hs_target_t **target);
+/* Records the result of the step just decided (ok = 0: failed; the op
+ * decides whether to retry). */
+void hs_engine_op_result(hs_engine_t *e, uint32_t id, hs_op_action_t a, int ok, int64_t now);
 
 /* engine_log.c */
 void hs_engine_logf(const hs_engine_t *e, int level, const char *fmt, ...)
@@ -195,9 +251,27 @@ void hs_acct_started(hs_engine_t *e, uint32_t id, unsigned rc, int64_t now);
 void hs_recover_lost(hs_engine_t *e, const hs_snap_t *s);
 /* A pending job held back after a lost start (clears an expired hold). */
 int hs_recover_held(hs_engine_t *e, uint32_t id, int64_t now);
-/* Until settle_until: checkpoints and requeues of running jobs in the
- * plan become KEEP. */
-void hs_recover_defer_preemptions(const hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan);
+
+
+/* engine_reccache.c */
+/* Job id's AdminComment record parsed (NULL: none, or invalid with err
+ * set when err is given), cached while the text stays the same; tmp is
+ * used when the cache is out of memory. Valid until the next call for
+ * that job or the next prune. */
+const hs_record_t *hs_reccache_get(hs_engine_t *e, uint32_t id, const char *text,
+				   hs_record_t *tmp, hs_err_t *err);
+/* Drops the records of jobs not read in this round or the one before. */
+void hs_reccache_prune(hs_engine_t *e, long round);
+void hs_reccache_free(hs_engine_t *e);
+
+/* engine_jobmemo.c */
+/* sj's hints into *out, parsed once per text of its HS_* entries. */
+void hs_jmemo_hints(hs_engine_t *e, const hs_sjob_t *sj, hs_hints_t *out);
+/* The table (index, -1 none) and row *jt of (model, sf) for job id,
+ * looked up once per job and GPU count (after hs_jmemo_hints). */
+int hs_jmemo_table(hs_engine_t *e, uint32_t id, const char *model, int sf, int *jt);
+void hs_jmemo_prune(hs_engine_t *e, long round);
+void hs_jmemo_free(hs_engine_t *e);
 
 /* engine_warn.c */
 /* 1 the first time (id, kind) is asked while the job stays in the
@@ -268,13 +342,46 @@ typedef struct hs_round_build {
 	int njob_servers;
 	int nactive, npinned, nleaving, ncut, nnofit, nresume, nunmodelled;
 	int npinwait;
+	int *tmap;                 /* [ntypes] problem type -> the
+	                            * accounting's type (hs_acct_type_index) */
 } hs_round_build_t;
 
 int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_err_t *err);
 void hs_build_free(hs_round_build_t *b);
 
-/* engine_pinned.c: jobs hetsched cannot preempt (core/pinned.h). */
-int hs_job_preemptible(const hs_sconf_t *c, const hs_hints_t *h, const hs_sjob_t *j);
+/* engine_preempt.c: the preemption stage. Who loses GPUs is the round
+ * mechanism's choice among the jobs hs_preempt_able allows; how a job
+ * stops or moves is hs_preempt_stop / hs_preempt_move_suspended. */
+typedef struct hs_preempt_rules {
+	hs_preempt_mode_t mode;    /* PreemptMode */
+	int requeue_no_ckpt;       /* RequeueWithoutCheckpoint */
+	int64_t settle_left;       /* > 0: a restarted slurmctld settles for
+	                            * that many seconds more: no job is
+	                            * checkpointed or requeued */
+} hs_preempt_rules_t;
+typedef struct hs_preempt_job {
+	int ckpt, no_preempt;      /* its hints: HS_CKPT, HS_NO_PREEMPT */
+	int batch, requeue_ok;     /* Slurm can requeue it */
+} hs_preempt_job_t;
+hs_preempt_rules_t hs_preempt_rules(const hs_engine_t *e, int64_t now);
+hs_preempt_job_t hs_preempt_job(const hs_hints_t *h, const hs_sjob_t *sj);
+/* May the job be preempted at all? (else it is pinned once it runs) */
+int hs_preempt_able(const hs_preempt_rules_t *r, const hs_preempt_job_t *j);
+/* How a running job stops when the round takes its GPUs (moving = 0)
+ * or moves it: HS_PLAN_CHECKPOINT, _REQUEUE, _SUSPEND, or HS_PLAN_KEEP
+ * while a restarted slurmctld settles. */
+hs_plan_op_t hs_preempt_stop(const hs_preempt_rules_t *r, const hs_preempt_job_t *j, int moving);
+/* How a suspended job the round moves elsewhere restarts: requeued, or
+ * HS_PLAN_NONE (it waits for its own GPUs) when that loses its work. */
+hs_plan_op_t hs_preempt_move_suspended(const hs_preempt_rules_t *r, const hs_preempt_job_t *j);
+
+/* engine_entities.c: the problem's entities (Fairness=) and each problem
+ * job's (pjob_snap filled). */
+int hs_entities_build(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b,
+		      hs_err_t *err);
+
+/* engine_pinned.c: which pending jobs that cannot be preempted enter the
+ * round (core/pinned.h). */
 /* Pending jobs that cannot be preempted and are beyond their group's
  * share become HS_ROLE_PIN_WAIT (needs roles, owners and usable GPUs);
  * -1 = out of memory. */

@@ -8,6 +8,11 @@
 
 #include "sched/engine_impl.h"
 
+int hs_node_hold_only(const hs_snap_t *s, const unsigned char *node_bad, int n)
+{
+	return !s->nodes[n].avail || (node_bad && node_bad[n]);
+}
+
 int hs_nodes_have_type(const hs_snap_t *s, const hs_sjob_t *sj, const int *node_type, int j)
 {
 	if (!sj->node_ok)

@@ -92,15 +92,13 @@ int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t
 	return 0;
 }
 
-/* Did the job acknowledge a checkpoint taken after t0 (minus slack)? */
-static int ckpt_acked(const char *admin_comment, int64_t t0)
+/* Did job id acknowledge a checkpoint taken after t0 (minus slack)? */
+static int ckpt_acked(hs_engine_t *e, uint32_t id, const hs_op_view_t *v, int64_t t0)
 {
-	if (!admin_comment || !*admin_comment)
-		return 0;
-	hs_record_t r;
-	if (hs_record_parse(&r, admin_comment, NULL) < 0)
-		return 0;
-	return r.has_ckpt && r.ckpt_t >= t0 - HS_CKPT_SLACK_S;
+	hs_record_t tmp;
+	const hs_record_t *r = v->record ? v->record
+					 : hs_reccache_get(e, id, v->admin_comment, &tmp, NULL);
+	return r && r->has_ckpt && r->ckpt_t >= t0 - HS_CKPT_SLACK_S;
 }
 
 hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t *v,
@@ -113,7 +111,7 @@ hs_op_action_t hs_engine_op_step(hs_engine_t *e, uint32_t id, const hs_op_view_t
 	case HS_OP_CKPT:
 		if (v->state == HS_SJ_RUNNING && !v->completing &&
 		    v->restart_cnt == op->restart_cnt) {
-			if (ckpt_acked(v->admin_comment, op->t0)) {
+			if (ckpt_acked(e, id, v, op->t0)) {
 				e->tot_ckpt_acked++;
 				return HS_OPA_REQUEUE;
 			}

@@ -23,12 +23,27 @@ const char *hs_op_kind_name(hs_op_kind_t k)
 	return "?";
 }
 
+/* Index of id in the table (sorted by id: every job of every round asks
+ * for its op), or -(insertion point) - 1. */
+static int op_index(const hs_engine_t *e, uint32_t id)
+{
+	int lo = 0, hi = e->nops - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (e->ops[mid].id == id)
+			return mid;
+		if (e->ops[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -lo - 1;
+}
+
 hs_op_t *hs_op_find(const hs_engine_t *e, uint32_t id)
 {
-	for (int i = 0; i < e->nops; i++)
-		if (e->ops[i].id == id)
-			return &e->ops[i];
-	return NULL;
+	int i = op_index(e, id);
+	return i >= 0 ? &e->ops[i] : NULL;
 }
 
 void hs_op_clear_target(hs_op_t *op)
@@ -40,8 +55,10 @@ void hs_op_clear_target(hs_op_t *op)
 
 hs_op_t *hs_op_add(hs_engine_t *e, uint32_t id, hs_op_kind_t kind)
 {
-	hs_op_t *op = hs_op_find(e, id);
-	if (op) {
+	int i = op_index(e, id);
+	hs_op_t *op;
+	if (i >= 0) {
+		op = &e->ops[i];
 		hs_op_clear_target(op);
 	} else {
 		if (e->nops == e->cap_ops) {
@@ -52,7 +69,10 @@ hs_op_t *hs_op_add(hs_engine_t *e, uint32_t id, hs_op_kind_t kind)
 			e->ops = n;
 			e->cap_ops = cap;
 		}
-		op = &e->ops[e->nops++];
+		i = -i - 1;
+		memmove(&e->ops[i + 1], &e->ops[i], (size_t)(e->nops - i) * sizeof(*e->ops));
+		e->nops++;
+		op = &e->ops[i];
 	}
 	memset(op, 0, sizeof(*op));
 	op->id = id;
@@ -62,12 +82,12 @@ hs_op_t *hs_op_add(hs_engine_t *e, uint32_t id, hs_op_kind_t kind)
 
 void hs_op_remove(hs_engine_t *e, uint32_t id)
 {
-	for (int i = 0; i < e->nops; i++)
-		if (e->ops[i].id == id) {
-			hs_op_clear_target(&e->ops[i]);
-			e->ops[i] = e->ops[--e->nops];
-			return;
-		}
+	int i = op_index(e, id);
+	if (i < 0)
+		return;
+	hs_op_clear_target(&e->ops[i]);
+	memmove(&e->ops[i], &e->ops[i + 1], (size_t)(e->nops - i - 1) * sizeof(*e->ops));
+	e->nops--;
 }
 
 void hs_ops_free(hs_engine_t *e)
@@ -94,17 +114,19 @@ int hs_op_set_target(hs_op_t *op, const hs_plan_job_t *pj, const char *type)
 
 void hs_ops_new_round(hs_engine_t *e)
 {
-	for (int i = 0; i < e->nops;) {
+	int w = 0; /* one pass: the table stays sorted */
+	for (int i = 0; i < e->nops; i++) {
 		hs_op_t *op = &e->ops[i];
 		if (op->kind == HS_OP_START) {
-			hs_op_remove(e, op->id);
+			hs_op_clear_target(op);
 			continue;
 		}
 		/* A requeued job is active again: this round decides anew. */
 		if (op->kind == HS_OP_REQUEUED)
 			hs_op_clear_target(op);
-		i++;
+		e->ops[w++] = *op;
 	}
+	e->nops = w;
 }
 
 int hs_engine_nops(const hs_engine_t *e)

@@ -11,13 +11,6 @@
 
 #include "core/pinned.h"
 
-int hs_job_preemptible(const hs_sconf_t *c, const hs_hints_t *h, const hs_sjob_t *j)
-{
-	if (c->preempt == HS_PREEMPT_OFF || h->no_preempt || !j->batch || !j->requeue_ok)
-		return 0;
-	return h->ckpt || c->requeue_no_ckpt || c->preempt == HS_PREEMPT_SUSPEND;
-}
-
 /* GPUs of the managed nodes the jobs may use: usable now, or held by a
  * pinned job (taken for its remaining time, but part of the cluster the
  * group share is a part of). */
@@ -35,6 +28,7 @@ static int total_gpus(const hs_round_build_t *b)
 int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
 {
 	const hs_sconf_t *c = &e->conf;
+	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
 	if (c->pinned_always)
 		return 0; /* the old behaviour: every pending job in the problem */
 	const int M = s->njobs;
@@ -54,8 +48,9 @@ int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
 		int running_pinned = r == HS_ROLE_PINNED && sj->nheld > 0;
 		if (r != HS_ROLE_ACTIVE && r != HS_ROLE_LEAVING && !running_pinned)
 			continue;
+		hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
 		int pp = r == HS_ROLE_ACTIVE && sj->state == HS_SJ_PENDING &&
-			 !hs_job_preemptible(c, &b->hints[i], sj);
+			 !hs_preempt_able(&rules, &pjob);
 		npending += pp;
 		/* the other jobs first (only their claims matter), then the
 		 * pending pinned ones in priority order (group 1) */

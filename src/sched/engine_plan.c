@@ -8,6 +8,7 @@
  * and the entries of jobs the problem left out. */
 #include "sched/engine_impl.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,22 @@ static int set_target(hs_plan_job_t *pj, const hs_snap_t *s, const hs_round_buil
 	return 0;
 }
 
+/* The reason text of a plan entry (what users see), unless the engine's
+ * caller reads none (hs_engine_set_reasons: the simulator). */
+static void reason(const hs_engine_t *e, hs_plan_job_t *pj, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void reason(const hs_engine_t *e, hs_plan_job_t *pj, const char *fmt, ...)
+{
+	if (e->no_reasons) {
+		pj->reason[0] = 0;
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(pj->reason, sizeof(pj->reason), fmt, ap);
+	va_end(ap);
+}
+
 /* "v100-1,v100-2" of a target, for reasons. */
 static void target_names(const hs_plan_job_t *pj, const hs_snap_t *s, char *buf, size_t len)
 {
@@ -80,6 +97,10 @@ static void target_names(const hs_plan_job_t *pj, const hs_snap_t *s, char *buf,
 static void waiting_reason(const hs_engine_t *e, const hs_round_build_t *b, int k, long round,
 			   char *buf, size_t len)
 {
+	if (e->no_reasons) {
+		buf[0] = 0;
+		return;
+	}
 	const hs_problem_t *pb = &b->problem;
 	const hs_jacct_t *ac = hs_acct_find(e, (uint32_t)strtoul(pb->jobs[k].id, NULL, 10));
 	int best = -1;
@@ -149,6 +170,7 @@ int hs_plan_resumes_only(const hs_snap_t *s, const hs_round_build_t *b, hs_plan_
 /* Maps of one plan build: server -> snapshot node, problem job -> plan
  * entry, snapshot job -> plan entry (-1 = none). */
 typedef struct plan_maps {
+	hs_preempt_rules_t rules;  /* the preemption stage's, this round */
 	int *server_node;          /* [nservers] */
 	int *pj_of;                /* [problem njobs] */
 	int *snap_pj;              /* [snapshot njobs] */
@@ -201,39 +223,36 @@ static int plan_leaving(hs_engine_t *e, const hs_snap_t *s, const hs_round_build
 		}
 	}
 	pj->op = HS_PLAN_NONE;
-	snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: checkpointing before requeue%s%s",
+	reason(e, pj, "hetsched round %ld: checkpointing before requeue%s%s",
 		 round, pj->target.nnodes ? ", then to " : "",
 		 pj->target.nnodes ? pj->type_name : "");
 	return rc;
 }
 
-/* A running job: kept, migrated (checkpoint + requeue, or requeue, then
- * started on the target) or preempted as PreemptMode says. */
+/* A running job: kept, migrated (stopped, then started on the target) or
+ * preempted; how it stops is the preemption stage's (engine_preempt.c). */
 static int plan_running(const hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
-			const hs_decision_t *d, const int *server_node, hs_plan_job_t *pj,
-			int ckpt, long round)
+			const hs_decision_t *d, const plan_maps_t *m, hs_plan_job_t *pj,
+			const hs_preempt_job_t *job, long round)
 {
 	char where[96];
-	if (d->action == HS_ACT_KEEP) {
-		pj->op = HS_PLAN_KEEP;
-		snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: running on %s (kept)",
-			 round, pj->type_name);
-	} else if (d->action == HS_ACT_MIGRATE) {
-		if (set_target(pj, s, b, d, server_node) < 0)
+	int moving = d->action == HS_ACT_MIGRATE;
+	pj->op = d->action == HS_ACT_KEEP ? HS_PLAN_KEEP : hs_preempt_stop(&m->rules, job, moving);
+	if (pj->op == HS_PLAN_KEEP && d->action != HS_ACT_KEEP) {
+		reason(e, pj, "hetsched round %ld: slurmctld restarted, not preempted before %lld s "
+		       "have passed", round, (long long)m->rules.settle_left);
+	} else if (pj->op == HS_PLAN_KEEP) {
+		reason(e, pj, "hetsched round %ld: running on %s (kept)", round, pj->type_name);
+	} else if (moving) {
+		if (set_target(pj, s, b, d, m->server_node) < 0)
 			return -1;
-		pj->op = ckpt ? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
 		target_names(pj, s, where, sizeof(where));
-		snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: migrating to %s (%s)%s",
-			 round, pj->type_name, where, ckpt ? " from a checkpoint" : "");
+		reason(e, pj, "hetsched round %ld: migrating to %s (%s)%s", round, pj->type_name,
+		       where, pj->op == HS_PLAN_CHECKPOINT ? " from a checkpoint" : "");
 	} else {
-		/* PREEMPT (or anything else for a running job). */
-		if (e->conf.preempt == HS_PREEMPT_SUSPEND)
-			pj->op = HS_PLAN_SUSPEND;
-		else
-			pj->op = ckpt ? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
-		snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: preempted (%s)", round,
-			 pj->op == HS_PLAN_SUSPEND ? "suspended"
-			 : ckpt ? "checkpoint, requeue" : "requeued");
+		reason(e, pj, "hetsched round %ld: preempted (%s)", round,
+		       pj->op == HS_PLAN_SUSPEND ? "suspended"
+		       : pj->op == HS_PLAN_CHECKPOINT ? "checkpoint, requeue" : "requeued");
 	}
 	return 0;
 }
@@ -255,13 +274,14 @@ static int same_gpus(const hs_round_build_t *b, const hs_sjob_t *sj, const hs_de
 /* A suspended job: resumed on the same GPUs, requeued to restart
  * elsewhere (unless that throws its work away), or left waiting. */
 static int plan_suspended(const hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
-			  const hs_decision_t *d, const int *server_node, hs_plan_job_t *pj,
-			  int has_ckpt, long round)
+			  const hs_decision_t *d, const plan_maps_t *m, hs_plan_job_t *pj,
+			  const hs_preempt_job_t *job, long round)
 {
+	const int *server_node = m->server_node;
 	const hs_sjob_t *sj = &s->jobs[pj->snap];
 	if (d->action != HS_ACT_START) {
 		pj->op = HS_PLAN_NONE;
-		snprintf(pj->reason, sizeof(pj->reason),
+		reason(e, pj,
 			 "hetsched round %ld: suspended, waiting for its share", round);
 		return 0;
 	}
@@ -270,13 +290,13 @@ static int plan_suspended(const hs_engine_t *e, const hs_snap_t *s, const hs_rou
 	/* Same GPUs: resume. Elsewhere: requeue, restart there. */
 	int same = same_gpus(b, sj, d);
 	pj->op = same ? HS_PLAN_RESUME : HS_PLAN_REQUEUE;
-	snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: %s on %s", round,
+	reason(e, pj, "hetsched round %ld: %s on %s", round,
 		 same ? "resumed" : "moving", pj->type_name);
-	if (!same && !has_ckpt && !e->conf.requeue_no_ckpt) {
+	if (!same && hs_preempt_move_suspended(&m->rules, job) == HS_PLAN_NONE) {
 		/* a requeue would throw its work away: it waits for its own
 		 * GPUs instead */
 		pj->op = HS_PLAN_NONE;
-		snprintf(pj->reason, sizeof(pj->reason),
+		reason(e, pj,
 			 "hetsched round %ld: suspended, waiting for its own GPUs "
 			 "(moving would lose its work)", round);
 	}
@@ -299,7 +319,7 @@ static int plan_pending(const hs_engine_t *e, const hs_snap_t *s, const hs_round
 	pj->op = HS_PLAN_START;
 	char where[96];
 	target_names(pj, s, where, sizeof(where));
-	snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: starting on %s (%s)", round,
+	reason(e, pj, "hetsched round %ld: starting on %s (%s)", round,
 		 pj->type_name, where);
 	return 0;
 }
@@ -323,19 +343,19 @@ static int plan_problem_job(hs_engine_t *e, const hs_snap_t *s, const hs_round_b
 	pj->type = d->type;
 	/* engine-owned name: the problem dies with the round */
 	if (d->type >= 0) {
-		int t = hs_acct_type_index(e, pb->cluster.names[d->type]);
+		int t = b->tmap[d->type];
 		pj->type_name = t >= 0 ? e->types[t] : NULL;
 	}
 	pj->target.partner = d->partner >= 0 ? (uint32_t)strtoul(pb->jobs[d->partner].id, NULL, 10) : 0;
 	pj->ckpt_signal = h->ckpt_signal;
 	if (b->role[i] == HS_ROLE_LEAVING)
 		return plan_leaving(e, s, b, d, m->server_node, pj, out->round);
+	hs_preempt_job_t job = hs_preempt_job(h, sj);
 	switch (sj->state) {
 	case HS_SJ_RUNNING:
-		return plan_running(e, s, b, d, m->server_node, pj,
-				    h->ckpt && sj->batch && sj->requeue_ok, out->round);
+		return plan_running(e, s, b, d, m, pj, &job, out->round);
 	case HS_SJ_SUSPENDED:
-		return plan_suspended(e, s, b, d, m->server_node, pj, h->ckpt, out->round);
+		return plan_suspended(e, s, b, d, m, pj, &job, out->round);
 	default:
 		return plan_pending(e, s, b, d, m->server_node, pj, k, out->round);
 	}
@@ -436,7 +456,7 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 	int nextra = 0;
 	for (int i = 0; i < s->njobs; i++)
 		nextra += extra_role(b->role[i]);
-	plan_maps_t m = { 0 };
+	plan_maps_t m = { .rules = hs_preempt_rules(e, s->now) };
 	plan->jobs = calloc((size_t)pb->njobs + (size_t)nextra + 1, sizeof(*plan->jobs));
 	if (plan_maps_init(&m, s, b) < 0 || !plan->jobs) {
 		plan_maps_free(&m);

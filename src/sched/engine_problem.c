@@ -39,6 +39,7 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->src);
 	free(b->meas);
 	free(b->units);
+	free(b->tmap);
 	if (b->job_servers)
 		for (int k = 0; k < b->njob_servers; k++)
 			free(b->job_servers[k]);
@@ -240,33 +241,29 @@ static int init_problem(const hs_snap_t *s, const hs_round_scratch_t *sc, hs_rou
 		return hs_err_set(err, "out of memory");
 	for (int k = 0; k < npj; k++)
 		b->units[k] = 1.0;
-	/* Entities: the accounts of the active jobs (at most one each). */
-	pb->entities.names = calloc((size_t)npj + 1, sizeof(char *));
-	pb->entities.weight = calloc((size_t)npj + 1, sizeof(double));
-	pb->entities.mode = calloc((size_t)npj + 1, sizeof(hs_entity_mode_t));
-	if (!pb->entities.names || !pb->entities.weight || !pb->entities.mode)
-		return hs_err_set(err, "out of memory");
 	return 0;
 }
 
-/* The job's AdminComment record into *rec; NULL when it has none or an
- * unreadable one (logged at debug level). */
-static const hs_record_t *job_record(const hs_engine_t *e, const hs_sjob_t *sj, hs_record_t *rec)
+/* The job's AdminComment record (engine_reccache.c: parsed once per
+ * text); NULL when it has none or an unreadable one (logged at debug
+ * level). */
+static const hs_record_t *job_record(hs_engine_t *e, const hs_sjob_t *sj, hs_record_t *rec)
 {
-	hs_record_init(rec);
+	if (sj->record)
+		return sj->record;
 	if (!sj->admin_comment || !*sj->admin_comment)
 		return NULL;
-	hs_err_t re;
-	if (hs_record_parse(rec, sj->admin_comment, &re) == 0)
-		return rec;
-	hs_engine_logf(e, HS_LOG_DEBUG, "job %u: AdminComment ignored: %s", sj->id, re.msg);
-	return NULL;
+	hs_err_t re = { "" };
+	const hs_record_t *r = hs_reccache_get(e, sj->id, sj->admin_comment, rec, &re);
+	if (!r)
+		hs_engine_logf(e, HS_LOG_DEBUG, "job %u: AdminComment ignored: %s", sj->id, re.msg);
+	return r;
 }
 
 /* Problem job k's throughput estimates (jb->thr, b->src, b->meas); a type
  * where the job cannot fit this round is not usable. Returns the mean
  * over the usable types (1 without any). */
-static double job_estimates(const hs_engine_t *e, const hs_snap_t *s, const hs_round_scratch_t *sc,
+static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_scratch_t *sc,
 			    hs_round_build_t *b, int k, const hs_record_t *recp)
 {
 	const int J = sc->ntypes, i = sc->order[k];
@@ -275,7 +272,9 @@ static double job_estimates(const hs_engine_t *e, const hs_snap_t *s, const hs_r
 	hs_job_t *jb = &pb->jobs[k];
 	hs_estimate_in_t ein = { .cluster = &pb->cluster, .tables = &e->tables,
 				 .model = b->hints[i].model, .scale_factor = sj->gpus,
-				 .rec = recp, .allowed = &sc->allowed[(size_t)i * J] };
+				 .rec = recp, .allowed = &sc->allowed[(size_t)i * J],
+				 .table_known = 1 };
+	ein.table_ti = hs_jmemo_table(e, sj->id, b->hints[i].model, sj->gpus, &ein.table_jt);
 	b->src[k] = hs_estimate(&ein, jb->thr, &b->meas[(size_t)k * J]);
 	int any = 0;
 	for (int j = 0; j < J; j++) {
@@ -359,25 +358,6 @@ static double job_weight(const hs_sconf_t *c, const hs_sjob_t *sj, double prio_m
 	return w;
 }
 
-/* Entity = account: its index in the problem's entities, added on first
- * use; -1 = out of memory. */
-static int job_entity(const hs_sconf_t *c, hs_entities_t *ents, const hs_sjob_t *sj)
-{
-	const char *acct = sj->account && *sj->account ? sj->account : "(none)";
-	for (int x = 0; x < ents->n; x++)
-		if (!strcmp(ents->names[x], acct))
-			return x;
-	int en = ents->n;
-	if (!(ents->names[en] = strdup(acct)))
-		return -1;
-	ents->weight[en] = c->account_shares
-				   ? (sj->account_shares >= 1 ? sj->account_shares : 1.0)
-				   : hs_wlist_get(&c->account_weights, acct);
-	ents->mode[en] = c->entity_fifo ? HS_ENTITY_FIFO : HS_ENTITY_FAIRNESS;
-	ents->n = en + 1;
-	return en;
-}
-
 /* Where problem job k runs now (active running jobs only): its GPUs from
  * b->run_space at *used. */
 static void job_run(const hs_snap_t *s, hs_round_build_t *b, int k, int i, int *used)
@@ -411,7 +391,7 @@ static double mean_priority(const hs_snap_t *s, const hs_round_scratch_t *sc)
 
 /* Every problem job: id, estimates, remaining work, age, weight,
  * entity, where it runs. */
-static int fill_problem_jobs(const hs_engine_t *e, const hs_snap_t *s,
+static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
 			     const hs_round_scratch_t *sc, hs_round_build_t *b, hs_err_t *err)
 {
 	const hs_sconf_t *c = &e->conf;
@@ -425,7 +405,7 @@ static int fill_problem_jobs(const hs_engine_t *e, const hs_snap_t *s,
 		b->pjob_snap[k] = i;
 		b->snap_pjob[i] = k;
 		char id[16];
-		snprintf(id, sizeof(id), "%u", sj->id);
+		hs_u32_text(sj->id, id);
 		if (!(jb->id = strdup(id)))
 			return hs_err_set(err, "out of memory");
 		jb->scale_factor = sj->gpus;
@@ -435,8 +415,6 @@ static int fill_problem_jobs(const hs_engine_t *e, const hs_snap_t *s,
 		jb->remaining_steps = remaining_steps(c, s, sj, &b->hints[i], recp, thr_mean);
 		jb->age_s = job_age(e, s, sj);
 		jb->weight = job_weight(c, sj, prio_mean);
-		if ((jb->entity = job_entity(c, &pb->entities, sj)) < 0)
-			return hs_err_set(err, "out of memory");
 		job_run(s, b, k, i, &used);
 	}
 	return 0;
@@ -510,6 +488,19 @@ static void count_roles(const hs_snap_t *s, hs_round_build_t *b)
 	}
 }
 
+/* b->tmap: each problem type's index in the accounting's type table,
+ * looked up once a round (the stages after use it per job). */
+static int type_map(hs_engine_t *e, hs_round_build_t *b, hs_err_t *err)
+{
+	const int J = b->problem.cluster.ntypes;
+	if (!(b->tmap = malloc(((size_t)J + 1) * sizeof(int))))
+		return hs_err_set(err, "out of memory");
+	for (int j = 0; j < J; j++)
+		if ((b->tmap[j] = hs_acct_type_index(e, b->problem.cluster.names[j])) < 0)
+			return hs_err_set(err, "too many GPU types (more than %d)", HS_MAX_TYPES);
+	return 0;
+}
+
 /* The stage's steps in order; each reads the snapshot and what the steps
  * before it left in sc and b. */
 static int build_steps(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *sc,
@@ -528,7 +519,8 @@ static int build_steps(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 	    hs_pin_filter(e, s, b) < 0) /* pending jobs that cannot be preempted */
 		return hs_err_set(err, "out of memory");
 	select_problem_jobs(s, sc, b);
-	if (init_problem(s, sc, b, err) < 0 || fill_problem_jobs(e, s, sc, b, err) < 0)
+	if (init_problem(s, sc, b, err) < 0 || type_map(e, b, err) < 0 ||
+	    fill_problem_jobs(e, s, sc, b, err) < 0 || hs_entities_build(e, s, b, err) < 0)
 		return -1;
 	if (hs_nodes_build_masks(b, s, sc->node_bad, sc->npj) < 0)
 		return hs_err_set(err, "out of memory");

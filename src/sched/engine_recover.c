@@ -20,7 +20,7 @@
  *    left alone it ends FAILED; it is requeued again instead, once.
  *
  * Until settle_until the plan does not checkpoint or requeue running jobs
- * either (hs_recover_defer_preemptions): Slurm may still report as
+ * either (the preemption stage, engine_preempt.c): Slurm may still report as
  * running a job that ended during the crash window, and a checkpoint
  * signal and requeue would run it again. The round's starts onto their
  * GPUs then fail as busy and wait (deferred starts), as they do while
@@ -84,32 +84,4 @@ int hs_recover_held(hs_engine_t *e, uint32_t id, int64_t now)
 		return 1;
 	ac->hold_until = 0;
 	return 0;
-}
-
-void hs_recover_defer_preemptions(const hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan)
-{
-	if (s->now >= e->settle_until)
-		return;
-	for (int i = 0; i < plan->njobs; i++) {
-		hs_plan_job_t *pj = &plan->jobs[i];
-		if (pj->state != HS_SJ_RUNNING)
-			continue;
-		/* Suspends stay: a suspend may make room for a time-sliced
-		 * start onto the same GPUs (slice_with), and suspending a job
-		 * that is gone only fails. */
-		int *count = pj->op == HS_PLAN_CHECKPOINT ? &plan->ncheckpoint
-			     : pj->op == HS_PLAN_REQUEUE  ? &plan->nrequeue
-							  : NULL;
-		if (!count)
-			continue;
-		(*count)--;
-		if (pj->target.nnodes > 0)
-			plan->nmigrate--;
-		pj->op = HS_PLAN_KEEP;
-		hs_target_drop_nodes(&pj->target);
-		plan->nkeep++;
-		snprintf(pj->reason, sizeof(pj->reason),
-			 "hetsched round %ld: slurmctld restarted, not preempted before %lld s "
-			 "have passed", plan->round, (long long)(e->settle_until - s->now));
-	}
 }

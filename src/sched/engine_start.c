@@ -14,16 +14,18 @@
 
 /* Steps/s of problem job k: on the type it runs on this round, else its
  * allocation's mix of types, else its fastest type. */
-static double job_rate(hs_engine_t *e, const hs_problem_t *pb, const hs_decision_t *d, int k)
+static double job_rate(hs_engine_t *e, const hs_round_build_t *b, const hs_snap_t *s,
+		       const hs_decision_t *d, int k)
 {
+	const hs_problem_t *pb = &b->problem;
 	const hs_job_t *jb = &pb->jobs[k];
 	if (d->type >= 0)
 		return jb->thr[d->type];
-	const hs_jacct_t *ac = hs_acct_find(e, (uint32_t)strtoul(jb->id, NULL, 10));
+	const hs_jacct_t *ac = hs_acct_find(e, s->jobs[b->pjob_snap[k]].id);
 	double num = 0, den = 0, best = 0;
 	for (int j = 0; j < pb->cluster.ntypes; j++) {
 		best = jb->thr[j] > best ? jb->thr[j] : best;
-		int t = ac ? hs_acct_type_index(e, pb->cluster.names[j]) : -1;
+		int t = ac ? b->tmap[j] : -1;
 		if (t >= 0 && ac->x[t] > 0) {
 			num += ac->x[t] * jb->thr[j];
 			den += ac->x[t];
@@ -38,16 +40,17 @@ static double job_rate(hs_engine_t *e, const hs_problem_t *pb, const hs_decision
  * throughputs, alone), T_iso under an equal 1/M share of every type
  * (Gavel's isolated allocation). > 1: worse than an equal share. Also
  * keeps the expected remaining time at its current rate. */
-static void job_rho(hs_engine_t *e, const hs_problem_t *pb, const double *cap, int k,
-		    double rate)
+static void job_rho(hs_engine_t *e, const hs_round_build_t *b, const hs_snap_t *s,
+		    const double *cap, int k, double rate)
 {
+	const hs_problem_t *pb = &b->problem;
 	const hs_job_t *jb = &pb->jobs[k];
-	hs_jacct_t *ac = hs_acct_find(e, (uint32_t)strtoul(jb->id, NULL, 10));
+	hs_jacct_t *ac = hs_acct_find(e, s->jobs[b->pjob_snap[k]].id);
 	if (!ac)
 		return;
 	double alloc = 0;
 	for (int j = 0; j < pb->cluster.ntypes; j++) {
-		int t = hs_acct_type_index(e, pb->cluster.names[j]);
+		int t = b->tmap[j];
 		if (t >= 0)
 			alloc += ac->x[t] * jb->thr[j];
 	}
@@ -113,9 +116,9 @@ void hs_plan_start_times(hs_engine_t *e, const hs_snap_t *s, const hs_round_buil
 	int n = 0;
 	for (int k = 0; k < pb->njobs && k < out->njobs; k++) {
 		const hs_decision_t *d = &out->d[k];
-		double rate = job_rate(e, pb, d, k);
+		double rate = job_rate(e, b, s, d, k);
 		if (tcap)
-			job_rho(e, pb, tcap, k, rate);
+			job_rho(e, b, s, tcap, k, rate);
 		jobs[n] = (hs_start_job_t){
 			.gpus = pb->jobs[k].scale_factor,
 			.running = d->action == HS_ACT_START || d->action == HS_ACT_KEEP ||

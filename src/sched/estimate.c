@@ -28,9 +28,7 @@ void hs_tables_free(hs_tables_t *tb)
 	tb->n = 0;
 }
 
-/* The first table that knows (model, sf): returns its index and sets *jt,
- * or -1. */
-static int tables_find(const hs_tables_t *tb, const char *model, int sf, int *jt)
+int hs_tables_find(const hs_tables_t *tb, const char *model, int sf, int *jt)
 {
 	if (!tb || !model || !*model)
 		return -1;
@@ -71,8 +69,9 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 {
 	const int J = in->cluster->ntypes;
 	double tab[J > 0 ? J : 1], mea[J > 0 ? J : 1];
-	int jt = -1;
-	int ti = tables_find(in->tables, in->model, in->scale_factor, &jt);
+	int jt = in->table_jt;
+	int ti = in->table_known ? in->table_ti
+				 : hs_tables_find(in->tables, in->model, in->scale_factor, &jt);
 	int nm = 0, nt = 0, nboth = 0;
 	double sum_m = 0, sum_t = 0, both_m = 0, both_t = 0;
 

@@ -50,7 +50,13 @@ typedef struct hs_estimate_in {
 	int scale_factor;              /* GPUs */
 	const hs_record_t *rec;        /* may be NULL */
 	const unsigned char *allowed;  /* [ntypes] 1 = may run there; NULL = all */
+	int table_known;               /* 1: table_ti / table_jt are the lookup
+	                                * of (model, scale_factor) already */
+	int table_ti, table_jt;
 } hs_estimate_in_t;
+
+/* The first table that knows (model, sf): its index and *jt, or -1. */
+int hs_tables_find(const hs_tables_t *tb, const char *model, int sf, int *jt);
 
 /* Fills thr[ntypes] (steps/s of the whole job) and, if measured is not
  * NULL, measured[ntypes] (0 = not measured). Never fails on bad data

@@ -3,6 +3,7 @@
  * the rules of doc/protocol.md (a): the very checks sbatch ran
  * (report/hints.h), applied to what slurmctld stored. */
 #include "sched/hints.h"
+#include "core/model.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -43,7 +44,7 @@ void hs_hints_parse(hs_hints_t *h, char *const *env, uint32_t n)
 			if (seen_model++)
 				continue;
 			if (hs_hint_model_ok(v))
-				snprintf(h->model, sizeof(h->model), "%s", v);
+				hs_strlcpy(h->model, v, sizeof(h->model));
 			else
 				note_bad(h, e);
 		} else if (KEY("HS_STEPS")) {

@@ -18,12 +18,15 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/engine_problem.c src/sched/engine_scratch.h \
 	src/sched/engine_classify.c \
 	src/sched/engine_nodes.c \
-	src/sched/engine_pinned.c \
+	src/sched/engine_pinned.c src/sched/engine_preempt.c src/sched/engine_entities.c \
 	src/sched/engine_plan.c src/sched/engine_plan_share.c \
-	src/sched/engine_acct.c \
+	src/sched/engine_acct.c src/sched/engine_reccache.c src/sched/engine_jobmemo.c \
 	src/sched/engine_warn.c \
 	src/sched/solve_leaving_out.c src/sched/solve_leaving_out.h \
 	src/sched/engine_ops.c src/sched/engine_optable.c \
+	src/sched/exec.h src/sched/engine_exec_impl.h src/sched/engine_exec.c \
+	src/sched/engine_exec_batch.c \
+	src/sched/engine_exec_fill.c src/sched/engine_exec_ops.c \
 	src/sched/target.c src/sched/target.h \
 	src/sched/engine_recover.c \
 	src/sched/engine_state.c \

@@ -20,6 +20,14 @@ typedef enum hs_preempt_mode {
 	HS_PREEMPT_OFF,          /* never preempt: running jobs keep their GPUs */
 } hs_preempt_mode_t;
 
+/* Fairness: who the policy's shares are between (hs_sconf_t.fairness). */
+enum {
+	HS_FAIR_TREE = 0,        /* accounts by Shares, users in an account by
+	                          * theirs, every level of the association tree */
+	HS_FAIR_ACCOUNTS,        /* accounts only (AccountWeights), one level */
+	HS_FAIR_JOBS,            /* every job for itself */
+};
+
 /* A name -> weight list ("normal:1,high:4"). */
 typedef struct hs_wlist {
 	int n;
@@ -39,6 +47,8 @@ typedef struct hs_sconf {
 	                              * arrive or leave */
 	double min_reset_s;          /* MinResetInterval */
 	double preempt_cost_s;       /* PreemptCost */
+	int restart_aware;           /* RestartAware: the mechanism weighs a
+	                              * restart's cost (no: Gavel's) */
 	int backfill;                /* Backfill: -1 auto (policy), 0, 1 */
 	int ntables;
 	char *tables[HS_SCONF_MAX_TABLES]; /* ThroughputTable, comma list */
@@ -61,6 +71,7 @@ typedef struct hs_sconf {
 	hs_wlist_t gpu_prices;       /* GpuPrices: price per GPU-hour of each
 	                              * GRES type (min_cost needs them) */
 	int account_shares;          /* AccountWeights=shares */
+	int fairness;                /* Fairness: HS_FAIR_TREE, _ACCOUNTS, _JOBS */
 	int entity_fifo;             /* EntityMode=fifo (else fairness) */
 	double solver_time_limit_s;  /* SolverTimeLimit, 0 = none */
 	int pop_partitions;          /* PopPartitions, 1 = the whole LP */

@@ -21,6 +21,7 @@ static void free_job(hs_sjob_t *j)
 	free(j->env);
 	free(j->admin_comment);
 	free(j->account);
+	free(j->user);
 	free(j->qos);
 	free(j->held);
 	free(j->node_ok);
@@ -44,6 +45,11 @@ void hs_snap_free(hs_snap_t *s)
 	for (int i = 0; i < s->njobs; i++)
 		free_job(&s->jobs[i]);
 	free(s->jobs);
+	for (int i = 0; i < s->nassocs; i++) {
+		free(s->assocs[i].account);
+		free(s->assocs[i].user);
+	}
+	free(s->assocs);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -60,6 +66,38 @@ hs_sjob_t *hs_snap_add_job(hs_snap_t *s)
 	hs_sjob_t *j = &s->jobs[s->njobs++];
 	memset(j, 0, sizeof(*j));
 	return j;
+}
+
+hs_sassoc_t *hs_snap_add_assoc(hs_snap_t *s, uint32_t id, int parent, const char *account,
+			       const char *user, double shares)
+{
+	if (s->nassocs == s->cap_assocs) {
+		int cap = s->cap_assocs ? s->cap_assocs * 2 : 16;
+		hs_sassoc_t *a = realloc(s->assocs, (size_t)cap * sizeof(*a));
+		if (!a)
+			return NULL;
+		s->assocs = a;
+		s->cap_assocs = cap;
+	}
+	hs_sassoc_t *a = &s->assocs[s->nassocs];
+	*a = (hs_sassoc_t){ .id = id, .parent = parent, .shares = shares,
+			    .account = account ? strdup(account) : NULL,
+			    .user = user ? strdup(user) : NULL };
+	if ((account && !a->account) || (user && !a->user)) {
+		free(a->account);
+		free(a->user);
+		return NULL;
+	}
+	s->nassocs++;
+	return a;
+}
+
+int hs_snap_find_assoc(const hs_snap_t *s, uint32_t id)
+{
+	for (int i = 0; i < s->nassocs; i++)
+		if (s->assocs[i].id == id)
+			return i;
+	return -1;
 }
 
 static int dup_str(const char *in, char **out)
@@ -88,7 +126,7 @@ hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id)
 	*j = *o;
 	j->id = id;
 	j->act_id = hs_sjob_act_id(o);
-	j->gpu_type = j->admin_comment = j->account = j->qos = NULL;
+	j->gpu_type = j->admin_comment = j->account = j->qos = j->user = NULL;
 	j->env = NULL;
 	j->nenv = 0;
 	j->held = NULL;
@@ -97,7 +135,8 @@ hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id)
 	j->node_ok = dup_mem(o->node_ok, (size_t)s->nnodes);
 	int bad = (o->nparts > 0 && !j->parts) || (o->node_ok && s->nnodes > 0 && !j->node_ok);
 	bad |= dup_str(o->gpu_type, &j->gpu_type) | dup_str(o->admin_comment, &j->admin_comment) |
-	       dup_str(o->account, &j->account) | dup_str(o->qos, &j->qos);
+	       dup_str(o->account, &j->account) | dup_str(o->qos, &j->qos) |
+	       dup_str(o->user, &j->user);
 	if (!bad && o->nenv > 0) {
 		j->env = calloc(o->nenv, sizeof(char *));
 		bad = !j->env;
@@ -122,8 +161,14 @@ uint32_t hs_sjob_act_id(const hs_sjob_t *j)
 
 int hs_snap_validate(const hs_snap_t *s, hs_err_t *err)
 {
-	if (s->nnodes < 0 || s->nparts < 0 || s->njobs < 0)
+	if (s->nnodes < 0 || s->nparts < 0 || s->njobs < 0 || s->nassocs < 0)
 		return hs_err_set(err, "snapshot: negative counts");
+	/* parents before children: the tree cannot loop */
+	for (int i = 0; i < s->nassocs; i++)
+		if (s->assocs[i].parent < -1 || s->assocs[i].parent >= i || !s->assocs[i].account ||
+		    !(s->assocs[i].shares >= 0) || s->assocs[i].shares > 1e9)
+			return hs_err_set(err, "snapshot: association %d: bad parent, account or "
+					  "shares", i);
 	for (int i = 0; i < s->nnodes; i++) {
 		const hs_snode_t *n = &s->nodes[i];
 		if (!n->name || !*n->name)
@@ -151,6 +196,8 @@ int hs_snap_validate(const hs_snap_t *s, hs_err_t *err)
 				return hs_err_set(err, "snapshot: job %u: bad partition index", j->id);
 		if (j->nheld < 0 || (j->nheld > 0 && !j->held))
 			return hs_err_set(err, "snapshot: job %u: bad GPU list", j->id);
+		if (j->assoc < 0 || j->assoc > s->nassocs)
+			return hs_err_set(err, "snapshot: job %u: bad association index", j->id);
 		for (int k = 0; k < j->nheld; k++) {
 			const hs_sgpu_t *g = &j->held[k];
 			/* a GPU index the node does not model is the engine's

@@ -43,6 +43,22 @@ typedef struct hs_spart {
 	int *nodes;                /* [nnodes] indices into hs_snap_t.nodes */
 } hs_spart_t;
 
+/* One association of Slurm's tree (an account, or a user within an
+ * account) with its Shares: the tree fairness between accounts and users
+ * is built from these (Slurm's association manager, read in the
+ * snapshot). A parent comes before its children in the table. */
+typedef struct hs_sassoc {
+	uint32_t id;               /* Slurm's association id (0: made up) */
+	int parent;                /* index of the parent in hs_snap_t.assocs,
+	                            * -1 = directly under the root */
+	char *account;             /* its account */
+	char *user;                /* a user's association: the user; NULL for
+	                            * an account's */
+	double shares;             /* raw Shares (>= 1); 0 = none given */
+	int use_parent;            /* Fairshare=parent: no level of its own,
+	                            * its jobs count as its parent's */
+} hs_sassoc_t;
+
 /* A GPU a job holds: node index into the snapshot, GPU index on it. */
 typedef struct hs_sgpu {
 	int node;
@@ -71,7 +87,14 @@ typedef struct hs_sjob {
 	uint32_t nenv;
 	char **env;                /* HS_* entries of spank_job_env (copies) */
 	char *admin_comment;       /* raw AdminComment, NULL = none */
+	const struct hs_record *record; /* the same, already parsed, when the
+	                            * snapshot's maker has it (the simulator's
+	                            * jobs): used instead of admin_comment;
+	                            * borrowed, never freed by the snapshot */
 	char *account;
+	char *user;                /* owner's name (status; NULL = unknown) */
+	int assoc;                 /* its association: index + 1 into
+	                            * hs_snap_t.assocs, 0 = none known */
 	char *qos;
 	double account_shares;     /* association shares, 0 = unknown */
 	uint32_t priority;
@@ -103,6 +126,9 @@ typedef struct hs_snap {
 	hs_spart_t *parts;
 	int njobs, cap_jobs;
 	hs_sjob_t *jobs;
+	int nassocs, cap_assocs;
+	hs_sassoc_t *assocs;       /* the associations of the jobs' paths to
+	                            * the root (the root itself left out) */
 } hs_snap_t;
 
 void hs_snap_init(hs_snap_t *s);
@@ -116,6 +142,11 @@ hs_sjob_t *hs_snap_add_job(hs_snap_t *s);
 hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id);
 /* The Slurm record a snapshot job acts on (act_id, else id). */
 uint32_t hs_sjob_act_id(const hs_sjob_t *j);
+/* Appends an association (strings copied; NULL on out of memory). */
+hs_sassoc_t *hs_snap_add_assoc(hs_snap_t *s, uint32_t id, int parent, const char *account,
+			       const char *user, double shares);
+/* Index of the association with Slurm id `id`, or -1. */
+int hs_snap_find_assoc(const hs_snap_t *s, uint32_t id);
 /* Checks internal consistency (indices in range, GPU counts sane); the
  * engine calls it before trusting a snapshot. A job holding a GPU index
  * its node does not model (a node with several GPU types or without

@@ -214,7 +214,7 @@ json_object *hs_sim_summary(const hs_sim_result_t *r, const hs_sim_opts_t *o, hs
 			       num(r->mech.lease_opportunities
 				   ? (double)r->mech.keeps / r->mech.lease_opportunities : NAN));
 	json_object_object_add(s, "restart_cost_s", json_object_new_double(lost));
-	json_object_object_add(s, "rounds", json_object_new_int64(r->nrounds));
+	json_object_object_add(s, "rounds", json_object_new_int64(r->rounds_run));
 	json_object_object_add(s, "allocation_resets", json_object_new_int64(r->mech.resets));
 	json_object_object_add(s, "solves", json_object_new_int64(r->solves));
 	json_object_object_add(s, "solve_s", json_object_new_double(r->solve_s));
@@ -222,6 +222,18 @@ json_object *hs_sim_summary(const hs_sim_result_t *r, const hs_sim_opts_t *o, hs
 	json_object_object_add(s, "simulated_s", json_object_new_double(r->end_s));
 	json_object_object_add(s, "wall_s", json_object_new_double(r->wall_s));
 	json_object_object_add(s, "cpu_s", json_object_new_double(r->cpu_s));
+	json_object *by = hs_sim_summary_users(r, err);
+	if (by) {
+		json_object_object_add(s, "users", json_object_get(json_object_object_get(by, "users")));
+		json_object_object_add(s, "accounts",
+				       json_object_get(json_object_object_get(by, "accounts")));
+		const char *keys[2] = { "received_over_entitled_min",
+					"received_over_entitled_max" };
+		for (int k = 0; k < 2; k++)
+			json_object_object_add(s, keys[k],
+					       json_object_get(json_object_object_get(by, keys[k])));
+		json_object_put(by);
+	}
 	free(jct);
 	free(ftf);
 	return s;
@@ -260,7 +272,8 @@ int hs_sim_write_csv(FILE *f, const hs_sim_result_t *r, hs_err_t *err)
 		csv_str(f, r->type_names[t]);
 		fputs("_s", f);
 	}
-	fputs(",starts,preemptions,migrations,restarts,restart_cost_s,ftf_rho,measured\n", f);
+	fputs(",starts,preemptions,migrations,restarts,restart_cost_s,ftf_rho,measured,user,"
+	      "account\n", f);
 	for (long i = 0; i < r->njobs; i++) {
 		const hs_sim_job_t *j = &r->jobs[i];
 		fprintf(f, "%s,", j->id);
@@ -275,7 +288,16 @@ int hs_sim_write_csv(FILE *f, const hs_sim_result_t *r, hs_err_t *err)
 		fprintf(f, ",%ld,%ld,%ld,%ld,%.6f", j->starts, j->preemptions, j->migrations,
 			j->restarts, j->lost_s);
 		csv_num(f, j->finish_s >= 0 ? j->iso_steps / j->total_steps : -1);
-		fprintf(f, ",%d\n", j->measured);
+		fprintf(f, ",%d,", j->measured);
+		const hs_sim_users_t *us = &r->users;
+		if (j->user >= 0 && j->user < us->nusers) {
+			csv_str(f, us->users[j->user].name);
+			fputc(',', f);
+			csv_str(f, us->accounts[us->users[j->user].account].name);
+		} else {
+			fputc(',', f);
+		}
+		fputc('\n', f);
 	}
 	if (ferror(f))
 		return hs_err_set(err, "write error on the per-job CSV");

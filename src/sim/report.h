@@ -14,6 +14,8 @@
 
 /* The summary; the caller adds its own configuration keys. NULL on OOM. */
 json_object *hs_sim_summary(const hs_sim_result_t *r, const hs_sim_opts_t *o, hs_err_t *err);
+/* The per-user and per-account part (report_users.c). */
+json_object *hs_sim_summary_users(const hs_sim_result_t *r, hs_err_t *err);
 /* One line per job, with a header line. */
 int hs_sim_write_csv(FILE *f, const hs_sim_result_t *r, hs_err_t *err);
 

@@ -1,45 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* sim.h — the trace-driven simulator's event loop: the same core code as
- * the Slurm plugin (hs_problem_t built per round, hs_policy_solve, the
- * round mechanism hs_mech_* with placement on concrete servers), with a
- * workload instead of Slurm's queue and a clock instead of Slurm actions.
+/* sim.h — the trace-driven simulator: the plugin's engine (engine.h, the
+ * code that runs in slurmctld: classification, estimates, pinned jobs,
+ * the policy, the round mechanism, the plan, its execution with the
+ * fallbacks, in-flight checkpoints and requeues) on a simulated Slurm
+ * (world.h) with a workload instead of users and a clock instead of
+ * time. Only the two Slurm ends are replaced: what slurmctld shows
+ * (snapshots, op views) and what it does with the engine's acts.
  *
- * Semantics (mirroring Gavel's simulator where sensible):
- *  - Rounds of mopts.round_s seconds. Jobs that arrive during a round join
- *    at the next round boundary. A round ends after round_s, or earlier when
- *    every job scheduled in it finished (Gavel does the same).
- *  - The allocation is recomputed when the mechanism asks (jobs arrived or
- *    finished and min_reset_s passed since the last reset, or nothing is
- *    allocated). A failed solve keeps the allocation in force, as in the
- *    plugin, and is counted (solve_failures); in ideal mode it is an
- *    error.
- *  - A job placed on one server runs at the table's throughput; a
- *    multi-GPU job spread over several servers at the table's
- *    "<type>_unconsolidated" throughput (consolidation = placement), or
- *    always at the consolidated one (consolidation = always, what Gavel's
- *    simulator does). The policy sees, per type, the consolidated
- *    throughput when a server of that type can hold the whole job, else
- *    the unconsolidated one.
- *  - A packed pair runs each job at its pair throughput from the table.
- *  - A restart (migration, or start after a preemption) loses
- *    preempt_cost_s of the round (checkpoint + restart).
- *  - Pinned jobs (trace column 11 = 0, or --pinned-fraction; pinned.h)
- *    cannot be preempted: once started, a pinned job runs until it ends,
- *    outside the policy's problem, and its GPUs are not usable by anyone
- *    else (the problem's counts drop by them). pinned_admission says when a
- *    pending one may enter the problem: HS_SIM_PIN_SHARE (the plugin's
- *    default) by hs_pin_admit in arrival order, HS_SIM_PIN_ALWAYS at once
- *    (the old behaviour: it gets a time share like any job, then keeps its
- *    GPUs once started), HS_SIM_PIN_IGNORE treats every job as preemptible.
- *    Ideal mode ignores pinning.
- *  - ideal = 1 replaces rounds by the allocation itself, run as a fluid
- *    (each job progresses at its effective throughput under X, recomputed
- *    at every arrival and completion): the reference the mechanism's
- *    fidelity is measured against.
- *  - Finish-time fairness per job: rho = JCT / isolated JCT, with the
- *    isolated JCT approximated by integrating, over the job's lifetime,
- *    the throughput it would get from an equal 1/M share of every type (M =
- *    active jobs at each round): rho = that integral / total steps.
+ * Semantics:
+ *  - The engine's configuration is a hetsched.conf (hs_sconf_t, its
+ *    defaults the plugin's): rounds every RoundLength, early rounds when
+ *    GPU jobs arrive or leave (EarlyRounds, MinRoundInterval), policy,
+ *    resets, preemption mode and cost, pinned admission.
+ *  - The clock runs in whole seconds as the plugin's agent does: a round
+ *    when one is due, else a tick of the in-flight ops (each second while
+ *    there are any); jobs end at their exact times in between.
+ *  - A job runs at its true throughput from the table: alone on one
+ *    server, spread over several (the table's "<type>_unconsolidated"
+ *    throughput, or the consolidated one with consolidation = always, as
+ *    Gavel's simulator), or packed with a partner (the pair throughput).
+ *  - Jobs declare their model and steps (HS_MODEL, HS_STEPS) and whether
+ *    they checkpoint (HS_CKPT: pinned jobs do not), report their step and
+ *    the throughput they measure on each type alone (AdminComment), and
+ *    acknowledge a checkpoint signal after ckpt_s seconds; a restart
+ *    loads the checkpoint for restart_s seconds before it progresses; a
+ *    requeue loses the work since the last checkpoint.
+ *  - ideal = 1 replaces the engine by the policy's allocation run as a
+ *    fluid (each job progresses at its effective throughput under X,
+ *    recomputed at every arrival and completion): the reference the
+ *    mechanism's fidelity is measured against (sim_ideal.c).
+ *  - Finish-time fairness per job: rho = JCT / isolated JCT, the isolated
+ *    JCT from the throughput an equal 1/M share of every type would give
+ *    it (M = jobs present, at every moment of its life).
  */
 #ifndef HS_SIM_SIM_H
 #define HS_SIM_SIM_H
@@ -49,6 +41,8 @@
 #include "core/mechanism.h"
 #include "core/policy.h"
 #include "core/thrtable.h"
+#include "sched/sconf.h"
+#include "sim/users.h"
 #include "sim/workload.h"
 
 typedef enum hs_consolidation {
@@ -56,43 +50,46 @@ typedef enum hs_consolidation {
 	HS_CONS_ALWAYS = 1,     /* always the consolidated throughput */
 } hs_consolidation_t;
 
-typedef enum hs_sim_pin {
-	HS_SIM_PIN_SHARE = 0,   /* pending pinned jobs admitted by group share */
-	HS_SIM_PIN_ALWAYS,      /* every pending pinned job in the problem */
-	HS_SIM_PIN_IGNORE,      /* pinned jobs treated as preemptible */
-} hs_sim_pin_t;
-
 typedef struct hs_sim_opts {
-	const char *policy;
-	hs_policy_opts_t popts;
-	hs_mech_opts_t mopts;        /* min_reset_s, preempt_cost_s, backfill,
-	                              * shuffle_types, seed, and round_s: the
-	                              * round length (> 0), the one the
-	                              * mechanism charges restarts against */
+	hs_sconf_t conf;             /* the engine's hetsched.conf: Policy,
+	                              * RoundLength, MinResetInterval,
+	                              * PreemptCost, PinnedAdmission, ...;
+	                              * ThroughputTable the jobs' model table */
 	int gpus_per_server;         /* >= 1, default 1 */
 	hs_consolidation_t consolidation;
+	double restart_s;            /* a restart's checkpoint load, seconds */
+	double ckpt_s;               /* a checkpoint signal's acknowledgement */
+	int pinned_preemptible;      /* pinned jobs checkpoint anyway (the
+	                              * old --pinned-admission ignore) */
+	int measure;                 /* jobs report measured throughputs (1) */
 	int ideal;
 	long window_first, window_last;  /* measured job ids; -1 = all */
 	double max_time_s;           /* stop (unfinished) after this much
 	                              * simulated time; 0 = no limit */
 	int progress;                /* progress lines on stderr */
-	hs_sim_pin_t pinned_admission;
 	const char *save_failed;     /* if set, the first problem the policy
 	                              * fails to solve is written there as
 	                              * `hetsched solve` input (for replay) */
+	hs_sim_users_t *users;       /* users and accounts (users.h); NULL =
+	                              * one user; users a trace names are
+	                              * added to it */
+	FILE *trace_acts;            /* if set, a line per act of the engine
+	                              * and its outcome, and per round */
 	FILE *timeline;              /* if set, one CSV line per job per GPU
-	                              * per round (hs_sim_timeline_header;
-	                              * `hetsched timeline` draws it); rounds
-	                              * mode only */
+	                              * per run segment
+	                              * (hs_sim_timeline_header; `hetsched
+	                              * timeline` draws it); rounds only */
 } hs_sim_opts_t;
 
 /* The header line of the timeline CSV (doc/accounting.md "timeline"). */
 extern const char hs_sim_timeline_header[];
 
-/* Defaults (policy left NULL): round HS_ROUND_S_DEFAULT s, Gavel's 1920 s between
- * resets, no preemption cost, 1 GPU per server, placement-aware
- * consolidation, no window, no time limit, progress on. */
-void hs_sim_opts_default(hs_sim_opts_t *o);
+/* Defaults: the plugin's hetsched.conf defaults (hs_sconf_defaults), 1
+ * GPU per server, placement-aware consolidation, no restart or
+ * checkpoint time, measured throughputs reported, no window, no time
+ * limit, progress on. hs_sim_opts_free it. */
+int hs_sim_opts_default(hs_sim_opts_t *o, hs_err_t *err);
+void hs_sim_opts_free(hs_sim_opts_t *o);
 
 typedef struct hs_sim_job {
 	char id[24];
@@ -107,14 +104,13 @@ typedef struct hs_sim_job {
 	/* progress */
 	double done_steps;
 	double first_start_s, finish_s;  /* -1 = not yet */
-	/* predicted start (sim_start.h): the first prediction, and the first
-	 * made at least one round after arrival; *_at when made, -1 = none */
+	/* predicted start (the plan's expected start, engine_start.c): the
+	 * first prediction, and the first made at least one round after
+	 * arrival; *_at when made, -1 = none */
 	double pred_first_s, pred_first_at, pred_late_s, pred_late_at;
 	int measured;
-	/* where it runs now */
-	int ngpus;
-	hs_gpu_ref_t *gpus;          /* [sf] */
-	int type, nservers, partner; /* partner: job index, -1 */
+	int type, nservers, partner; /* where it runs (or ran last) */
+	int user;                    /* index into the result's users */
 	/* counters */
 	long starts, preemptions, migrations, restarts, keeps;
 	double lost_s, gpu_s, iso_steps;
@@ -133,7 +129,10 @@ typedef struct hs_sim_result {
 	int total_gpus;
 	long njobs;
 	hs_sim_job_t *jobs;          /* [njobs] every job that arrived */
-	long nrounds, cap_rounds;
+	long nrounds, cap_rounds;    /* intervals of GPU use: one per round
+	                              * (and the time after the last) */
+	long rounds_run;             /* the engine's rounds (ideal mode:
+	                              * fluid steps) */
 	hs_sim_round_t *rounds;
 	double end_s;
 	int finished;                /* 0 = stopped by max_time_s */
@@ -143,6 +142,13 @@ typedef struct hs_sim_result {
 	double cpu_s;                /* process CPU time of the run */
 	long rejected;               /* jobs no type could ever run */
 	hs_mech_stats_t mech;
+	hs_sim_users_t users;        /* who submitted: the run's users and
+	                              * accounts (a copy; users.h) */
+	/* per user (index into users.users): GPU-seconds held by its running
+	 * jobs, and the GPU-seconds its Shares entitled it to given what its
+	 * live jobs asked for (entitle.h) */
+	double *user_gpu_s, *user_gpu_entitled;
+	int cap_users;
 } hs_sim_result_t;
 
 /* Runs a whole simulation. The cluster gives types and GPU counts; the

@@ -10,15 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Gavel's 10 columns, and an optional 11th of ours: preemptible (1, the
- * default) or 0 = the job cannot be preempted once started (pinned.h). */
-#define NFIELDS 11
+#include "sim/users.h"
+
+/* Gavel's 10 columns, and optional ones of ours: the 11th preemptible (1,
+ * the default) or 0 = the job cannot be preempted once started
+ * (pinned.h); the 12th its user, the 13th its account (users.h). */
+#define NFIELDS 13
 #define NFIELDS_GAVEL 10
 
 static const char *field_names[NFIELDS] = {
 	"job type", "command", "working directory", "steps argument", "needs data dir",
 	"total steps", "scale factor", "priority weight", "SLO", "arrival time",
-	"preemptible",
+	"preemptible", "user", "account",
 };
 
 void hs_trace_free(hs_trace_t *t)
@@ -30,6 +33,8 @@ void hs_trace_free(hs_trace_t *t)
 		free(t->jobs[i].command);
 		free(t->jobs[i].workdir);
 		free(t->jobs[i].steps_arg);
+		free(t->jobs[i].user);
+		free(t->jobs[i].account);
 	}
 	free(t->jobs);
 	memset(t, 0, sizeof(*t));
@@ -80,11 +85,12 @@ static int parse_line(char *line, int lineno, const char *name, hs_trace_job_t *
 		*tab = '\0';
 		s = tab + 1;
 	}
-	if (n != NFIELDS && n != NFIELDS_GAVEL)
+	if (n < NFIELDS_GAVEL)
 		return hs_err_set(err, "%s:%d: %d tab-separated fields, expected %d "
 				  "(job type, command, working dir, steps argument, needs data dir, "
-				  "total steps, scale factor, priority weight, SLO, arrival) or %d "
-				  "(and preemptible)", name, lineno, n, NFIELDS_GAVEL, NFIELDS);
+				  "total steps, scale factor, priority weight, SLO, arrival) to %d "
+				  "(and preemptible, user, account)", name, lineno, n, NFIELDS_GAVEL,
+				  NFIELDS);
 	for (int i = 0; i < 4; i++)
 		if (!*f[i])
 			return hs_err_set(err, "%s:%d: %s is empty", name, lineno, field_names[i]);
@@ -115,12 +121,20 @@ static int parse_line(char *line, int lineno, const char *name, hs_trace_job_t *
 				  field_names[9], f[9]);
 	j->arrival_s = d;
 	j->pinned = 0;
-	if (n == NFIELDS) {
+	if (n > 10) {
 		if (parse_int(f[10], 0, 1, &v) < 0)
 			return hs_err_set(err, "%s:%d: %s must be 0 or 1, not '%.40s'", name,
 					  lineno, field_names[10], f[10]);
 		j->pinned = !v;
 	}
+	for (int k = 11; k < n; k++)
+		if (!hs_sim_name_ok(f[k]))
+			return hs_err_set(err, "%s:%d: %s must be 1..63 characters of "
+					  "[A-Za-z0-9._-], not '%.40s'", name, lineno, field_names[k], f[k]);
+	if (n > 11 && !(j->user = strdup(f[11])))
+		return hs_err_set(err, "out of memory");
+	if (n > 12 && !(j->account = strdup(f[12])))
+		return hs_err_set(err, "out of memory");
 	j->line = lineno;
 	j->model = strdup(f[0]);
 	j->command = strdup(f[1]);
@@ -200,9 +214,13 @@ int hs_trace_load(hs_trace_t *t, const char *path, hs_err_t *err)
 
 int hs_trace_write_job(FILE *f, const hs_trace_job_t *j)
 {
-	/* The 11th column only for pinned jobs: Gavel's tools read the rest. */
-	return fprintf(f, "%s\t%s\t%s\t%s\t%d\t%.17g\t%d\t%g\t%f\t%.17g%s\n", j->model,
+	/* Our columns only when they say something: Gavel's tools read the
+	 * rest. */
+	int ours = j->pinned || j->user;
+	return fprintf(f, "%s\t%s\t%s\t%s\t%d\t%.17g\t%d\t%g\t%f\t%.17g%s%s%s%s%s\n", j->model,
 		       j->command, j->workdir, j->steps_arg, j->needs_data_dir, j->total_steps,
 		       j->scale_factor, j->weight, j->slo, j->arrival_s,
-		       j->pinned ? "\t0" : "") < 0 ? -1 : 0;
+		       ours ? (j->pinned ? "\t0" : "\t1") : "", j->user ? "\t" : "",
+		       j->user ? j->user : "", j->user && j->account ? "\t" : "",
+		       j->user && j->account ? j->account : "") < 0 ? -1 : 0;
 }

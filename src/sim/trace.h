@@ -4,7 +4,10 @@
  *
  *   job type (model)  command  working dir  steps argument  needs data dir
  *   (0/1)  total steps  scale factor  priority weight  SLO (-1 = none)
- *   arrival (seconds)  [preemptible (0/1, optional, default 1)]
+ *   arrival (seconds)  [preemptible (0/1, optional, default 1)
+ *   [user [account]]]
+ *
+ * (the last three are ours: users.h for user and account names)
  *
  * e.g. "ResNet-50 (batch size 64)\tpython3 main.py ...\timage_classification/
  * imagenet\t--num_minibatches\t1\t2931\t1\t1\t-1.000000\t0".
@@ -37,6 +40,8 @@ typedef struct hs_trace_job {
 	double slo;           /* -1 = none, else > 0: seconds after arrival */
 	double arrival_s;     /* >= 0 */
 	int pinned;           /* 11th column "0": cannot be preempted */
+	char *user;           /* 12th column, NULL = none (users.h) */
+	char *account;        /* 13th column, NULL = none */
 	int line;             /* line number in the file (1-based) */
 } hs_trace_job_t;
 

@@ -18,6 +18,7 @@ void hs_workload_free(hs_workload_t *w)
 		return;
 	for (int k = 0; k < 4; k++)
 		free(w->cands[k]);
+	free(w->user_jobs);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -143,6 +144,14 @@ int hs_workload_next(hs_workload_t *w, hs_trace_job_t *job)
 	job->arrival_s = w->next_arrival;
 	job->line = 0;
 	job->pinned = pinned_pick(w->generated, w->pinned_fraction);
+	if (w->users && !w->user_jobs)
+		w->user_jobs = calloc((size_t)w->users->nusers + 1, sizeof(long));
+	int u = w->user_jobs ? hs_sim_users_next(w->users, w->generated, w->user_jobs) : -1;
+	if (u >= 0) {
+		/* borrowed from the users, which outlive the workload's jobs */
+		job->user = w->users->users[u].name;
+		job->account = w->users->accounts[w->users->users[u].account].name;
+	}
 	w->generated++;
 	if (w->g.jobs_per_hour > 0) {
 		double u = hs_rng_uniform01(&w->rng);

@@ -27,6 +27,7 @@
 #include "core/thrtable.h"
 #include "core/rng.h"
 #include "sim/trace.h"
+#include "sim/users.h"
 
 typedef struct hs_gen_opts {
 	double jobs_per_hour;   /* >= 0; 0 = all jobs at t = 0 */
@@ -44,6 +45,9 @@ typedef struct hs_workload {
 	                              * marked pinned (cannot be preempted) on
 	                              * top of the trace's own column; set after
 	                              * construction, 0 by default */
+	const hs_sim_users_t *users; /* generated jobs' users (users.h), by
+	                              * their fractions; NULL = none */
+	long *user_jobs;             /* generated jobs of each user so far */
 	int next;
 	/* generator mode */
 	const hs_thrtable_t *table;

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # sched_shapes.sh — a job no single GPU type can hold: --nodes=3 with a
-# GPU per task on three 1-GPU nodes of two types (two v100, one k80). The
-# round plans one type, Slurm refuses it there ("never runnable"), and
-# the start falls back to Slurm's placement across types (start_type.c),
-# as backfill places it; before, it was refused every round and never
-# ran (SchedMD's test39.23, doc/schedmd-tests.md). As a job array with a
+# GPU per task on three 1-GPU nodes of two types (two v100, one k80). No
+# type can hold it, so the round leaves it to Slurm's placement across
+# types after its own starts (HS_PLAN_SLURM, the engine's SLURM stage in
+# engine_exec.c), as backfill places it; once, it was refused every
+# round and never ran (SchedMD's test39.23, doc/schedmd-tests.md). As a job array with a
 # held task too. A job that fits one type still runs on one type. TAP
 # output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
@@ -20,7 +20,7 @@ j=$(sbatch --parsable -o /dev/null --nodes=3 --ntasks=3 --gpus-per-task=1 --wrap
 check "--nodes=3 --gpus-per-task=1 starts within two rounds" running_within_rounds "$S_DIR" 2 "$j"
 nodes=$(squeue -h -j "$j" -o %N)
 check "... on all three nodes, both types ($nodes)" test "$nodes" = "k80-1,v100-[1-2]"
-check "the fallback is logged" grep -q "JobId=$j refused on its planned nodes, started by Slurm on any GPU type's nodes" \
+check "the fallback is logged" grep -q "JobId=$j: no single GPU type can hold it, started by Slurm on any GPU type's nodes" \
 	"$S_DIR/log/slurmctld.log"
 scancel "$j"
 wait_gone 60 "$j"

@@ -77,17 +77,43 @@ static double get(json_object *o, const char *path)
 	return json_object_get_double(cur);
 }
 
+/* Options on the plugin's defaults with this policy, quiet. */
+static void opts(hs_sim_opts_t *o, const char *policy)
+{
+	hs_err_t err;
+	assert_int_equal(hs_sim_opts_default(o, &err), 0);
+	assert_int_equal(hs_sconf_set(&o->conf, "Policy", policy, &err), 0);
+	o->progress = 0;
+}
+
+static void set(hs_sim_opts_t *o, const char *key, const char *value)
+{
+	hs_err_t err;
+	if (hs_sconf_set(&o->conf, key, value, &err) < 0)
+		fail_msg("%s", err.msg);
+}
+
 #define NEAR(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-6 * (1 + fabs((double)(b))))
 
-/* Two jobs on one GPU, isolated policy: X = 1/2 each.
- * r0 [0,360):    j0 runs (tie, lower index), 360/720 steps.
- * r1 [360,720):  j0 has priority 0.5/(360/360) = 0.5, j1 0.5e9: j1 runs
- *                360 steps and finishes at 720 (j0 preempted).
- * r2 [720,1080): j0 alone (no reset: 720 s < 1920 s) runs 360 steps and
- *                finishes at 1080.
- * JCT 1080 and 720, average 900, makespan 1080, GPU always busy. FTF: with
- * M = 2 the isolated share is 0.5 step/s, with M = 1 1 step/s: j1 gets
- * 0.5 * 720 = 360 = its steps -> rho 1; j0 0.5 * 720 + 1 * 360 = 720 -> 1. */
+/* Two jobs on one GPU, isolated policy (X = 1/2 each), on the plugin's
+ * defaults (RoundLength 360, early rounds 10 s after a job leaves,
+ * RestartDelay 1, checkpoints acknowledged at once), as the engine runs
+ * them second by second:
+ *   t=0    round 0: j0 starts (tie, lower id).
+ *   t=360  round 1: j0 is checkpointed (360 of 720 steps); j1's start on
+ *          the GPU j0 still holds waits (an op).
+ *   t=361  tick: j0 is requeued (the step it made since its checkpoint is
+ *          lost: 360 done), j1 starts.
+ *   t=720  round 2: j1 (359 of 360) is checkpointed; j0 waits for it.
+ *   t=721  j1 ends (a second before its requeue would have come); the
+ *          tick starts j0 on the freed GPU: 360 steps to go.
+ *   t=730  the early round after j1 left (721 + MinRoundInterval, after
+ *          the round at 720 + 10) keeps j0.
+ *   t=1081 j0 ends.
+ * JCTs 1081 and 721 (average 901), makespan 1081, the GPU held all the
+ * time. Two preemptions (rounds 1 and 2), one restart, 4 rounds. FTF: an
+ * equal share is 0.5 step/s while both are there: j1 gets 0.5 * 721 over
+ * 360 steps (1.00139); j0 0.5 * 721 + 360 over 720 (1.00069). */
 static const char *two_jobs =
 	"A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\n"
 	"A\tc\td\t-s\t0\t360\t1\t1\t-1\t0\n";
@@ -96,42 +122,47 @@ static void two_jobs_rounds(void **state)
 {
 	(void)state;
 	hs_sim_opts_t o;
-	hs_sim_opts_default(&o);
-	o.policy = "isolated";
-	o.progress = 0;
+	opts(&o, "isolated");
 	run_t r;
 	simulate(&r, "fast:1", two_jobs, &o);
-	NEAR(r.res.jobs[0].finish_s, 1080);
-	NEAR(r.res.jobs[1].finish_s, 720);
-	NEAR(get(r.sum, "avg_jct_s"), 900);
-	NEAR(get(r.sum, "makespan_s"), 1080);
+	NEAR(r.res.jobs[0].finish_s, 1081);
+	NEAR(r.res.jobs[1].finish_s, 721);
+	NEAR(get(r.sum, "avg_jct_s"), 901);
+	NEAR(get(r.sum, "makespan_s"), 1081);
 	NEAR(get(r.sum, "utilization"), 1.0);
-	NEAR(get(r.sum, "ftf_rho.max"), 1.0);
-	NEAR(get(r.sum, "ftf_rho.median"), 1.0);
-	assert_int_equal((int)get(r.sum, "preemptions"), 1);
+	NEAR(get(r.sum, "ftf_rho.max"), 0.5 * 721 / 360);
+	NEAR(get(r.sum, "ftf_rho.median"), (0.5 * 721 + 360) / 720 + (0.5 * 721 / 360 - (0.5 * 721 + 360) / 720) / 2);
+	assert_int_equal((int)get(r.sum, "preemptions"), 2);
 	assert_int_equal((int)get(r.sum, "restarts"), 1);
-	assert_int_equal((int)get(r.sum, "rounds"), 3);
+	assert_int_equal((int)get(r.sum, "rounds"), 4);
 	assert_int_equal((int)get(r.sum, "jobs_completed"), 2);
 	run_free(&r);
 
-	/* A 60 s restart cost: j0 restarts in r2, runs only 300 steps there
-	 * (60 left), and finishes 60 s into r3: at 1080 + 60 = 1140. */
-	o.mopts.preempt_cost_s = 60;
+	/* A 60 s restart (PreemptCost=60, the checkpoint's load 60 s): at
+	 * t=720 the restart-aware mechanism keeps j1 (moving it would cost
+	 * more than a round's worth to it); j1 ends at 721, the GPU waits
+	 * for the early round at 730, where j0 restarts, loads 60 s and ends
+	 * at 730 + 60 + 360 = 1150. */
+	set(&o, "PreemptCost", "60");
+	o.restart_s = 60;
 	simulate(&r, "fast:1", two_jobs, &o);
-	NEAR(r.res.jobs[0].finish_s, 1140);
-	NEAR(r.res.jobs[1].finish_s, 720);
+	NEAR(r.res.jobs[0].finish_s, 1150);
+	NEAR(r.res.jobs[1].finish_s, 721);
 	NEAR(get(r.sum, "restart_cost_s"), 60);
+	assert_int_equal((int)get(r.sum, "preemptions"), 1);
 	run_free(&r);
 
 	/* The fluid ideal: both at 0.5 step/s, j1 done at 720 (j0 at
 	 * 360/720), then j0 alone at 1 step/s: done at 1080. */
-	o.mopts.preempt_cost_s = 0;
+	set(&o, "PreemptCost", "0");
+	o.restart_s = 0;
 	o.ideal = 1;
 	simulate(&r, "fast:1", two_jobs, &o);
 	NEAR(r.res.jobs[0].finish_s, 1080);
 	NEAR(r.res.jobs[1].finish_s, 720);
 	assert_int_equal((int)get(r.sum, "rounds"), 2); /* two fluid intervals */
 	run_free(&r);
+	hs_sim_opts_free(&o);
 }
 
 /* A 4-GPU job of 1440 steps: on 2-GPU servers it spans two servers and
@@ -142,9 +173,7 @@ static void consolidation(void **state)
 	(void)state;
 	const char *one = "B\tc\td\t-s\t0\t1440\t4\t1\t-1\t0\n";
 	hs_sim_opts_t o;
-	hs_sim_opts_default(&o);
-	o.policy = "max_min_fairness_perf";
-	o.progress = 0;
+	opts(&o, "max_min_fairness_perf");
 	o.gpus_per_server = 2;
 	run_t r;
 	simulate(&r, "fast:4", one, &o);
@@ -161,28 +190,27 @@ static void consolidation(void **state)
 	run_free(&r);
 }
 
-/* Arrivals wait for the round boundary; the window restricts the
- * measured jobs. j1 arrives at 100 while j0 runs (X = 1, no other job),
- * joins at 360 (no reset yet: 360 s < 1920 s, so X(j1) = 0 and j0, with
- * priority 1, keeps the GPU) until j0 finishes at 720. Then no active job
- * is allocated, the mechanism asks for a new allocation, and j1 runs
- * 720..1080: JCT 980. */
+/* An arrival brings an early round; the window restricts the measured
+ * jobs. j0 runs from 0; j1 arrives at 100: the early round then
+ * recomputes the allocation (X = 1/2 each) but keeps j0, whose start at
+ * 0 leases its GPU for a round length; the next round is due at
+ * 100 + 360 = 460: j0 is checkpointed, j1 starts at the tick after
+ * (461) and ends at 821: JCT 721. */
 static void window_and_arrivals(void **state)
 {
 	(void)state;
 	const char *text = "A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\n"
 			   "A\tc\td\t-s\t0\t360\t1\t1\t-1\t100\n";
 	hs_sim_opts_t o;
-	hs_sim_opts_default(&o);
-	o.policy = "max_min_fairness";
-	o.progress = 0;
+	opts(&o, "max_min_fairness");
 	o.window_first = o.window_last = 1;
 	run_t r;
 	simulate(&r, "fast:1", text, &o);
 	assert_int_equal((int)get(r.sum, "jobs_measured"), 1);
-	NEAR(get(r.sum, "avg_jct_s"), 980);
-	NEAR(r.res.jobs[1].first_start_s, 720);
+	NEAR(get(r.sum, "avg_jct_s"), 721);
+	NEAR(r.res.jobs[1].first_start_s, 461);
 	run_free(&r);
+	hs_sim_opts_free(&o);
 }
 
 /* The generator: same seed, same jobs; Gavel's distributions within
@@ -280,9 +308,7 @@ static void unknown_job_type(void **state)
 	fclose(f);
 	hs_workload_from_trace(&w, &tr);
 	hs_sim_opts_t o;
-	hs_sim_opts_default(&o);
-	o.policy = "isolated";
-	o.progress = 0;
+	opts(&o, "isolated");
 	assert_int_equal(hs_sim_run(&o, &c, &t, &w, &res, &err), -1);
 	assert_non_null(strstr(err.msg, "trace line 2"));
 	hs_sim_result_free(&res);

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test_timeline_cli.sh — `hetsched simulate --timeline` and `hetsched
 # timeline`: a small seeded simulation with packing and migrations writes
-# its per-round placements; the SVG drawn from them is well-formed XML with
-# one bar per job per GPU per round, one restart mark per migration or
-# resume and one packed outline per GPU-round shared by two jobs (all
-# counted from the CSV, not hard-coded), and rsvg-convert renders it; bad
+# its run segments (a job on its GPUs from a start to a stop); the SVG
+# drawn from them is well-formed XML with one bar per job per GPU per
+# segment, one restart mark per migration or resume and one packed outline
+# per stretch of a GPU shared by two jobs (all counted from the CSV, not
+# hard-coded), and rsvg-convert renders it; bad
 # input gives a message and a non-zero exit. TAP output.
 b=${HS_BUILDDIR:-.}
 src=${HS_SRCDIR:-.}
@@ -35,12 +36,21 @@ check "hetsched timeline exits 0" test $? -eq 0
 set -- $(python3 - "$tmp/tl.csv" "$tmp/tl.svg" "$tmp/stats.json" <<'PY'
 import csv, json, sys, xml.etree.ElementTree as ET
 rows = list(csv.DictReader(open(sys.argv[1])))
-share = {}
-for r in rows:
-    k = (r["node"], r["gpu"], r["start_s"])
-    share[k] = share.get(k, 0) + 1
+# shared stretches: per GPU, maximal intervals where two run segments
+# overlap (a packed pair), by a sweep over the segment ends
+shared = 0
+for gpu in {(r["node"], r["gpu"]) for r in rows}:
+    ev = []
+    for r in rows:
+        if (r["node"], r["gpu"]) == gpu:
+            ev += [(float(r["start_s"]), 1), (float(r["end_s"]), -1)]
+    depth = 0
+    for t in sorted({t for t, _ in ev}):
+        before = depth
+        depth += sum(d for u, d in ev if u == t)
+        shared += before < 2 <= depth
 want = [len(rows), sum(r["event"] in ("migrate", "resume") for r in rows),
-        sum(v > 1 for v in share.values()), len({(r["node"], r["gpu"]) for r in rows})]
+        shared, len({(r["node"], r["gpu"]) for r in rows})]
 try:
     root = ET.parse(sys.argv[2]).getroot()
 except ET.ParseError:
@@ -59,12 +69,12 @@ print(*want, "wellformed", restarts, packed, st["bars"], st["rows"])
 PY
 )
 bars=$1 restarts=$2 packed=$3 rows=$4
-check "the run packs ($packed GPU-rounds) and restarts jobs ($restarts)" test "$packed" -gt 0 -a "$restarts" -gt 0
+check "the run packs ($packed stretches) and restarts jobs ($restarts)" test "$packed" -gt 0 -a "$restarts" -gt 0
 check "jobs ran on the cluster's 3 GPUs ($rows)" test "$rows" -ge 1 -a "$rows" -le 3
 check "the SVG is well-formed XML" test "$5" = wellformed
 check "one restart mark per migration or resume ($restarts)" test "$6" = "$restarts"
-check "one packed outline per shared GPU-round ($packed)" test "$7" = "$packed"
-check "one bar per job per GPU per round ($bars)" test "$8" = "$bars"
+check "one packed outline per shared stretch of a GPU ($packed)" test "$7" = "$packed"
+check "one bar per job per GPU per run segment ($bars)" test "$8" = "$bars"
 check "one row per GPU used ($rows)" test "$9" = "$rows"
 if command -v rsvg-convert >/dev/null; then
 	check "rsvg-convert renders it" sh -c "rsvg-convert '$tmp/tl.svg' -o '$tmp/tl.png' && test -s '$tmp/tl.png'"

@@ -28,12 +28,21 @@ static int read_str(hs_trace_t *t, const char *text, size_t len, hs_err_t *err)
 static void good(void **state)
 {
 	(void)state;
-	const char *text = GOOD "\r\n\n  \nLM (batch size 5)\tpython x\tlm\t-s\t0\t10.5\t8\t5\t3600\t12.5\n";
+	const char *text = GOOD "\r\n\n  \nLM (batch size 5)\tpython x\tlm\t-s\t0\t10.5\t8\t5\t3600\t12.5"
+			   "\t1\talice\tphysics\nM\tc\td\t-s\t0\t1\t1\t1\t-1\t13\t0\tbob\n";
 	hs_trace_t t;
 	hs_err_t err;
 	if (read_str(&t, text, strlen(text), &err) < 0)
 		fail_msg("%s", err.msg);
-	assert_int_equal(t.njobs, 2);
+	assert_int_equal(t.njobs, 3);
+	assert_null(t.jobs[0].user);
+	assert_null(t.jobs[0].account);
+	assert_string_equal(t.jobs[1].user, "alice");
+	assert_string_equal(t.jobs[1].account, "physics");
+	assert_int_equal(t.jobs[1].pinned, 0);
+	assert_string_equal(t.jobs[2].user, "bob");
+	assert_null(t.jobs[2].account);
+	assert_int_equal(t.jobs[2].pinned, 1);
 	assert_string_equal(t.jobs[0].model, "ResNet-50 (batch size 64)");
 	assert_string_equal(t.jobs[0].workdir, "imagenet");
 	assert_int_equal(t.jobs[0].needs_data_dir, 1);
@@ -55,8 +64,15 @@ static void good(void **state)
 	fclose(f);
 	hs_trace_t t2;
 	assert_int_equal(read_str(&t2, buf, len, &err), 0);
-	assert_int_equal(t2.njobs, 2);
-	for (int i = 0; i < 2; i++) {
+	assert_int_equal(t2.njobs, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(t2.jobs[i].pinned, t.jobs[i].pinned);
+		assert_true(!t2.jobs[i].user == !t.jobs[i].user);
+		assert_true(!t2.jobs[i].account == !t.jobs[i].account);
+		if (t.jobs[i].user)
+			assert_string_equal(t2.jobs[i].user, t.jobs[i].user);
+		if (t.jobs[i].account)
+			assert_string_equal(t2.jobs[i].account, t.jobs[i].account);
 		assert_string_equal(t2.jobs[i].model, t.jobs[i].model);
 		assert_true(t2.jobs[i].total_steps == t.jobs[i].total_steps);
 		assert_true(t2.jobs[i].arrival_s == t.jobs[i].arrival_s);
@@ -75,7 +91,10 @@ static void malformed(void **state)
 	static const struct { const char *line, *expect; } cases[] = {
 		{ "a\tb\tc", "3 tab-separated fields" },
 		{ GOOD "\textra", "preemptible must be 0 or 1" },
-		{ GOOD "\t1\textra", "more than 11" },
+		{ GOOD "\t1\tu\ta\textra", "more than 13" },
+		{ GOOD "\t1\tal ice", "user must be" },
+		{ GOOD "\t1\talice\tph/ys", "account must be" },
+		{ GOOD "\t1\t", "user must be" },
 		{ "\tcmd\tdir\t-s\t1\t10\t1\t1\t-1\t0", "job type is empty" },
 		{ "M\t\tdir\t-s\t1\t10\t1\t1\t-1\t0", "command is empty" },
 		{ "M\tcmd\tdir\t-s\t2\t10\t1\t1\t-1\t0", "needs data dir" },

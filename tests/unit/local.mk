@@ -194,6 +194,11 @@ tests_unit_test_pinned_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_pinned
 endif
 if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_sched_exec
+tests_unit_test_sched_exec_SOURCES = tests/unit/test_sched_exec.c tests/unit/sched_fixtures.h
+tests_unit_test_sched_exec_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_sched_exec_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_sched_exec
 check_PROGRAMS += tests/unit/test_sched_pinned
 tests_unit_test_sched_pinned_SOURCES = tests/unit/test_sched_pinned.c tests/unit/sched_fixtures.h
 tests_unit_test_sched_pinned_LDADD = $(SCHED_UNIT_LDADD)

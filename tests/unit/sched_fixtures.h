@@ -14,6 +14,7 @@
 
 #include "report/record.h"
 #include "sched/engine.h"
+#include "sched/exec.h"
 #include "sched/snapshot.h"
 
 /* An engine on the defaults plus conf_text (hetsched.conf lines, may be
@@ -23,7 +24,10 @@ static inline hs_engine_t *fx_engine(const char *conf_text, hs_log_fn logger)
 	hs_sconf_t c;
 	hs_err_t err;
 	hs_engine_t *e = NULL;
+	/* RestartDelay=0: a migration's restart follows its requeue in the
+	 * ticks fx_round runs at the same time (a test may set it again) */
 	if (hs_sconf_defaults(&c, &err) == 0 &&
+	    hs_sconf_parse_text(&c, "RestartDelay=0", &err) == 0 &&
 	    (!conf_text || hs_sconf_parse_text(&c, conf_text, &err) == 0))
 		e = hs_engine_new(&c, logger, NULL, &err);
 	hs_sconf_free(&c);
@@ -56,6 +60,11 @@ typedef struct fx_job {
 	int gone;                /* finished: left the cluster */
 	const char *only_node;   /* pending: Slurm lets it use only this
 	                          * node (hs_sjob_t.node_ok), NULL = any */
+	const char *refuse_node; /* starts on it refused: CONFIG (fx_refusal) */
+	const char *busy_node;   /* starts on it refused: BUSY */
+	int refuse_other;        /* every start refused: OTHER */
+	int held_now;            /* held since the snapshot: the start gate
+	                          * refuses it (HELD) */
 } fx_job_t;
 
 typedef struct fx {
@@ -68,6 +77,8 @@ typedef struct fx {
 	int njobs;
 	fx_job_t jobs[256];
 	int64_t now;
+	int no_ticks;            /* fx_round runs the round's plan pass only,
+	                          * no ticks of the ops after it */
 } fx_t;
 
 static inline void fx_init(fx_t *f, const char *spec)
@@ -241,40 +252,108 @@ static inline void fx_snapshot(const fx_t *f, hs_snap_t *s)
 	}
 }
 
-/* Starts job j on the plan target: first free GPUs of each node. Returns
- * 1 on success, 0 when the GPUs are not free (like ESLURM_NODES_BUSY). */
-static inline int fx_start(fx_t *f, fx_job_t *j, const hs_target_t *t)
+/* Node index of a name, -1 = none. */
+static inline int fx_node(const fx_t *f, const char *name)
 {
-	const hs_target_node_t *nodes = t->nodes;
-	hs_sgpu_t held[16];
-	int nh = 0;
-	for (int k = 0; k < t->nnodes; k++) {
-		int n = -1;
-		for (int x = 0; x < f->nnodes; x++)
-			if (!strcmp(f->names[x], nodes[k].name))
-				n = x;
-		if (n < 0 || !f->avail[n])
-			return 0;
-		int got = 0;
-		for (int g = 0; g < f->ngpus[n] && got < nodes[k].gpus; g++) {
-			if (f->foreign[n][g] || fx_held_by_job(f, n, g))
-				continue;
-			int dup = 0;
-			for (int h = 0; h < nh; h++)
-				dup |= held[h].node == n && held[h].gpu == g;
-			if (dup)
-				continue;
-			held[nh++] = (hs_sgpu_t){ .node = n, .gpu = g };
-			got++;
-		}
-		if (got < nodes[k].gpus)
-			return 0;
+	for (int x = 0; x < f->nnodes; x++)
+		if (!strcmp(f->names[x], name))
+			return x;
+	return -1;
+}
+
+/* Free GPUs of node n for job j (its own GPUs taken in this start too). */
+static inline int fx_take(fx_t *f, int n, int want, hs_sgpu_t *held, int *nh)
+{
+	int got = 0;
+	for (int g = 0; g < f->ngpus[n] && got < want; g++) {
+		if (f->foreign[n][g] || fx_held_by_job(f, n, g))
+			continue;
+		int dup = 0;
+		for (int h = 0; h < *nh; h++)
+			dup |= held[h].node == n && held[h].gpu == g;
+		if (dup)
+			continue;
+		held[(*nh)++] = (hs_sgpu_t){ .node = n, .gpu = g };
+		got++;
 	}
+	return got;
+}
+
+static inline void fx_run(fx_t *f, fx_job_t *j, const hs_sgpu_t *held, int nh)
+{
 	memcpy(j->held, held, (size_t)nh * sizeof(*held));
 	j->nheld = nh;
 	j->state = HS_SJ_RUNNING;
 	j->start = f->now;
-	return 1;
+}
+
+/* Slurm's refusals the fake can play, per job: a start on refuse_node is
+ * refused as "requested node configuration is not available" (CONFIG:
+ * e.g. more memory than the node has), or as "nodes busy" (busy_node:
+ * memory held by jobs that stay); refuse_other refuses every start (a
+ * QOS limit, say). */
+static inline int fx_refusal(const fx_job_t *j, const fx_t *f, int n)
+{
+	if (j->refuse_other)
+		return HS_REFUSE_OTHER;
+	if (j->refuse_node && !strcmp(f->names[n], j->refuse_node))
+		return HS_REFUSE_CONFIG;
+	if (j->busy_node && !strcmp(f->names[n], j->busy_node))
+		return HS_REFUSE_BUSY;
+	return HS_REFUSE_NONE;
+}
+
+/* Starts job j on exactly the target: first free GPUs of each node. */
+static inline hs_refusal_t fx_start(fx_t *f, fx_job_t *j, const hs_target_t *t)
+{
+	hs_sgpu_t held[16];
+	int nh = 0;
+	if (!t || t->nnodes <= 0)
+		return HS_REFUSE_CONFIG;
+	for (int k = 0; k < t->nnodes; k++) {
+		int n = fx_node(f, t->nodes[k].name);
+		if (n < 0 || !f->avail[n])
+			return HS_REFUSE_BUSY;
+		hs_refusal_t r = (hs_refusal_t)fx_refusal(j, f, n);
+		if (r != HS_REFUSE_NONE)
+			return r;
+		if (fx_take(f, n, t->nodes[k].gpus, held, &nh) < t->nodes[k].gpus)
+			return HS_REFUSE_BUSY;
+	}
+	fx_run(f, j, held, nh);
+	return HS_REFUSE_NONE;
+}
+
+/* Slurm placing job j on free GPUs of nodes of `type` (NULL: any type):
+ * one node that holds all of it (or its per-node count on nodes in turn).
+ * CONFIG when no node of that type could ever hold it. */
+static inline hs_refusal_t fx_place(fx_t *f, fx_job_t *j, const char *type)
+{
+	int per = j->per_node > 0 ? j->per_node : j->gpus, need = j->gpus, could = 0;
+	hs_sgpu_t held[16];
+	int nh = 0;
+	hs_refusal_t last = HS_REFUSE_BUSY;
+	for (int n = 0; n < f->nnodes && need > 0; n++) {
+		if ((type && strcmp(f->types[n], type)) || (j->type && strcmp(f->types[n], j->type)))
+			continue;
+		if (f->ngpus[n] < per || fx_refusal(j, f, n) == HS_REFUSE_CONFIG)
+			continue;
+		could = 1;
+		if (!f->avail[n] || fx_refusal(j, f, n) != HS_REFUSE_NONE) {
+			last = (hs_refusal_t)(fx_refusal(j, f, n) ? fx_refusal(j, f, n) : HS_REFUSE_BUSY);
+			continue;
+		}
+		int mark = nh;
+		if (fx_take(f, n, per, held, &nh) < per) {
+			nh = mark;
+			continue;
+		}
+		need -= per;
+	}
+	if (need > 0)
+		return could ? last : HS_REFUSE_CONFIG;
+	fx_run(f, j, held, nh);
+	return HS_REFUSE_NONE;
 }
 
 static inline void fx_requeue(fx_job_t *j)
@@ -284,100 +363,186 @@ static inline void fx_requeue(fx_job_t *j)
 	j->restart_cnt++;
 }
 
-/* Counts of what fx_apply did. */
+/* Counts of what a round did on the fake cluster (plan pass and the ticks
+ * fx_round runs after it). */
 typedef struct fx_counts {
 	int start, start_fail, keep, ckpt, requeue, suspend, resume;
+	int refilled, fallbacks;
 } fx_counts_t;
 
-/* Applies a plan like the plugin: preemptions first (checkpoints are
- * acknowledged at once and requeued), then starts and resumes, then the
- * suspends of time slicing; every outcome is reported to the engine. */
-static inline void fx_apply(fx_t *f, hs_engine_t *e, const hs_plan_t *p, fx_counts_t *c)
+/* The act's job, if it is still what the act expects (the plugin's
+ * refind). */
+static inline fx_job_t *fx_refind(fx_t *f, const hs_act_t *a)
+{
+	fx_job_t *j = fx_find(f, a->id);
+	if (!j || j->gone || !a->check_state)
+		return j && !j->gone ? j : NULL;
+	if (j->restart_cnt != a->restart_cnt || j->state != a->state)
+		return NULL;
+	if (a->state == HS_SJ_RUNNING && j->start != a->start_time)
+		return NULL;
+	return j;
+}
+
+/* One start act: the gate, then where the engine said. */
+static inline void fx_do_start(fx_t *f, fx_job_t *j, hs_act_t *a)
+{
+	if (j->state != HS_SJ_PENDING) {
+		a->out = HS_OUT_GONE;
+		return;
+	}
+	if (j->begin > f->now || j->held_now) {
+		a->out = HS_OUT_REFUSED;
+		a->refusal = HS_REFUSE_HELD;
+		snprintf(a->msg, sizeof(a->msg), "not eligible");
+		return;
+	}
+	hs_refusal_t r = HS_REFUSE_NONE;
+	fx_job_t *pt;
+	if (j->refuse_other) {
+		a->out = HS_OUT_REFUSED;
+		a->refusal = HS_REFUSE_OTHER;
+		snprintf(a->msg, sizeof(a->msg), "fake limit");
+		return;
+	}
+	switch (a->where) {
+	case HS_WHERE_NODES:
+		r = fx_start(f, j, a->target);
+		break;
+	case HS_WHERE_PACKED:
+		pt = a->target ? fx_find(f, a->target->partner) : NULL;
+		if (!pt || pt->gone || pt->state != HS_SJ_RUNNING) {
+			r = HS_REFUSE_PARTNER;
+			break;
+		}
+		fx_run(f, j, pt->held, pt->nheld); /* the partner's very GPUs */
+		break;
+	case HS_WHERE_TYPE:
+		r = a->type ? fx_place(f, j, a->type) : HS_REFUSE_CONFIG;
+		break;
+	case HS_WHERE_ANY:
+		r = fx_place(f, j, NULL);
+		break;
+	}
+	a->out = r == HS_REFUSE_NONE ? HS_OUT_DONE : HS_OUT_REFUSED;
+	a->refusal = r;
+	if (r != HS_REFUSE_NONE)
+		snprintf(a->msg, sizeof(a->msg), "fake refusal %d", (int)r);
+}
+
+/* The fake Slurm as an executor (exec.h), as the plugin is one: every
+ * act of a batch done, its outcome written. A checkpoint signal is
+ * acknowledged at once (the AdminComment record the engine reads).
+ * Returns how many acts changed the cluster. */
+static inline int fx_exec(fx_t *f, hs_acts_t *b)
+{
+	int changed = 0;
+	for (int k = 0; k < b->n; k++) {
+		hs_act_t *a = &b->a[k];
+		fx_job_t *j = fx_refind(f, a);
+		a->out = HS_OUT_DONE;
+		if (!j) {
+			a->out = HS_OUT_GONE;
+			continue;
+		}
+		switch (a->kind) {
+		case HS_DO_START:
+			fx_do_start(f, j, a);
+			break;
+		case HS_DO_CKPT_SIGNAL:
+			if (j->state != HS_SJ_RUNNING)
+				a->out = HS_OUT_FAILED;
+			else if (j->ckpt)
+				fx_ckpt_ack(j, 0, f->now);
+			break;
+		case HS_DO_REQUEUE:
+			if (j->state == HS_SJ_RUNNING || j->state == HS_SJ_SUSPENDED)
+				fx_requeue(j);
+			else
+				a->out = HS_OUT_FAILED;
+			break;
+		case HS_DO_SUSPEND:
+			if (j->state == HS_SJ_RUNNING)
+				j->state = HS_SJ_SUSPENDED;
+			else
+				a->out = HS_OUT_FAILED;
+			break;
+		case HS_DO_RESUME:
+			if (j->state == HS_SJ_SUSPENDED)
+				j->state = HS_SJ_RUNNING;
+			else
+				a->out = HS_OUT_FAILED;
+			break;
+		case HS_DO_CLEAR_BEGIN:
+			j->begin = a->begin;
+			break;
+		}
+		changed += a->out == HS_OUT_DONE && a->kind != HS_DO_CKPT_SIGNAL;
+	}
+	return changed;
+}
+
+static inline void fx_add_counts(fx_counts_t *c, const hs_exec_counts_t *x)
+{
+	c->start += x->started;
+	c->start_fail += x->start_failed + x->deferred;
+	c->keep += x->kept;
+	c->ckpt += x->checkpointing;
+	c->requeue += x->requeued;
+	c->suspend += x->suspended;
+	c->resume += x->resumed;
+	c->refilled += x->refilled;
+	c->fallbacks += x->fallbacks;
+}
+
+/* One tick of the in-flight ops on the fake (what the plugin's agent does
+ * every second); returns how many acts changed the cluster. */
+static inline int fx_tick(fx_t *f, hs_engine_t *e, fx_counts_t *c)
+{
+	uint32_t ids[256];
+	hs_op_view_t v[256];
+	int n = hs_exec_ops_jobs(e, ids, 256), changed = 0;
+	for (int i = 0; i < n; i++) {
+		fx_job_t *j = fx_find(f, ids[i]);
+		v[i] = (hs_op_view_t){ .id = ids[i], .exists = j && !j->gone };
+		if (!j || j->gone)
+			continue;
+		v[i].state = j->state;
+		v[i].restart_cnt = j->restart_cnt;
+		v[i].begin_time = j->begin;
+		v[i].admin_comment = j->comment[0] ? j->comment : NULL;
+	}
+	hs_exec_t *x = hs_exec_ops(e, v, n, f->now, 0);
+	if (!x)
+		abort();
+	hs_acts_t *b;
+	while ((b = hs_exec_next(x)))
+		changed += fx_exec(f, b);
+	hs_exec_counts_t xc = *hs_exec_counts(x);
+	xc.requeued = 0; /* a checkpoint's requeue: counted as the checkpoint */
+	fx_add_counts(c, &xc);
+	hs_exec_free(x);
+	return changed;
+}
+
+/* Carries a plan out on the fake as the plugin does (the engine's
+ * execution pass through fx_exec), then ticks the ops at the same time
+ * until nothing changes: a checkpoint is acknowledged at once, so a
+ * migration's requeue and restart happen within the round. */
+static inline void fx_apply(fx_t *f, hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *p,
+			    fx_counts_t *c)
 {
 	memset(c, 0, sizeof(*c));
-	for (int pass = 0; pass < 3; pass++)
-		for (int i = 0; i < p->njobs; i++) {
-			const hs_plan_job_t *pj = &p->jobs[i];
-			fx_job_t *j = fx_find(f, pj->id);
-			if (!j || j->gone)
-				continue;
-			int ok = 1;
-			if (pass == 2) {
-				/* time slicing: suspended once the newcomer runs */
-				fx_job_t *nj = pj->slice_with ? fx_find(f, pj->slice_with) : NULL;
-				if (pj->op == HS_PLAN_SUSPEND && nj && nj->state == HS_SJ_RUNNING &&
-				    j->state == HS_SJ_RUNNING) {
-					j->state = HS_SJ_SUSPENDED;
-					c->suspend++;
-					hs_engine_applied(e, pj, 1, f->now, 0, NULL);
-				}
-				continue;
-			}
-			if (pass == 0) {
-				switch (pj->op) {
-				case HS_PLAN_CHECKPOINT:
-				case HS_PLAN_REQUEUE:
-					fx_requeue(j);
-					if (pj->op == HS_PLAN_CHECKPOINT)
-						c->ckpt++;
-					else
-						c->requeue++;
-					/* the checkpoint is immediate in the fake */
-					hs_engine_applied(e, &(hs_plan_job_t){ .id = pj->id,
-						.op = HS_PLAN_REQUEUE,
-						.target = { .nnodes = pj->target.nnodes,
-							    .nodes = pj->target.nodes },
-						.type_name = pj->type_name,
-						.restart_cnt = pj->restart_cnt }, 1, f->now, 0, NULL);
-					break;
-				case HS_PLAN_SUSPEND:
-					if (pj->slice_with)
-						break; /* pass 2, like the plugin */
-					j->state = HS_SJ_SUSPENDED;
-					c->suspend++;
-					hs_engine_applied(e, pj, 1, f->now, 0, NULL);
-					break;
-				case HS_PLAN_KEEP:
-					c->keep++;
-					break;
-				default:
-					break;
-				}
-			} else {
-				if (pj->op == HS_PLAN_START || pj->op == HS_PLAN_RESUME ||
-				    ((pj->op == HS_PLAN_REQUEUE || pj->op == HS_PLAN_CHECKPOINT) &&
-				     pj->target.nnodes > 0)) {
-					if (pj->op == HS_PLAN_RESUME) {
-						j->state = HS_SJ_RUNNING;
-						c->resume++;
-						hs_engine_applied(e, pj, 1, f->now, 0, NULL);
-						continue;
-					}
-					fx_job_t *pt = pj->target.partner ?
-						fx_find(f, pj->target.partner) : NULL;
-					if (pt && pt->state == HS_SJ_RUNNING) {
-						/* packed start: the partner's very GPUs */
-						memcpy(j->held, pt->held,
-						       (size_t)pt->nheld * sizeof(*pt->held));
-						j->nheld = pt->nheld;
-						j->state = HS_SJ_RUNNING;
-						j->start = f->now;
-						ok = 1;
-					} else {
-						ok = fx_start(f, j, &pj->target);
-					}
-					if (ok)
-						c->start++;
-					else
-						c->start_fail++;
-					hs_engine_applied(e, &(hs_plan_job_t){ .id = pj->id,
-						.op = HS_PLAN_START, .target = pj->target,
-						.type_name = pj->type_name,
-						.restart_cnt = pj->restart_cnt },
-						ok, f->now, 0, NULL);
-				}
-			}
-		}
+	hs_exec_t *x = hs_exec_plan(e, s, p, f->now);
+	if (!x)
+		abort();
+	hs_acts_t *b;
+	while ((b = hs_exec_next(x)))
+		(void)fx_exec(f, b);
+	fx_add_counts(c, hs_exec_counts(x));
+	hs_exec_free(x);
+	for (int t = 0; t < 8 && !f->no_ticks && fx_tick(f, e, c) > 0; t++)
+		;
 }
 
 /* Runs one round on the fake cluster and applies it. */
@@ -390,7 +555,7 @@ static inline int fx_round(fx_t *f, hs_engine_t *e, hs_plan_t *plan, fx_counts_t
 	if (rc < 0)
 		fprintf(stderr, "round failed: %s\n", err.msg);
 	else
-		fx_apply(f, e, plan, c);
+		fx_apply(f, e, &s, plan, c);
 	hs_snap_free(&s);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,9 +104,11 @@ static void alloc_equal(hs_alloc_t *a, const world_t *w, double x)
 }
 
 /* One GPU, two jobs with X = 0.5 each: they alternate round by round.
- * r0: both never ran -> priority 0.5e9 each, tie -> j0.
- * r1 (360 s later): j0 received 360/360 -> 0.5/1 = 0.5; j1 0.5e9 -> j1.
- * r2: j0 360/720 -> 1.0, j1 360/720 -> 1.0, deficits 0 -> j0 again. */
+ * Priority X (E + R/2) / (recv + R/2), R = 360:
+ * r0: neither ran -> 0.5 * 180 / 180 = 0.5 each, tie -> j0.
+ * r1 (360 s later): j0 0.5 * 540 / 540 = 0.5; j1 0.5 * 540 / 180 = 1.5
+ * -> j1.
+ * r2: j0 and j1 0.5 * 900 / 540 = 5/6 each, deficits 0 -> j0 again. */
 static void rotation(void **state)
 {
 	(void)state;
@@ -125,20 +128,20 @@ static void rotation(void **state)
 	assert_int_equal(out.d[0].resume, 0);
 	assert_true(out.d[0].cost_s == 0.0);
 	assert_int_equal(out.d[1].action, HS_ACT_NONE);
-	assert_true(out.d[0].priority == 0.5e9);
+	assert_true(fabs(out.d[0].priority - 0.5) < 1e-12);
 	hs_round_out_free(&out);
 
 	assert_int_equal(round_(&w, 360, NULL, &out), 0); /* job set unchanged */
 	assert_int_equal(out.d[0].action, HS_ACT_PREEMPT);
 	assert_int_equal(out.d[1].action, HS_ACT_START);
-	assert_true(out.d[1].priority == 0.5e9);
+	assert_true(fabs(out.d[1].priority - 1.5) < 1e-12);
 	hs_round_out_free(&out);
 
 	round_(&w, 360, NULL, &out);
 	assert_int_equal(out.d[0].action, HS_ACT_START);
 	assert_int_equal(out.d[0].resume, 1);      /* ran before: restart */
 	assert_true(out.d[0].cost_s == 30.0);
-	assert_true(out.d[0].priority == 1.0);
+	assert_true(fabs(out.d[0].priority - 5.0 / 6.0) < 1e-12);
 	assert_int_equal(out.d[1].action, HS_ACT_PREEMPT);
 	hs_round_out_free(&out);
 
@@ -155,12 +158,13 @@ static void rotation(void **state)
 }
 
 /* Restart-aware selection: the same two jobs with a 180 s restart cost
- * and 360 s rounds. r2: j0 would restart (it ran in r0), so its priority
- * 1.0 counts for 1.0 * (360 - 180) / 360 = 0.5 against j1's 1.0 for
- * staying: j1 keeps the GPU. r3: j1 has 720/1080 -> 0.5/0.667 = 0.75, j0
- * 360/1080 -> 1.5 * 0.5 = 0.75; tie, deficits 0, X equal -> j0 (lower
- * index) restarts. A job that never ran pays nothing and is not
- * discounted. */
+ * and 360 s rounds (priorities as in rotation()). r2: j0 would restart
+ * (it ran in r0), so its priority 5/6 counts for 5/6 * (360 - 180) / 360
+ * = 5/12 against j1's 5/6 for staying: j1 keeps the GPU. r3: j1
+ * 0.5 * 1260 / 900 = 0.7 against j0 0.5 * 1260 / 540 * 0.5 = 7/12: j1
+ * keeps again. r4: j1 0.5 * 1620 / 1260 = 9/14, j0 0.5 * 1620 / 540 *
+ * 0.5 = 0.75: j0 restarts. A job that has not run pays nothing and is
+ * not discounted. */
 static void restart_aware(void **state)
 {
 	(void)state;
@@ -177,19 +181,24 @@ static void restart_aware(void **state)
 	assert_int_equal(out.d[0].action, HS_ACT_START);
 	hs_round_out_free(&out);
 	round_(&w, 360, NULL, &out);
-	assert_int_equal(out.d[1].action, HS_ACT_START); /* never ran: 0.5e9 */
+	assert_int_equal(out.d[1].action, HS_ACT_START); /* not run yet: 1.5 */
 	assert_true(out.d[1].cost_s == 0.0);
 	hs_round_out_free(&out);
 	round_(&w, 360, NULL, &out);
 	assert_int_equal(out.d[1].action, HS_ACT_KEEP);
 	assert_int_equal(out.d[0].action, HS_ACT_NONE);
-	assert_true(out.d[1].priority == 1.0);
+	assert_true(fabs(out.d[1].priority - 5.0 / 6.0) < 1e-12);
+	hs_round_out_free(&out);
+	round_(&w, 360, NULL, &out);
+	assert_int_equal(out.d[1].action, HS_ACT_KEEP);
+	assert_int_equal(out.d[0].action, HS_ACT_NONE);
+	assert_true(fabs(out.d[1].priority - 0.7) < 1e-12);
 	hs_round_out_free(&out);
 	round_(&w, 360, NULL, &out);
 	assert_int_equal(out.d[0].action, HS_ACT_START);
 	assert_int_equal(out.d[0].resume, 1);
 	assert_true(out.d[0].cost_s == 180.0);
-	assert_true(out.d[0].priority == 0.75);
+	assert_true(fabs(out.d[0].priority - 0.75) < 1e-12);
 	assert_int_equal(out.d[1].action, HS_ACT_PREEMPT);
 	hs_round_out_free(&out);
 	hs_alloc_free(&a);

@@ -58,8 +58,8 @@ static void test_share_round(void **state)
 	(void)state;
 	hs_start_in_t in = in4();
 	in.since_reset_s = 400;
-	/* share 0.25, ran 200 s of 400: behind again when 200/(400+n100)
-	 * <= 0.25, n >= 4 */
+	/* share 0.25, ran 200 s of 400 (R = 100): behind again when
+	 * (200 + 50) / (400 + n 100 + 50) <= 0.25, n >= 5.5 -> 6 */
 	hs_start_job_t j[2] = {
 		{ .gpus = 1, .share = 0.25, .recv_s = 200, .remaining_s = 1000 },
 		/* ahead of nothing: never ran, share 0.5: next round */
@@ -68,7 +68,7 @@ static void test_share_round(void **state)
 	double st[2];
 	hs_err_t err;
 	assert_int_equal(hs_start_estimate(&in, j, 2, st, &err), 0);
-	assert_true(st[0] == 1400);
+	assert_true(st[0] == 1600);
 	assert_true(st[1] == 1100);
 }
 

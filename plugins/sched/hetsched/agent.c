@@ -402,7 +402,7 @@ static void do_round(agent_t *a)
 	hs_hold_begin(&hold, a->conf.max_lock_hold_ms);
 	hs_hold_what(&hold, "requeue sweep");
 	(void)hs_requeue_sweep(&a->conf, a->engine);
-	hs_apply_plan(a->engine, &snap, &plan, &st, a->packing > 0, &hold);
+	hs_apply_plan(a->engine, &snap, &plan, &st, &hold);
 	hs_hold_what(&hold, "het jobs");
 	(void)hs_refuse_het_jobs();
 	hs_hold_what(&hold, "cpu fill");
@@ -458,7 +458,7 @@ static void do_tick(agent_t *a)
 	memset(&st, 0, sizeof(st));
 	hs_hold_begin(&hold, a->conf.max_lock_hold_ms);
 	(void)hs_requeue_sweep(&a->conf, a->engine);
-	int acted = nops ? hs_ops_tick(a->engine, &st, a->packing > 0, 0) : 0;
+	int acted = nops ? hs_ops_tick(a->engine, &st, 0) : 0;
 	int started = 0;
 	if (changed) {
 		mark_seen(&a->cpu_seen); /* before the fill may yield */
@@ -484,7 +484,7 @@ static void startup_requeues(agent_t *a)
 	memset(&st, 0, sizeof(st));
 	lock_slurmctld(write_locks);
 	(void)hs_requeue_sweep(&a->conf, a->engine);
-	int acted = hs_ops_tick(a->engine, &st, 0, 1);
+	int acted = hs_ops_tick(a->engine, &st, 1);
 	unlock_slurmctld(write_locks);
 	if (st.requeued) {
 		schedule_node_save();

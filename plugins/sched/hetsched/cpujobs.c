@@ -108,10 +108,12 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold)
 	for (int i = 0; i < keep && attempts < conf->cpu_fill_max; i++) {
 		(void)hs_hold_yield(hold);
 		job_record_t *job_ptr = find_job_record(c[i].id);
-		if (!job_ptr || !fill_candidate(conf, job_ptr) || !job_independent(job_ptr))
+		int rc;
+		if (!job_ptr || !fill_candidate(conf, job_ptr) ||
+		    hs_may_start(job_ptr, &rc) != HS_OUT_DONE)
 			continue;
 		attempts++;
-		if (hs_start_in_partitions(conf, job_ptr, NULL, fill_why(conf, job_ptr)) ==
+		if (hs_start(conf, job_ptr, HS_WHERE_ANY, NULL, NULL, fill_why(conf, job_ptr)) ==
 		    SLURM_SUCCESS)
 			started++;
 	}

@@ -5,9 +5,11 @@
  *   conf.c            hetsched.conf through Slurm's s_p_* parser
  *   snapshot.c        slurmctld state -> hs_snap_t, under backfill's locks
  *   runnable.c        Slurm's answer: may a pending job start now, where
- *   apply.c           plan -> slurmctld calls, under write locks
+ *   apply.c           a round's plan carried out (the engine's execution
+ *                     pass, exec.h), reasons, expected starts
+ *   exec.c            the executor: one act of the engine's -> slurmctld
+ *   start.c           the one start function and the one start gate
  *   lockhold.c        a pass's hold on the locks, yielded every MaxLockHold
- *   refill.c          GPUs of refused starts -> the next job, same pass
  *   ops.c             in-flight checkpoint/requeue/deferred-start steps
  *   cpujobs.c         jobs without GPUs: priority order with fill
  *   hetjobs.c         heterogeneous jobs: cancelled with a reason
@@ -20,6 +22,7 @@
 #include <stdint.h>
 
 #include "sched/engine.h"
+#include "sched/exec.h"
 #include "sched/sconf.h"
 #include "sched/snapshot.h"
 
@@ -88,6 +91,11 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s, hs_lock_hold_t *hold,
  * an early round; hetsched's own starts and requeues do not.
  * Caller holds job and part read locks. */
 uint64_t hs_gpu_jobs_fingerprint(const hs_sconf_t *conf);
+/* The node's one GPU type ("gpu" for typeless GPUs), borrowed from its
+ * GRES state; NULL when hetsched does not model its GPUs (none, several
+ * types, no per-GPU bitmap). *gres_ns (if not NULL) gets its
+ * gres_node_state_t. Node read lock held. */
+const char *hs_node_gpu_type(node_record_t *node_ptr, void **gres_ns);
 /* Does the job ask for GPUs (any gres/gpu in its request)? */
 int hs_job_wants_gpus(job_record_t *job_ptr);
 /* Can the rounds place its GPU request (one gres/gpu entry per job, per
@@ -113,47 +121,39 @@ int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr);
  * caps the count). Snapshot locks held. */
 bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, int w_short);
 
-/* apply.c: the caller holds {READ, WRITE, WRITE, READ, READ}. packing:
- * the select plugin can start a job on a running partner's GPUs. */
+/* apply.c: carries out a round's plan (the engine's execution pass, then
+ * reasons and expected starts). The caller holds {READ, WRITE, WRITE,
+ * READ, READ} through hold. */
 void hs_apply_plan(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
-		   hs_round_stats_t *st, int packing, hs_lock_hold_t *hold);
-/* Starts a pending job: packed onto its partner's GPUs when it has one
- * that runs and packing is available, else on exactly these nodes. */
-int hs_start_job(job_record_t *job_ptr, const hs_target_t *t, int packing, const char *why);
-/* Starts a pending job on exactly the target's nodes (its partner
- * ignored), like backfill's _start_job; returns a Slurm error code. */
-int hs_start_on_nodes(job_record_t *job_ptr, const hs_target_t *t, const char *why);
-/* Starts a pending job in partition part on nodes of `allowed` only
- * (every other node excluded for this call, its -w nodes kept in; NULL:
- * no exclusion beyond the job's own): select_nodes() places it there,
- * and it is launched; returns a Slurm error code. */
-int hs_start_within(job_record_t *job_ptr, part_record_t *part, bitstr_t *allowed, const char *why);
-/* start_type.c: starts a pending job on any nodes of GPU type `type` (by
- * the snapshot's nodes) in a partition of the job hetsched manages,
- * Slurm placing it; when Slurm finds it never runnable on that type, or
- * type is NULL, on any nodes of the partition. A Slurm error code. */
-int hs_start_on_type(const hs_sconf_t *conf, job_record_t *job_ptr, const hs_snap_t *s,
-		     const char *type, const char *why);
-/* start_type.c: tries each managed, up partition of a pending job in
- * turn, Slurm placing it on nodes of `allowed` (NULL = any); a Slurm
- * error code. The CPU fill (cpujobs.c) and the fallbacks above use it. */
-int hs_start_in_partitions(const hs_sconf_t *conf, job_record_t *job_ptr, bitstr_t *allowed,
-			   const char *why);
+		   hs_round_stats_t *st, hs_lock_hold_t *hold);
 
-/* refill.c: gives the targets of the starts Slurm refused (plan indices
- * refused[nrefused]) to the next pending plan jobs in priority order
- * that fit them; taken[plan->njobs] marks jobs already tried. Returns
- * how many started. Write locks held. */
-int hs_refill(hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
-	      const int *refused, int nrefused, unsigned char *taken, time_t now,
-	      hs_round_stats_t *st, hs_lock_hold_t *hold);
+/* exec.c: does every act of an engine batch, writing its outcome (write
+ * locks held through hold, which it may yield between acts; NULL: never). */
+void hs_exec_run(const hs_sconf_t *conf, hs_acts_t *b, hs_lock_hold_t *hold);
+/* Adds a pass's counts to the round's statistics. */
+void hs_exec_count(hs_round_stats_t *st, const hs_exec_counts_t *c);
 
-/* ops.c: advances every in-flight op once; returns how many acted.
- * Caller holds the write locks. */
-/* requeues_only: only the requeues the ops ask for (during the startup
+/* start.c: the one gate every start passes first. HS_OUT_DONE: it may
+ * start now; HS_OUT_WAIT: still being cleaned up after a requeue;
+ * HS_OUT_REFUSED: held, priority 0 or not eligible (*rc = Slurm's code);
+ * HS_OUT_GONE: not pending. */
+hs_outcome_t hs_may_start(job_record_t *job_ptr, int *rc);
+/* The one start function: a pending job that passed hs_may_start,
+ * started where `where` says (exec.h): exactly the target's nodes, packed
+ * onto target->partner, any nodes of GPU type `type`, or any nodes of its
+ * partitions (managed ones for a job of a managed partition), Slurm
+ * placing it within that. A Slurm error code; HS_ESLURM_PARTNER_GONE for
+ * a packed start whose partner does not run. */
+int hs_start(const hs_sconf_t *conf, job_record_t *job_ptr, hs_where_t where,
+	     const hs_target_t *target, const char *type, const char *why);
+#define HS_ESLURM_PARTNER_GONE ESLURM_JOB_NOT_RUNNING
+
+/* ops.c: advances every in-flight op once (an ops pass of the engine);
+ * returns how many steps were recorded. Caller holds the write locks.
+ * requeues_only: only the requeues the ops ask for (during the startup
  * delay: a requeue a slurmctld crash lost is repeated before the job's
  * stopped processes report their end and Slurm fails the job). */
-int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int packing, int requeues_only);
+int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int requeues_only);
 
 /* requeue_sweep.c: finishes every requeue Slurm left half done (a batch
  * job pending and no longer completing but still with its old nodes and

@@ -92,46 +92,54 @@ int hs_job_managed(const hs_sconf_t *conf, job_record_t *job_ptr)
 	return job_ptr->part_ptr && hs_sconf_manages(conf, job_ptr->part_ptr->name);
 }
 
-/* The node's GPUs: one type (typeless GPUs are "gpu"), count and
- * allocated bitmap. Nodes with several GPU types or without per-GPU
- * bitmaps (no File= in gres.conf) are not GPU nodes for hetsched. */
-static void node_gpus(node_record_t *node_ptr, hs_snode_t *nd)
+const char *hs_node_gpu_type(node_record_t *node_ptr, void **gres_ns)
 {
+	const char *type = NULL;
 	if (!node_ptr->gres_list)
-		return;
+		return NULL;
 	list_itr_t *it = list_iterator_create(node_ptr->gres_list);
 	gres_state_t *gs;
 	while ((gs = list_next(it))) {
 		if (gs->plugin_id != gpu_plugin_id())
 			continue;
 		gres_node_state_t *ns = gs->gres_data;
-		if (!ns || ns->gres_cnt_avail == 0 || ns->gres_cnt_avail > 1024 || !ns->gres_bit_alloc)
+		if (!ns || ns->gres_cnt_avail == 0 || ns->gres_cnt_avail > 1024 || !ns->gres_bit_alloc ||
+		    bit_size(ns->gres_bit_alloc) < (int)ns->gres_cnt_avail)
 			break;
-		int n = (int)ns->gres_cnt_avail;
-		if (bit_size(ns->gres_bit_alloc) < n)
-			break;
-		const char *type = NULL;
 		if (ns->type_cnt == 1 && ns->type_name && ns->type_name[0])
 			type = ns->type_name[0];
 		else if (ns->type_cnt == 0)
 			type = "gpu";
-		if (!type)
-			break;
-		nd->gpu_type = strdup(type);
-		nd->gpu_held = calloc((size_t)n + 1, 1);
-		if (!nd->gpu_type || !nd->gpu_held) {
-			free(nd->gpu_type);
-			free(nd->gpu_held);
-			nd->gpu_type = NULL;
-			nd->gpu_held = NULL;
-			break;
-		}
-		nd->ngpus = n;
-		for (int g = 0; g < n; g++)
-			nd->gpu_held[g] = bit_test(ns->gres_bit_alloc, g) ? 1 : 0;
+		if (type && gres_ns)
+			*gres_ns = ns;
 		break;
 	}
 	list_iterator_destroy(it);
+	return type;
+}
+
+/* The node's GPUs: its one type (hs_node_gpu_type), count and allocated
+ * bitmap. */
+static void node_gpus(node_record_t *node_ptr, hs_snode_t *nd)
+{
+	void *p = NULL;
+	const char *type = hs_node_gpu_type(node_ptr, &p);
+	gres_node_state_t *ns = p;
+	if (!type || !ns)
+		return;
+	int n = (int)ns->gres_cnt_avail;
+	nd->gpu_type = strdup(type);
+	nd->gpu_held = calloc((size_t)n + 1, 1);
+	if (!nd->gpu_type || !nd->gpu_held) {
+		free(nd->gpu_type);
+		free(nd->gpu_held);
+		nd->gpu_type = NULL;
+		nd->gpu_held = NULL;
+		return;
+	}
+	nd->ngpus = n;
+	for (int g = 0; g < n; g++)
+		nd->gpu_held[g] = bit_test(ns->gres_bit_alloc, g) ? 1 : 0;
 }
 
 /* The job's GPU request: total, per node, type; shape_ok = 0 for shapes
@@ -352,6 +360,10 @@ static void add_array_slots(hs_snap_t *s, int idx, job_record_t *job_ptr, int fr
 }
 
 /* What the per-job copy needs from the nodes and partitions read first. */
+/* Deepest association path copied (root excluded): far beyond real
+ * trees (accounts nested a few levels, then users). */
+#define HS_MAX_ASSOC_DEPTH 32
+
 typedef struct snap_ctx {
 	const hs_sconf_t *conf;
 	int *node_map;            /* Slurm node index -> snapshot node, -1 */
@@ -535,6 +547,56 @@ static int copy_parts(const hs_snap_t *s, job_record_t *job_ptr, hs_sjob_t *sj)
 }
 
 /* Copies one job into the snapshot. 0, or -1 on out of memory. */
+/* Shares as the engine takes them: 0 = none given (counts as 1). */
+static double raw_shares(const slurmdb_assoc_rec_t *a)
+{
+	if (a->shares_raw == NO_VAL || a->shares_raw == INFINITE ||
+	    a->shares_raw == SLURMDB_FS_USE_PARENT)
+		return 0;
+	return a->shares_raw;
+}
+
+/* The association (and its path to the root) of a job, into the
+ * snapshot's table, from Slurm's association manager: Slurm's tree, not a
+ * copy of its rules (issue 29). The root itself is left out; a parent is
+ * added before its children. The assoc_mgr is read-locked only here:
+ * Slurm's limit checks (runnable.c) take their own locks. */
+static int copy_assoc(hs_snap_t *s, job_record_t *job_ptr, hs_sjob_t *sj)
+{
+	assoc_mgr_lock_t alocks = { .assoc = READ_LOCK };
+	slurmdb_assoc_rec_t *path[HS_MAX_ASSOC_DEPTH];
+	int n = 0, rc = 0;
+	assoc_mgr_lock(&alocks);
+	for (slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr; a && n < HS_MAX_ASSOC_DEPTH;
+	     a = a->usage ? a->usage->parent_assoc_ptr : NULL)
+		if (a->usage && a->usage->parent_assoc_ptr) /* not the root */
+			path[n++] = a;
+	if (job_ptr->assoc_ptr) {
+		sj->account_shares = raw_shares(job_ptr->assoc_ptr);
+		sj->user = dup_str(job_ptr->assoc_ptr->user);
+	}
+	int parent = -1;
+	for (int k = n - 1; k >= 0 && rc == 0; k--) {
+		slurmdb_assoc_rec_t *a = path[k];
+		int i = hs_snap_find_assoc(s, a->id);
+		if (i < 0) {
+			hs_sassoc_t *x = hs_snap_add_assoc(s, a->id, parent, a->acct, a->user,
+							   raw_shares(a));
+			if (!x) {
+				rc = -1;
+				break;
+			}
+			x->use_parent = a->shares_raw == SLURMDB_FS_USE_PARENT;
+			i = s->nassocs - 1;
+		}
+		parent = i;
+	}
+	if (rc == 0 && n > 0)
+		sj->assoc = parent + 1;
+	assoc_mgr_unlock(&alocks);
+	return rc;
+}
+
 static int copy_job(snap_ctx_t *c, hs_snap_t *s, job_record_t *job_ptr)
 {
 	hs_sjob_t *sj = hs_snap_add_job(s);
@@ -558,16 +620,8 @@ static int copy_job(snap_ctx_t *c, hs_snap_t *s, job_record_t *job_ptr)
 		sj->admin_comment = strdup(job_ptr->admin_comment);
 	sj->account = dup_str(job_ptr->account);
 	sj->qos = dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL);
-	if (c->conf->account_shares) {
-		/* assoc_mgr locked only around reading the shares: Slurm's
-		 * limit checks (runnable.c) take their own assoc_mgr locks */
-		assoc_mgr_lock_t alocks = { .assoc = READ_LOCK };
-		assoc_mgr_lock(&alocks);
-		if (job_ptr->assoc_ptr && job_ptr->assoc_ptr->shares_raw != NO_VAL &&
-		    job_ptr->assoc_ptr->shares_raw != INFINITE)
-			sj->account_shares = job_ptr->assoc_ptr->shares_raw;
-		assoc_mgr_unlock(&alocks);
-	}
+	if (copy_assoc(s, job_ptr, sj) < 0)
+		return -1;
 	sj->priority = job_ptr->priority;
 	sj->submit_time = d ? d->submit_time : 0;
 	sj->start_time = job_ptr->start_time;

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* engine_jobmemo.c — what the engine derives from a job's submit hints,
+ * kept by job id between rounds: the hints parsed (hs_hints_parse) and
+ * which throughput table row its model and GPU count have. Every round
+ * re-read both for every job of the queue, though a job's hints do not
+ * change; now they are parsed again only when the hints' text does (a
+ * 64-bit hash of the HS_* entries: a collision could only give a job
+ * the parse of its own earlier hints, never another job's). Dropped with
+ * the job, and all of them on a reconfigure (the tables change). A leaf
+ * of the engine. */
+#include "sched/engine_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t env_hash(char *const *env, uint32_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (uint32_t i = 0; env && i < n; i++) {
+		for (const unsigned char *p = (const unsigned char *)(env[i] ? env[i] : ""); *p; p++)
+			h = (h ^ *p) * 1099511628211ull;
+		h = (h ^ 0xffu) * 1099511628211ull; /* entry separator */
+	}
+	return h;
+}
+
+static int find(const hs_engine_t *e, uint32_t id)
+{
+	int lo = 0, hi = e->nmemo - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (e->memo[mid].id == id)
+			return mid;
+		if (e->memo[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -lo - 1;
+}
+
+static hs_jmemo_t *entry(hs_engine_t *e, uint32_t id)
+{
+	int i = find(e, id);
+	if (i >= 0)
+		return &e->memo[i];
+	i = -i - 1;
+	if (e->nmemo == e->cap_memo) {
+		int cap = e->cap_memo ? 2 * e->cap_memo : 64;
+		hs_jmemo_t *n = realloc(e->memo, (size_t)cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		e->memo = n;
+		e->cap_memo = cap;
+	}
+	memmove(&e->memo[i + 1], &e->memo[i], (size_t)(e->nmemo - i) * sizeof(*e->memo));
+	e->nmemo++;
+	memset(&e->memo[i], 0, sizeof(e->memo[i]));
+	e->memo[i].id = id;
+	e->memo[i].parsed = 0;
+	return &e->memo[i];
+}
+
+void hs_jmemo_hints(hs_engine_t *e, const hs_sjob_t *sj, hs_hints_t *out)
+{
+	uint64_t h = env_hash(sj->env, sj->nenv);
+	hs_jmemo_t *m = entry(e, sj->id);
+	if (!m) {
+		hs_hints_parse(out, sj->env, sj->nenv); /* out of memory: no memo */
+		return;
+	}
+	m->seen = e->rounds + 1;
+	if (!m->parsed || m->env_hash != h || m->nenv != sj->nenv) {
+		hs_hints_parse(&m->hints, sj->env, sj->nenv);
+		m->env_hash = h;
+		m->nenv = sj->nenv;
+		m->parsed = 1;
+		m->table_sf = 0; /* the table row follows the model */
+	}
+	*out = m->hints;
+}
+
+int hs_jmemo_table(hs_engine_t *e, uint32_t id, const char *model, int sf, int *jt)
+{
+	int i = find(e, id);
+	hs_jmemo_t *m = i >= 0 ? &e->memo[i] : NULL;
+	if (m && m->table_sf == sf && sf > 0) {
+		*jt = m->table_jt;
+		return m->table_ti;
+	}
+	int ti = hs_tables_find(&e->tables, model, sf, jt);
+	if (m) {
+		m->table_sf = sf;
+		m->table_ti = ti;
+		m->table_jt = *jt;
+	}
+	return ti;
+}
+
+void hs_jmemo_prune(hs_engine_t *e, long round)
+{
+	int w = 0;
+	for (int i = 0; i < e->nmemo; i++)
+		if (e->memo[i].seen >= round - 1)
+			e->memo[w++] = e->memo[i];
+	e->nmemo = w;
+}
+
+void hs_jmemo_free(hs_engine_t *e)
+{
+	free(e->memo);
+	e->memo = NULL;
+	e->nmemo = e->cap_memo = 0;
+}

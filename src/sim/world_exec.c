@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* world_exec.c — the simulated Slurm as the executor of the engine's acts
+ * (exec.h), doing what slurmctld does for the plugin's executor
+ * (plugins/sched/hetsched/exec.c): find the job, check it is what the
+ * act expects, pass the start gate, start where the act says or refuse
+ * as Slurm would (the target's GPUs held: "nodes busy"; no node of a
+ * type could ever hold the job: "requested node configuration is not
+ * available"; a packed start whose partner stopped), signal a
+ * checkpoint (acknowledged ckpt_s later), requeue (the work since the
+ * last checkpoint is lost), suspend, resume. */
+#include "sim/world_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Takes `want` free GPUs of node n for job k (into x->held from *nh);
+ * returns how many it found (the holders are set only by commit). */
+static int find_free(const hs_world_t *w, int n, int want, hs_sgpu_t *held, int *nh)
+{
+	int got = 0;
+	for (int g = 0; g < w->nodes[n].ngpus && got < want; g++) {
+		int i = hs_world_gpu(w, n, g), dup = 0;
+		if (w->holder[i] >= 0)
+			continue;
+		for (int h = 0; h < *nh; h++)
+			dup |= held[h].node == n && held[h].gpu == g;
+		if (dup)
+			continue;
+		held[(*nh)++] = (hs_sgpu_t){ .node = n, .gpu = g };
+		got++;
+	}
+	return got;
+}
+
+static void commit(hs_world_t *w, long k, const hs_sgpu_t *held, int nh)
+{
+	wjob_t *x = &w->wj[k];
+	for (int g = 0; g < nh; g++) {
+		x->held[g] = held[g];
+		w->holder[hs_world_gpu(w, held[g].node, held[g].gpu)] = k;
+	}
+	x->nheld = nh;
+}
+
+/* A target node: by its snapshot index when it has one (the plan's), else
+ * by name (an op's copy outlives the snapshot), as slurmctld finds it. */
+static int node_named(const hs_world_t *w, int n, const char *name)
+{
+	if (n >= 0 && n < w->nnodes && !strcmp(w->nodes[n].name, name))
+		return n;
+	for (n = 0; n < w->nnodes; n++)
+		if (!strcmp(w->nodes[n].name, name))
+			return n;
+	return -1;
+}
+
+static hs_refusal_t on_nodes(hs_world_t *w, long k, const hs_target_t *t, hs_sgpu_t *held,
+			     int *nh)
+{
+	int total = 0;
+	if (!t || t->nnodes <= 0)
+		return HS_REFUSE_CONFIG;
+	for (int i = 0; i < t->nnodes; i++) {
+		int n = node_named(w, t->nodes[i].node, t->nodes[i].name);
+		if (n < 0)
+			return HS_REFUSE_OTHER; /* no such node */
+		if (find_free(w, n, t->nodes[i].gpus, held, nh) < t->nodes[i].gpus)
+			return HS_REFUSE_BUSY;
+		total += t->nodes[i].gpus;
+	}
+	return total == w->res->jobs[k].sf ? HS_REFUSE_NONE : HS_REFUSE_CONFIG;
+}
+
+/* Slurm placing the job on free GPUs of nodes of type `type` (-1: any),
+ * fullest fit first within the order of the nodes. */
+static hs_refusal_t placed(hs_world_t *w, long k, int type, hs_sgpu_t *held, int *nh)
+{
+	int need = w->res->jobs[k].sf, exist = 0;
+	for (int n = 0; n < w->nnodes; n++)
+		if (type < 0 || w->nodes[n].type == type)
+			exist += w->nodes[n].ngpus;
+	if (exist < need)
+		return HS_REFUSE_CONFIG;
+	for (int n = 0; n < w->nnodes && need > 0; n++)
+		if (type < 0 || w->nodes[n].type == type)
+			need -= find_free(w, n, need, held, nh);
+	return need > 0 ? HS_REFUSE_BUSY : HS_REFUSE_NONE;
+}
+
+static hs_refusal_t packed(hs_world_t *w, long k, const hs_target_t *t, hs_sgpu_t *held,
+			   int *nh)
+{
+	long p = t ? hs_world_job(w, t->partner) : -1;
+	if (p < 0 || w->wj[p].state != HS_SJ_RUNNING || w->wj[p].partner >= 0)
+		return HS_REFUSE_PARTNER;
+	const wjob_t *px = &w->wj[p];
+	if (px->nheld != w->res->jobs[k].sf)
+		return HS_REFUSE_CONFIG;
+	for (int g = 0; g < px->nheld; g++)
+		held[(*nh)++] = px->held[g];
+	return HS_REFUSE_NONE;
+}
+
+static void do_start(hs_world_t *w, long k, hs_act_t *a, int64_t now)
+{
+	wjob_t *x = &w->wj[k];
+	hs_sim_job_t *j = &w->res->jobs[k];
+	if (x->state != HS_SJ_PENDING) {
+		a->out = HS_OUT_GONE;
+		return;
+	}
+	if (x->begin_time > now) {
+		a->out = HS_OUT_REFUSED;
+		a->refusal = HS_REFUSE_HELD;
+		snprintf(a->msg, sizeof(a->msg), "Job's begin time has not come yet");
+		return;
+	}
+	hs_sgpu_t held[64];
+	int nh = 0, type = a->type ? hs_cluster_type_index(w->o.cluster, a->type) : -1;
+	hs_refusal_t r = HS_REFUSE_CONFIG;
+	if (j->sf > (int)(sizeof(held) / sizeof(held[0]))) {
+		r = HS_REFUSE_CONFIG;
+	} else if (a->where == HS_WHERE_NODES) {
+		r = on_nodes(w, k, a->target, held, &nh);
+	} else if (a->where == HS_WHERE_PACKED) {
+		r = packed(w, k, a->target, held, &nh);
+	} else if (a->where == HS_WHERE_TYPE) {
+		r = type >= 0 ? placed(w, k, type, held, &nh) : HS_REFUSE_CONFIG;
+	} else {
+		r = placed(w, k, -1, held, &nh);
+	}
+	if (r != HS_REFUSE_NONE) {
+		a->out = HS_OUT_REFUSED;
+		a->refusal = r;
+		snprintf(a->msg, sizeof(a->msg), "%s",
+			 r == HS_REFUSE_BUSY ? "Requested nodes are busy"
+			 : r == HS_REFUSE_PARTNER ? "Job is not running (partner)"
+			 : "Requested node configuration is not available");
+		return;
+	}
+	if (a->where == HS_WHERE_PACKED) {
+		long p = hs_world_job(w, a->target->partner);
+		for (int g = 0; g < nh; g++)
+			w->holder2[hs_world_gpu(w, held[g].node, held[g].gpu)] = k;
+		memcpy(x->held, held, (size_t)nh * sizeof(*held));
+		x->nheld = nh;
+		hs_world_progress(w, p);
+		x->partner = p;
+		w->wj[p].partner = k;
+	} else {
+		commit(w, k, held, nh);
+	}
+	/* a job that ran before restarts from its checkpoint (a migration
+	 * when its requeue was this very moment) */
+	const char *event = "start";
+	j->starts++;
+	if (j->done_steps > 0 || x->restart_cnt > 0) {
+		j->restarts++;
+		x->load_until = w->now + w->o.restart_s;
+		/* restarted within seconds of its requeue: the round moved it */
+		event = w->now - x->requeued_at <= 10 ? "migrate" : "resume";
+		j->starts -= event[0] == 'm'; /* a move, counted as a migration */
+	}
+	x->start_time = now;
+	x->comment_dirty = 1;
+	a->out = HS_OUT_DONE;
+	hs_world_run(w, k, event);
+}
+
+/* The work since the last checkpoint of this incarnation is lost. */
+static void do_requeue(hs_world_t *w, long k, hs_act_t *a)
+{
+	wjob_t *x = &w->wj[k];
+	hs_sim_job_t *j = &w->res->jobs[k];
+	if (x->state != HS_SJ_RUNNING && x->state != HS_SJ_SUSPENDED) {
+		a->out = HS_OUT_FAILED;
+		snprintf(a->msg, sizeof(a->msg), "Job is not running");
+		return;
+	}
+	if (x->state == HS_SJ_RUNNING)
+		hs_world_stop(w, k, "requeue");
+	hs_world_release(w, k);
+	j->done_steps = x->has_ckpt ? fmin(j->done_steps, x->ckpt_step) : 0.0;
+	if (j->pinned && !w->o.pinned_preemptible && !x->has_ckpt)
+		j->done_steps = 0.0;
+	x->state = HS_SJ_PENDING;
+	x->restart_cnt++;
+	x->begin_time = HS_SIM_EPOCH + (int64_t)ceil(w->now);
+	x->ack_at = INFINITY;
+	x->requeued_at = w->now;
+	x->comment_dirty = 1;
+	a->out = HS_OUT_DONE;
+}
+
+static void do_signal(hs_world_t *w, long k, hs_act_t *a)
+{
+	wjob_t *x = &w->wj[k];
+	if (x->state != HS_SJ_RUNNING) {
+		a->out = HS_OUT_FAILED;
+		return;
+	}
+	a->out = HS_OUT_DONE;
+	if (w->res->jobs[k].pinned && !w->o.pinned_preemptible)
+		return; /* it does not checkpoint */
+	x->ack_at = w->now + w->o.ckpt_s;
+	if (w->o.ckpt_s <= 0) {
+		/* acknowledged at once: the record the engine reads */
+		hs_world_progress(w, k);
+		x->ack_at = INFINITY;
+		x->has_ckpt = 1;
+		x->ckpt_step = w->res->jobs[k].done_steps;
+		x->ckpt_t = HS_SIM_EPOCH + (int64_t)ceil(w->now);
+		x->comment_dirty = 1;
+	}
+}
+
+static void do_suspend(hs_world_t *w, long k, hs_act_t *a, int resume)
+{
+	wjob_t *x = &w->wj[k];
+	if (x->state != (resume ? HS_SJ_SUSPENDED : HS_SJ_RUNNING)) {
+		a->out = HS_OUT_FAILED;
+		return;
+	}
+	a->out = HS_OUT_DONE;
+	x->comment_dirty = 1;
+	if (resume) {
+		hs_world_run(w, k, "resume");
+		return;
+	}
+	hs_world_stop(w, k, "suspend");
+	x->state = HS_SJ_SUSPENDED;
+}
+
+/* Is the job still what the act expects? */
+static long refind(const hs_world_t *w, const hs_act_t *a)
+{
+	long k = hs_world_job(w, a->id);
+	if (k < 0 || !a->check_state)
+		return k;
+	const wjob_t *x = &w->wj[k];
+	if (x->restart_cnt != a->restart_cnt || x->state != a->state)
+		return -1;
+	if (a->state == HS_SJ_RUNNING && x->start_time != a->start_time)
+		return -1;
+	return k;
+}
+
+void hs_world_exec(hs_world_t *w, hs_acts_t *b, int64_t now)
+{
+	for (int i = 0; i < b->n; i++) {
+		hs_act_t *a = &b->a[i];
+		long k = refind(w, a);
+		a->out = HS_OUT_DONE;
+		if (k < 0) {
+			a->out = HS_OUT_GONE;
+			if (w->o.trace)
+				fprintf(w->o.trace, "t=%lld %s job %u: gone\n",
+					(long long)(now - HS_SIM_EPOCH),
+					hs_act_kind_name(a->kind), a->id);
+			continue;
+		}
+		switch (a->kind) {
+		case HS_DO_START:
+			do_start(w, k, a, now);
+			break;
+		case HS_DO_CKPT_SIGNAL:
+			do_signal(w, k, a);
+			break;
+		case HS_DO_REQUEUE:
+			do_requeue(w, k, a);
+			break;
+		case HS_DO_SUSPEND:
+			do_suspend(w, k, a, 0);
+			break;
+		case HS_DO_RESUME:
+			do_suspend(w, k, a, 1);
+			break;
+		case HS_DO_CLEAR_BEGIN:
+			w->wj[k].begin_time = a->begin;
+			break;
+		}
+		if (w->o.trace)
+			fprintf(w->o.trace, "t=%lld %s job %u (%s): %s %s\n",
+				(long long)(now - HS_SIM_EPOCH),
+				hs_act_kind_name(a->kind), a->id, hs_where_name(a->where),
+				hs_outcome_name(a->out), a->msg);
+	}
+}
