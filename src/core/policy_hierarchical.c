@@ -145,26 +145,31 @@ int hs_wf_set_weights(hs_wf_t *s)
 	return active;
 }
 
+/* Adds alp's statistics since the last call to ctx (alp's counters add
+ * up over hs_alp_resolve calls; a fresh solve restarts them). */
+static void note_alp(const hs_alp_t *alp, hs_policy_ctx_t *ctx, long *it_seen, int *solves_seen)
+{
+	ctx->last_iterations += alp->iterations - *it_seen;
+	ctx->last_lp_solves += alp->lp_solves - *solves_seen;
+	*it_seen = alp->iterations;
+	*solves_seen = alp->lp_solves;
+}
+
 hs_lp_status_t hs_wf_alp_run(hs_alp_t *alp, hs_policy_ctx_t *ctx, int fresh, long *it_seen,
 			     int *solves_seen, hs_err_t *err)
 {
+	if (fresh)
+		*it_seen = *solves_seen = 0;
 	hs_lp_status_t st = fresh ? hs_alp_solve(alp, &ctx->lp_opts, err)
 				  : hs_alp_resolve(alp, &ctx->lp_opts, err);
+	note_alp(alp, ctx, it_seen, solves_seen);
 	if (st == HS_LP_INFEASIBLE && !fresh) {
 		/* a warm basis can mislead the simplex on these degenerate
 		 * LPs: the same demands were feasible a moment ago */
 		*it_seen = *solves_seen = 0;
 		st = hs_alp_solve(alp, &ctx->lp_opts, err);
-		fresh = 1;
+		note_alp(alp, ctx, it_seen, solves_seen);
 	}
-	/* alp's counters add up over hs_alp_resolve calls; a fresh solve
-	 * restarts them */
-	if (fresh)
-		*it_seen = *solves_seen = 0;
-	ctx->last_iterations += alp->iterations - *it_seen;
-	ctx->last_lp_solves += alp->lp_solves - *solves_seen;
-	*it_seen = alp->iterations;
-	*solves_seen = alp->lp_solves;
 	return st;
 }
 

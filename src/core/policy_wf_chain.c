@@ -342,11 +342,11 @@ static void add_prices(chain_t *ch, const double *pi)
 	ch->np++;
 }
 
-/* Check k on the LP (see the top of the file): t* <= 1, or -1 on
+/* Check k on the LP (see the top of the file): t* (<= 1) in *t; -1 on
  * error. z (t) is capped at 1, where the chain's classes use all their
  * time: so alloc_lp may fold them (fold_full) and the LP stays small. */
-static double check(chain_t *ch, hs_alp_t *alp, hs_policy_ctx_t *ctx, long *it_seen,
-		    int *solves_seen, hs_err_t *err)
+static int check(chain_t *ch, hs_alp_t *alp, hs_policy_ctx_t *ctx, long *it_seen,
+		 int *solves_seen, double *t, hs_err_t *err)
 {
 	const hs_wf_t *s = ch->s;
 	for (int c = 0; c < ch->C; c++) {
@@ -359,12 +359,13 @@ static double check(chain_t *ch, hs_alp_t *alp, hs_policy_ctx_t *ctx, long *it_s
 	hs_lp_status_t st = hs_wf_alp_run(alp, ctx, 1, it_seen, solves_seen, err);
 	alp->zmax = INFINITY;
 	alp->fold_full = 0;
+	*t = alp->z;
 	if (st == HS_LP_OPTIMAL)
-		return alp->z;
+		return 0;
 	if (st != HS_LP_FAILED)
 		hs_err_set(err, "water-filling check LP is %s (internal error)",
 			   st == HS_LP_INFEASIBLE ? "infeasible" : "unbounded");
-	return -1.0;
+	return -1;
 }
 
 /* The longest prefix of the K-step chain that check LPs prove (see the
@@ -398,9 +399,9 @@ static int longest_prefix(chain_t *ch, int K, hs_alp_t *alp, hs_policy_ctx_t *ct
 			cand = lo + (cand - lo + 1) / 2;
 		replay(ch, cand);
 		demands(ch);
-		double t = check(ch, alp, ctx, it_seen, solves_seen, err);
+		double t;
 		checks++;
-		if (t < 0.0)
+		if (check(ch, alp, ctx, it_seen, solves_seen, &t, err) < 0)
 			return -1;
 		if (t >= 1.0 - CHECK_TOL) {
 			lo = cand;

@@ -232,7 +232,8 @@ int hs_wf_closed_types(hs_wf_t *s, const double *price, hs_err_t *err)
 	}
 	/* all the candidates together, else one by one, again after each
 	 * closing (the others then have fewer ways out) */
-	memcpy(w.inq, cand, (size_t)J);
+	for (int j = 0; j < J; j++)
+		w.inq[j] = cand[j];
 	if (ncand > 0 && filled(s, &w)) {
 		close_group(s, &w);
 	} else {
