@@ -225,6 +225,7 @@ static int next_weights(hs_wf_t *s, hs_alp_t *alp, hs_policy_ctx_t *ctx, wf_run_
 	int closed = hs_wf_closed_types(s, alp->price, err);
 	if (closed < 0)
 		return -1;
+	ctx->last_wf_closed += closed > 0;
 	/* no unfrozen class can use a closed type, in any allocation that
 	 * meets the frozen levels, now or after more freezing: its columns
 	 * there go (smaller LPs, and alloc_lp's folding is not misled by

@@ -67,6 +67,7 @@ struct hs_policy_ctx {
 	int last_wf_chained;     /* water filling: classes frozen by
 	                          * saturation chains */
 	int last_wf_checks;      /* water filling: the chains' check LPs */
+	int last_wf_closed;      /* water filling: chains that found closed types */
 	char note[HS_ERRLEN];    /* what the last solve wants users to know */
 };
 

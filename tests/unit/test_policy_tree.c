@@ -5,7 +5,7 @@
  * validation, a flat forest and single-child chains giving exactly the
  * one-level results, and on seeded random trees: the fast method (dual
  * freezing, saturation chains, closed types) gives every job the full-LP
- * method's level; no capacity is left idle that a job could still use;
+ * method's level, also on trees built to close a type; no capacity is left idle that a job could still use;
  * with nothing saturated, siblings' totals are in the ratio of their
  * Shares; a user's total does not change when it splits a job into
  * copies. HS_PROP_SEEDS overrides the number of random instances. */
@@ -31,6 +31,9 @@
 
 static const char *const WF[] = { "max_min_fairness_water_filling_perf",
 				  "max_min_fairness_water_filling" };
+
+/* chains that found closed types, over the tests' solves */
+static int closed_seen;
 
 static int nseeds(void)
 {
@@ -77,8 +80,10 @@ static double *solve_levels(const char *pol, const hs_problem_t *p, int full, in
 	char why[160];
 	if (!fx_feasible(&a, p, why, sizeof(why)))
 		fail_msg("%s (full %d, chains %d): %s", pol, full, !no_chains, why);
-	if (chained)
+	if (chained) {
 		*chained += ctx->last_wf_chained;
+		closed_seen += ctx->last_wf_closed;
+	}
 	double *r = malloc(sizeof(double) * ((size_t)p->njobs + 1));
 	levels(pol, p, &a, r);
 	if (keep)
@@ -292,6 +297,57 @@ static void tree_fast_matches_full(void **state)
 		hs_problem_free(&p);
 	}
 	assert_true(chained > 0);
+	printf("# %d classes frozen by chains, %d chains with closed types\n", chained, closed_seen);
+}
+
+/* Instances built to close a type: a big account (Shares 4-8) whose few
+ * jobs run 5-10x faster on 'fast' than on 'slow' takes all of 'fast'
+ * (each job all its time there: saturated), then the other accounts'
+ * users (several jobs each, 1.5-3x faster on 'fast') are left 'slow'
+ * alone, and their rounds are saturation rounds on it. The fast method
+ * (which proves 'fast' closed and chains them) gives the full-LP
+ * method's levels, and it did close types. */
+static void tree_closed_types(void **state)
+{
+	(void)state;
+	const int n = RUNNING_ON_VALGRIND ? 4 : 30;
+	const int before = closed_seen;
+	for (int seed = 1; seed <= n; seed++) {
+		unsigned long long s = (unsigned long long)seed * 13 + 7;
+		const int nbig = 1 + (int)(fx_rand(&s) * 3), nsmall = 4 + (int)(fx_rand(&s) * 10);
+		const int M = nbig + nsmall;
+		double *thr = malloc(sizeof(double) * 2 * (size_t)M);
+		for (int m = 0; m < M; m++) {
+			double f = m < nbig ? 5.0 + 5.0 * fx_rand(&s) : 1.5 + 1.5 * fx_rand(&s);
+			thr[2 * m] = f;
+			thr[2 * m + 1] = 1.0;
+		}
+		char spec[64];
+		snprintf(spec, sizeof(spec), "fast:%d,slow:%d", nbig, 2 + (int)(fx_rand(&s) * 5));
+		hs_problem_t p;
+		fx_problem(&p, spec, M, thr, NULL, NULL, NULL);
+		/* e0 big account, e1 e2 small ones, e3.. users */
+		const int U = nbig + 3;
+		fx_entities(&p, 3 + U, 1);
+		p.entities.weight[0] = 4.0 + (int)(fx_rand(&s) * 5);
+		p.entities.weight[2] = 1.0 + (int)(fx_rand(&s) * 2);
+		for (int u = 0; u < U; u++) {
+			p.entities.parent[3 + u] = u < nbig ? 0 : 1 + (u - nbig) % 2;
+			p.entities.weight[3 + u] = 1.0 + (int)(fx_rand(&s) * 2);
+		}
+		for (int m = 0; m < M; m++)
+			p.jobs[m].entity = m < nbig ? 3 + m : 3 + nbig + (int)(fx_rand(&s) * 3);
+		for (size_t i = 0; i < 2; i++) {
+			double *full = solve_levels(WF[i], &p, 1, 0, 0, NULL, NULL);
+			double *fast = solve_levels(WF[i], &p, 0, 0, 0, &(int){ 0 }, NULL);
+			same_levels(WF[i], seed, &p, fast, full, 1e-5);
+			free(full);
+			free(fast);
+		}
+		free(thr);
+		hs_problem_free(&p);
+	}
+	assert_true(closed_seen > before);
 }
 
 /* Work conservation: a type with idle accelerators leaves no job that
@@ -475,6 +531,7 @@ int main(void)
 		cmocka_unit_test(tree_validate),
 		cmocka_unit_test(tree_flat_is_one_level),
 		cmocka_unit_test(tree_fast_matches_full),
+		cmocka_unit_test(tree_closed_types),
 		cmocka_unit_test(tree_work_conserving),
 		cmocka_unit_test(tree_shares_when_backlogged),
 		cmocka_unit_test(tree_split_keeps_share),
