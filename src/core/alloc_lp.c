@@ -814,33 +814,49 @@ static void extract(hs_alp_t *alp, hs_alp_work_t *w)
  * fills pi and *z, or -1 (then everything stays free). */
 static int sample_prices(hs_alp_t *alp, const hs_lp_opts_t *o, double *pi, double *z)
 {
-	/* half the items when tests fold LPs smaller than the sample */
-	const int n = alp->n, J = alp->J, S = n > SAMPLE_ITEMS ? SAMPLE_ITEMS : n / 2;
+	const int n = alp->n, J = alp->J;
 	int *idx = malloc((size_t)n * sizeof(int));
+	double *held = calloc((size_t)J, sizeof(double));
 	hs_alp_t sub;
 	hs_err_t err;
-	if (!idx || S < 2) {
+	if (!idx || !held) {
 		free(idx);
+		free(held);
 		return -1;
 	}
-	if (hs_alp_init(&sub, S, J, alp->mode, &err) < 0) {
+	/* MAXMIN with a hint: the fixed-demand items keep the capacity their
+	 * hinted allocation holds, and the sample is drawn from the others
+	 * over what is left (a sample that drew fixed items at random was
+	 * often infeasible: water filling's frozen items fill some types) */
+	const int by_hint = alp->mode == HS_ALP_MAXMIN && alp->hint;
+	int pool = 0;
+	for (int i = 0; i < n; i++) {
+		if (by_hint && alp->alpha[i] == 0.0) {
+			for (int j = 0; j < J; j++)
+				held[j] += alp->mult[i] * alp->scale[i] * alp->hint[(size_t)i * J + j];
+			continue;
+		}
+		idx[pool++] = i;
+	}
+	/* half the items when tests fold LPs smaller than the sample */
+	const int S = pool > SAMPLE_ITEMS ? SAMPLE_ITEMS : pool / 2;
+	if (S < 2 || hs_alp_init(&sub, S, J, alp->mode, &err) < 0) {
 		free(idx);
+		free(held);
 		return -1;
 	}
 	sub.active_set = 0;
 	sub.zmax = alp->zmax;
-	for (int i = 0; i < n; i++)
-		idx[i] = i;
 	unsigned long long st = alp->seed;
 	double tot = 0.0, part = 0.0;
-	for (int i = 0; i < n; i++)
-		tot += alp->mult[i] * alp->scale[i];
+	for (int k = 0; k < pool; k++)
+		tot += alp->mult[idx[k]] * alp->scale[idx[k]];
 	for (int k = 0; k < S; k++) { /* partial Fisher-Yates, splitmix64 */
 		unsigned long long r = (st += 0x9e3779b97f4a7c15ULL);
 		r = (r ^ (r >> 30)) * 0xbf58476d1ce4e5b9ULL;
 		r = (r ^ (r >> 27)) * 0x94d049bb133111ebULL;
 		r ^= r >> 31;
-		int pick = k + (int)(r % (unsigned long long)(n - k));
+		int pick = k + (int)(r % (unsigned long long)(pool - k));
 		int t = idx[k];
 		idx[k] = idx[pick];
 		idx[pick] = t;
@@ -853,8 +869,10 @@ static int sample_prices(hs_alp_t *alp, const hs_lp_opts_t *o, double *pi, doubl
 		memcpy(&sub.c[(size_t)k * J], &alp->c[(size_t)i * J], (size_t)J * sizeof(double));
 		part += alp->mult[i] * alp->scale[i];
 	}
-	for (int j = 0; j < J; j++)
-		sub.cap[j] = tot > 0.0 ? alp->cap[j] * part / tot : alp->cap[j];
+	for (int j = 0; j < J; j++) {
+		double left = alp->cap[j] > held[j] ? alp->cap[j] - held[j] : 0.0;
+		sub.cap[j] = tot > 0.0 ? left * part / tot : left;
+	}
 	int rc = -1;
 	if (hs_alp_solve(&sub, o, &err) == HS_LP_OPTIMAL) {
 		memcpy(pi, sub.work->pi, (size_t)J * sizeof(double));
@@ -865,6 +883,7 @@ static int sample_prices(hs_alp_t *alp, const hs_lp_opts_t *o, double *pi, doubl
 	alp->iterations += sub.iterations;
 	hs_alp_free(&sub);
 	free(idx);
+	free(held);
 	return rc;
 }
 
@@ -949,6 +968,7 @@ static double balance_prices(const hs_alp_t *alp, double *pi, double z)
 	}
 	zitem = zitem < alp->zmax ? zitem : alp->zmax;
 	double bestspread = INFINITY, bestz = z;
+	int best_it = 0;
 	memcpy(bestpi, pi, (size_t)J * sizeof(double));
 	for (int it = 0; it < 150; it++) {
 		strategy_loads(alp, pi, z, L, B);
@@ -982,12 +1002,17 @@ static double balance_prices(const hs_alp_t *alp, double *pi, double z)
 		/* keep the best-balanced prices seen (the iteration may cycle
 		 * when many items flip between near-proportional types) */
 		double spread = umax - umin + fabs(zz - z) / z;
+		if (spread < bestspread * (1.0 - 1e-3))
+			best_it = it; /* a real improvement */
 		if (spread < bestspread) {
 			bestspread = spread;
 			bestz = z;
 			memcpy(bestpi, pi, (size_t)J * sizeof(double));
 		}
-		if (spread < 0.002)
+		/* balanced; or no better for 25 passes: some types' loads cannot
+		 * move (water filling's frozen items fill them, or nobody can
+		 * use them), and the rest of the 150 passes would be wasted */
+		if (spread < 0.002 || it - best_it > 25)
 			break;
 		/* damped, bounded steps: whole groups of alike items flip
 		 * between types, so big steps oscillate */
@@ -1202,7 +1227,17 @@ static void initial_folds(hs_alp_t *alp, hs_alp_work_t *w, const hs_lp_opts_t *o
 	double *pi = calloc((size_t)alp->J, sizeof(double)), z = 0.0;
 	if (!pi)
 		return;
-	if (sample_prices(alp, o, pi, &z) == 0) {
+	/* MAXMIN: a sample whose fixed demands (beta) do not fit its share
+	 * of the capacity is infeasible; balancing from the types' mean
+	 * usefulness still gives prices worth folding with (not folding at
+	 * all made water filling's LPs of 4,000 items take 1-3 s each) */
+	int sampled = sample_prices(alp, o, pi, &z) == 0;
+	if (!sampled && alp->mode == HS_ALP_MAXMIN) {
+		memset(pi, 0, (size_t)alp->J * sizeof(double));
+		z = 0.0;
+		sampled = 1;
+	}
+	if (sampled) {
 		if (alp->mode == HS_ALP_MAXMIN)
 			z = balance_prices(alp, pi, z);
 		else

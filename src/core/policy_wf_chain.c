@@ -210,11 +210,16 @@ static int replay(chain_t *ch, int k)
 			ch->wsum[L] += s->cl.size[c] * jobw(s, c);
 		}
 	}
-	int i;
+	int i, dirty = 1;
 	for (i = 0; i < k; i++) {
-		for (int e = 0; e < E; e++)
-			ch->act[e] = ch->left[e] > 0;
-		hs_ftree_weights(&ch->s->tree, ch->act, ch->W);
+		/* the entities' weights change only when a leaf runs out of
+		 * unfrozen classes */
+		if (dirty) {
+			for (int e = 0; e < E; e++)
+				ch->act[e] = ch->left[e] > 0;
+			hs_ftree_weights(&ch->s->tree, ch->act, ch->W);
+			dirty = 0;
+		}
 		double best = INFINITY;
 		int bl = -1, bc = -1;
 		for (int L = 0; L <= E; L++) {
@@ -241,6 +246,7 @@ static int replay(chain_t *ch, int k)
 		ch->seq[i] = bc;
 		ch->left[bl]--;
 		ch->wsum[bl] -= s->cl.size[bc] * jobw(s, bc);
+		dirty = ch->left[bl] == 0 && bl < E;
 		if (ch->fifo[bl])
 			ch->lam[bl] = 0.0; /* the next job waited until now */
 	}
@@ -297,30 +303,35 @@ static double cost(const double *a, int J, const double *pi, const char *open, d
 	return best;
 }
 
-/* Can the demands d be met, as far as the known prices tell? Unfrozen
- * classes (the chain's too) cost what they need on the open types:
- * closed ones are out of their reach. */
-static int priced_ok(const chain_t *ch)
+/* Can the demands d be met, as far as prices pi tell? Unfrozen classes
+ * (the chain's too) cost what they need on the open types: closed ones
+ * are out of their reach. */
+static int priced_ok_with(const chain_t *ch, const double *pi)
 {
 	const hs_wf_t *s = ch->s;
 	const int J = ch->J;
-	for (int q = 0; q < ch->np; q++) {
-		const double *pi = &ch->prices[(size_t)q * J];
-		double lhs = 0.0, rhs = 0.0;
-		for (int j = 0; j < J; j++)
-			rhs += pi[j] * s->cap[j];
-		for (int c = 0; c < ch->C && lhs <= rhs; c++) {
-			int fz = s->frozen[c] != 0;
-			double cap = fz ? s->rmax[c] : s->rmaxo[c];
-			double d = ch->d[c] < cap ? ch->d[c] : cap;
-			double ns = s->cl.size[c] * (double)s->p->jobs[s->cl.rep[c]].scale_factor;
-			lhs += ns * cost(&s->a[(size_t)c * J], J, pi, fz ? NULL : s->open, d);
-		}
-		if (lhs > rhs * (1.0 + 1e-9) + 1e-12)
-			return 0;
+	double lhs = 0.0, rhs = 0.0;
+	for (int j = 0; j < J; j++)
+		rhs += pi[j] * s->cap[j];
+	for (int c = 0; c < ch->C && lhs <= rhs; c++) {
+		int fz = s->frozen[c] != 0;
+		double cap = fz ? s->rmax[c] : s->rmaxo[c];
+		double d = ch->d[c] < cap ? ch->d[c] : cap;
+		double ns = s->cl.size[c] * (double)s->p->jobs[s->cl.rep[c]].scale_factor;
+		lhs += ns * cost(&s->a[(size_t)c * J], J, pi, fz ? NULL : s->open, d);
 	}
+	return lhs <= rhs * (1.0 + 1e-9) + 1e-12;
+}
+
+/* ... as far as every known price vector tells. */
+static int priced_ok(const chain_t *ch)
+{
+	for (int q = 0; q < ch->np; q++)
+		if (!priced_ok_with(ch, &ch->prices[(size_t)q * ch->J]))
+			return 0;
 	return 1;
 }
+
 
 static int prefix_priced_ok(chain_t *ch, int k)
 {
@@ -376,6 +387,8 @@ static int longest_prefix(chain_t *ch, int K, hs_alp_t *alp, hs_policy_ctx_t *ct
 {
 	const size_t nx = (size_t)ch->C * ch->J;
 	int lo = 0, hi = K, fails = 0, checks = 0;
+	int kf[2] = { 0, 0 };
+	double tf[2] = { 0.0, 0.0 };
 	while (lo < hi && checks < MAX_CHECKS) {
 		/* the longest prefix in (lo, hi] the prices allow (monotone in k:
 		 * demands only grow along the chain) */
@@ -393,10 +406,18 @@ static int longest_prefix(chain_t *ch, int K, hs_alp_t *alp, hs_policy_ctx_t *ct
 		}
 		if (cand <= lo)
 			break;
-		/* once the prices were wrong twice, bisect so that the number of
-		 * LPs stays logarithmic */
-		if (fails >= 2)
+		if (fails >= 2 && tf[1] > tf[0] && kf[1] < kf[0]) {
+			double ks = kf[1] - (1.0 - tf[1]) * (kf[0] - kf[1]) / (tf[1] - tf[0]);
+			int k = (int)floor(ks);
+			if (k > lo && k < cand)
+				cand = k;
+			else if (k <= lo)
+				cand = lo + (cand - lo + 1) / 2;
+		} else if (fails >= 2) {
+			/* once the prices were wrong twice, bisect so that the number
+			 * of LPs stays logarithmic */
 			cand = lo + (cand - lo + 1) / 2;
+		}
 		replay(ch, cand);
 		demands(ch);
 		double t;
@@ -410,6 +431,10 @@ static int longest_prefix(chain_t *ch, int K, hs_alp_t *alp, hs_policy_ctx_t *ct
 		} else {
 			hi = cand - 1;
 			fails++;
+			kf[0] = kf[1];
+			tf[0] = tf[1];
+			kf[1] = cand;
+			tf[1] = t;
 			add_prices(ch, alp->price);
 		}
 	}
