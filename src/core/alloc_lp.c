@@ -839,7 +839,8 @@ static int sample_prices(hs_alp_t *alp, const hs_lp_opts_t *o, double *pi, doubl
 		idx[pool++] = i;
 	}
 	/* half the items when tests fold LPs smaller than the sample */
-	const int S = pool > SAMPLE_ITEMS ? SAMPLE_ITEMS : pool / 2;
+	const int cap = alp->sample_items > 0 ? alp->sample_items : SAMPLE_ITEMS;
+	const int S = pool > cap ? cap : pool / 2;
 	if (S < 2 || hs_alp_init(&sub, S, J, alp->mode, &err) < 0) {
 		free(idx);
 		free(held);
@@ -1009,10 +1010,13 @@ static double balance_prices(const hs_alp_t *alp, double *pi, double z)
 			bestz = z;
 			memcpy(bestpi, pi, (size_t)J * sizeof(double));
 		}
-		/* balanced; or no better for 25 passes: some types' loads cannot
-		 * move (water filling's frozen items fill them, or nobody can
-		 * use them), and the rest of the 150 passes would be wasted */
-		if (spread < 0.002 || it - best_it > 25)
+		/* balanced; or, with hinted fixed demands (water filling's
+		 * frozen items, which fill some types to the last accelerator
+		 * and keep the loads from balancing), no better for 25 passes:
+		 * the rest of the 150 would be wasted. Without them balancing is
+		 * slow but steady, and stopping early costs more in the LP
+		 * (max-min fairness at 10,000 jobs: 0.16 s -> 0.6 s) */
+		if (spread < 0.002 || (alp->hint && it - best_it > 25))
 			break;
 		/* damped, bounded steps: whole groups of alike items flip
 		 * between types, so big steps oscillate */

@@ -52,6 +52,8 @@ typedef struct hs_alp {
 	unsigned long long seed; /* sampling for the active set's first prices */
 	int active_min;   /* fold only from this many items (0: the default, 400;
 	                   * tests lower it to exercise folding on small LPs) */
+	int sample_items; /* items in the LP whose duals are the first prices
+	                   * (0: the default, 300) */
 	double zmax;      /* MAXMIN: upper bound on z (default INFINITY) */
 	const double *hint; /* [n * J] or NULL. MAXMIN: a feasible allocation
 	                   * (the last solve's, for one whose fixed demands
