@@ -54,6 +54,8 @@
 #define CHECK_TOL 1e-7      /* t* >= 1 - CHECK_TOL: the check holds */
 #define MAX_PRICES 8        /* price vectors kept for the necessary condition */
 #define MAX_CHECKS 24       /* check LPs per chain (a binary search needs ~log2 C) */
+#define TIE_TOL 1e-7        /* saturation z_sat equal to this: one round (as
+                             * the probe rounds of policy_hierarchical.c) */
 
 typedef struct chain {
 	hs_wf_t *s;
@@ -69,7 +71,8 @@ typedef struct chain {
 	double *lam;      /* [E + 1] largest demand factor so far (see demands()) */
 	char *act;        /* [E] */
 	double *W;        /* [E] */
-	int *seq;         /* [C] the chain: class frozen at each step */
+	int *seq;         /* [C] the chain's classes, in the order they froze */
+	int nseq;
 	double z0;        /* step 0's level */
 	/* the necessary condition */
 	double *prices;   /* [MAX_PRICES * J] */
@@ -191,9 +194,21 @@ static int list_head(chain_t *ch, int L)
 	return ch->lcls[ch->lstart[L] + ch->head[L]];
 }
 
+/* z at which class c of list L saturates under the current weights. */
+static double sat_z(const chain_t *ch, int L, int c)
+{
+	double w = list_factor(ch, L) * (ch->fifo[L] ? 1.0 : jobw(ch->s, c));
+	return ch->s->rmaxo[c] / w;
+}
+
 /* Starts again from the state before the chain and makes up to k steps
- * (fewer when every class is frozen); returns how many. lam[L] ends as
- * the largest z_i f_L over those steps (fifo: since its head changed). */
+ * (fewer when every class is frozen); returns how many. A step is a
+ * round: every class whose z_sat is the smallest, to TIE_TOL, saturates
+ * in it, under the same weights (water filling freezes all stuck
+ * classes of a round before the weights change; freezing tied ones one
+ * by one with new weights in between would take another path). seq
+ * gets the classes frozen, nseq how many. lam[L] ends as the largest z_i
+ * f_L over those steps (fifo: since its head changed). */
 static int replay(chain_t *ch, int k)
 {
 	const hs_wf_t *s = ch->s;
@@ -210,6 +225,7 @@ static int replay(chain_t *ch, int k)
 			ch->wsum[L] += s->cl.size[c] * jobw(s, c);
 		}
 	}
+	ch->nseq = 0;
 	int i, dirty = 1;
 	for (i = 0; i < k; i++) {
 		/* the entities' weights change only when a leaf runs out of
@@ -221,20 +237,12 @@ static int replay(chain_t *ch, int k)
 			dirty = 0;
 		}
 		double best = INFINITY;
-		int bl = -1, bc = -1;
-		for (int L = 0; L <= E; L++) {
-			if (ch->left[L] == 0)
-				continue;
-			int c = list_head(ch, L);
-			double w = list_factor(ch, L) * (ch->fifo[L] ? 1.0 : jobw(s, c));
-			double zs = s->rmaxo[c] / w;
-			if (zs < best) {
-				best = zs;
-				bl = L;
-				bc = c;
+		for (int L = 0; L <= E; L++)
+			if (ch->left[L] > 0) {
+				double zs = sat_z(ch, L, list_head(ch, L));
+				best = zs < best ? zs : best;
 			}
-		}
-		if (bl < 0)
+		if (!isfinite(best))
 			break;
 		if (i == 0)
 			ch->z0 = best;
@@ -242,13 +250,31 @@ static int replay(chain_t *ch, int k)
 			double v = ch->left[L] > 0 ? best * list_factor(ch, L) : 0.0;
 			ch->lam[L] = v > ch->lam[L] ? v : ch->lam[L];
 		}
-		ch->cf[bc] = 1;
-		ch->seq[i] = bc;
-		ch->left[bl]--;
-		ch->wsum[bl] -= s->cl.size[bc] * jobw(s, bc);
-		dirty = ch->left[bl] == 0 && bl < E;
-		if (ch->fifo[bl])
-			ch->lam[bl] = 0.0; /* the next job waited until now */
+		/* the tied classes, each list from its head while its z_sat
+		 * (weights of the step's start) ties; then their leaves' sums */
+		const int first = ch->nseq;
+		for (int L = 0; L <= E; L++) {
+			for (int pos = ch->left[L] > 0 ? ch->head[L] : ch->lstart[L + 1] - ch->lstart[L];
+			     ch->lstart[L] + pos < ch->lstart[L + 1]; pos++) {
+				int c = ch->lcls[ch->lstart[L] + pos];
+				if (ch->cf[c])
+					continue;
+				if (sat_z(ch, L, c) > best * (1.0 + TIE_TOL))
+					break;
+				ch->cf[c] = 1;
+				ch->seq[ch->nseq++] = c;
+				if (ch->fifo[L])
+					break; /* its next job had no share in this round */
+			}
+		}
+		for (int q = first; q < ch->nseq; q++) {
+			int c = ch->seq[q], L = leaf_of(s, c, E);
+			ch->left[L]--;
+			ch->wsum[L] -= s->cl.size[c] * jobw(s, c);
+			dirty |= ch->left[L] == 0 && L < E;
+			if (ch->fifo[L])
+				ch->lam[L] = 0.0; /* the next job waited until now */
+		}
 	}
 	return i;
 }
@@ -475,6 +501,7 @@ int hs_wf_chain(hs_wf_t *s, hs_alp_t *alp, hs_policy_ctx_t *ctx, long *it_seen, 
 	if (n > 0) {
 		replay(&ch, n);
 		*z0 = ch.z0;
+		n = ch.nseq;
 		for (int i = 0; i < n; i++) {
 			int c = ch.seq[i];
 			s->frozen[c] = 1;
