@@ -4,45 +4,49 @@
  *
  * Why: when some jobs can reach more than the cluster gives the others
  * (a big account's jobs, an idle type), each water-filling round is
- * bounded by ONE job reaching r_max, all its time on its best types
- * (class c: rmax_c, a fractional knapsack over its usable types within
- * capacity). That job is frozen, the weights of its leaf's and its
- * ancestors' siblings change, and the next round is bounded by the next
- * such job: with distinct jobs, one LP1 and one probe LP per job (4,096
- * jobs in 8 accounts: 135 such rounds, 270 LPs of up to 2,600 rows).
+ * bounded by ONE job reaching rmax, all its time on its best types
+ * (class c: rmax_c, a fractional knapsack over the types open to it
+ * within capacity, policy_wf_closed.c). That job is frozen, the weights
+ * of its leaf's and its ancestors' siblings change, and the next round is
+ * bounded by the next such job: with distinct jobs, one LP1 and one probe
+ * LP per job (4,096 jobs in 8 accounts: 135 such rounds, 270 LPs of up
+ * to 2,600 rows).
  *
  * Such a "saturation round" i is decided without an LP if capacity does
  * not bind: with the weights w^i of the frozen set S_i, its level is
- * z_i = min over unfrozen c of rmax_c / w^i_c and the class reaching it
- * is frozen at rmax. Replaying that rule gives a chain S_0 < S_1 < ...
- * < S_K from the weights alone (O(entities) a step). Round i of the real
- * method is this step exactly when the demands D_i (frozen classes at
- * their levels, the others at z_i w^i_c) can be met with every unfrozen
- * class other than the saturating one strictly above its demand: then
- * LP1's z* is z_i (the saturating class bounds it) and the saturating
- * class is the only stuck one. And the state after steps 0..k-1 depends
- * only on the set S_k (every class of the chain ends at its rmax,
- * whatever the order), so the levels come out the same as round by
- * round.
+ * z_i = min over unfrozen c of rmax_c / w^i_c and the classes reaching it
+ * (all of them, ties to TIE_TOL: the real method freezes every stuck
+ * class of a round before the weights change) are frozen at rmax.
+ * Replaying that rule gives a chain S_0 < S_1 < ... < S_K from the
+ * weights alone (O(entities) a step). Round i of the real method is step
+ * i exactly when the demands D_i (frozen classes at their levels, the
+ * others at z_i w^i_c) can be met with every unfrozen class other than
+ * the saturating ones strictly above its demand: then LP1's z* is z_i
+ * (the saturating classes bound it, no capacity does) and they are the
+ * only stuck ones. Each of them is frozen at its rmax whatever happens
+ * next, so after k proven steps the state is the real method's after k
+ * rounds.
  *
- * Check k, one LP (alloc_lp's MAXMIN with t for z): the chain's classes
- * demand t rmax_c, the other unfrozen ones t (1 + delta) Dmax_c with
- * Dmax_c = max over steps i < k of their demand z_i w^i_c, earlier frozen
- * ones their level. t* >= 1 (the chain's classes cap t at 1) shows one
- * allocation meeting every D_i (i < k) with each non-saturating class
- * strictly above (by delta = 1e-6, the method's improvement tolerance):
- * the first k steps are rounds of the real method. A class that would be
- * stuck within delta of its demand makes the check fail, and the rounds
- * are then left to the LP method: failing is always safe.
+ * Check k, one LP (alloc_lp's MAXMIN with t for z, capped at 1): the
+ * chain's classes demand t rmax_c, the other unfrozen ones t (1 + delta)
+ * Dmax_c with Dmax_c = max over steps i < k of their demand z_i w^i_c,
+ * earlier frozen ones their level. t* = 1 (the chain's classes cap t at
+ * 1) shows one allocation meeting every D_i (i < k) with each
+ * non-saturating class strictly above (by delta = 1e-6, the method's
+ * improvement tolerance): the first k steps are rounds of the real
+ * method. A class that would be stuck within delta of its demand makes
+ * the check fail, and the rounds are then left to the LP method: failing
+ * is always safe.
  *
  * Valid prefixes are monotone in k (a solution for k serves every
- * smaller k), so the longest is found by search. A necessary condition
+ * smaller k), so the longest is searched for. A necessary condition
  * narrows it for free: for any capacity prices pi >= 0, demands d can be
  * met only if sum_c n_c s_c cost_c(d_c; pi) <= pi . cap, cost_c being
  * the cheapest way for class c to deliver d_c under pi (weak duality);
- * the prices of the last LP and of every failed check are used, and
- * uniform prices (GPU time). Usually the first check at the bound is
- * already valid.
+ * the prices of the last LP, of every failed check, and uniform ones
+ * (GPU time, on all types and on the open ones) are used. After two
+ * failed checks the next candidate is where the line through their t*
+ * reaches 1 (a secant step), else the middle.
  */
 #include "core/policy_wf.h"
 
