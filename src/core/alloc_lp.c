@@ -1221,6 +1221,18 @@ static int hint_fold(const hs_alp_t *alp, hs_alp_work_t *w, int i)
 	return g < 0 ? FREE_ITEM : g;
 }
 
+/* MAXMIN: item i's fold before any LP: none without demand, a fixed
+ * demand at its hinted allocation, else its cheapest strategy under pi
+ * at value z. */
+static int maxmin_first_fold(const hs_alp_t *alp, hs_alp_work_t *w, const double *pi, int i, double z)
+{
+	if (alp->alpha[i] == 0.0 && alp->beta[i] == 0.0)
+		return FOLD_NONE;
+	if (alp->hint && alp->alpha[i] == 0.0)
+		return hint_fold(alp, w, i);
+	return maxmin_fold(alp, w, pi, i, z);
+}
+
 static void initial_folds(hs_alp_t *alp, hs_alp_work_t *w, const hs_lp_opts_t *o)
 {
 	const int n = alp->n;
@@ -1248,12 +1260,7 @@ static void initial_folds(hs_alp_t *alp, hs_alp_work_t *w, const hs_lp_opts_t *o
 			balance_linear(alp, pi);
 		for (int i = 0; i < n; i++) {
 			if (alp->mode == HS_ALP_MAXMIN) {
-				if (alp->alpha[i] == 0.0 && alp->beta[i] == 0.0)
-					w->state[i] = FOLD_NONE;
-				else if (alp->hint && alp->alpha[i] == 0.0)
-					w->state[i] = hint_fold(alp, w, i);
-				else
-					w->state[i] = maxmin_fold(alp, w, pi, i, z);
+				w->state[i] = maxmin_first_fold(alp, w, pi, i, z);
 			} else if (alp->beta[i] <= 0.0) {
 				int k = linear_choice(alp, pi, i, INIT_MARGIN);
 				w->state[i] = k >= 0 ? group_get(w, k, -1, 0) : k;
@@ -1302,14 +1309,8 @@ static void refold(hs_alp_t *alp, hs_alp_work_t *w, double z)
 		return;
 	memcpy(p, w->pi, (size_t)J * sizeof(double));
 	z = balance_prices(alp, p, z);
-	for (int i = 0; i < alp->n; i++) {
-		if (alp->alpha[i] == 0.0 && alp->beta[i] == 0.0)
-			w->state[i] = FOLD_NONE;
-		else if (alp->hint && alp->alpha[i] == 0.0)
-			w->state[i] = hint_fold(alp, w, i);
-		else
-			w->state[i] = maxmin_fold(alp, w, p, i, z);
-	}
+	for (int i = 0; i < alp->n; i++)
+		w->state[i] = maxmin_first_fold(alp, w, p, i, z);
 	repair_maxmin(alp, w, p, z);
 	free(p);
 }
