@@ -22,8 +22,21 @@
 # help). Each time is the best of 3 runs, each run its own process (peak
 # memory is that process's maximum resident set, instance included).
 #
-# Usage: bench/solve.sh [--quick] [BUILDDIR]     (default BUILDDIR: ./_build)
-#   --quick   fewer sizes and repetitions (a couple of minutes)
+# Water filling over association trees (issue 29; --fairtree runs only
+# this part): CPU time of the whole solve_bench process against a build
+# of the code before trees (--base BUILDDIR, its bench/solve_bench: e.g.
+# `git -C /work/main worktree add --detach /tmp/hs-base main`, then
+# autoreconf, ../configure --without-slurm, make bench/solve_bench in
+# /tmp/hs-base/_build), measured in the same run; that build knows one
+# level of entities only, so on tree instances it solves the same jobs
+# with the 8 accounts alone.
+#
+# Usage: bench/solve.sh [--quick] [--fairtree] [--base BASEBUILD] [BUILDDIR]
+#   --quick     fewer sizes and repetitions (a couple of minutes)
+#   --fairtree  only the association-tree section
+#   --base DIR  the baseline build for that section (without it the
+#               section has no 'before' column)
+#   (default BUILDDIR: ./_build)
 # Environment: HS_GAVEL_DATA (Gavel's data dir, default data/gavel
 #   beside the checkout), HS_BENCH_TIMEOUT (seconds per baseline run, 120).
 # Output: the tables on stdout; raw lines and a gnuplot plot (if gnuplot is
@@ -31,13 +44,18 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 quick=0
+only_tree=0
 build=
-for a in "$@"; do
-	case "$a" in
+base=
+while [ $# -gt 0 ]; do
+	case "$1" in
 	--quick) quick=1 ;;
-	-h|--help) sed -n '3,30p' "$0"; exit 0 ;;
-	*) build=$a ;;
+	--fairtree) only_tree=1 ;;
+	--base) shift; base=${1:?--base needs a build directory} ;;
+	-h|--help) sed -n '3,43p' "$0"; exit 0 ;;
+	*) build=$1 ;;
 	esac
+	shift
 done
 build=${build:-$top/_build}
 build=$(cd "$build" && pwd)
@@ -132,7 +150,91 @@ table() {
 	done
 }
 
+# cpu N BIN ARGS...: the process's user + system CPU seconds and its
+# output line (best of N runs by CPU), as "cpu line"; "timeout" on any
+# failure.
+cpu() {
+	cn=$1 cbin=$2
+	shift 2
+	cbest='' cline=''
+	r=0
+	while [ $r -lt "$cn" ]; do
+		r=$((r + 1))
+		if ! timeout "$tmo" /usr/bin/time -f '%U %S' -o "$out/time.txt" "$cbin" --table "$table" "$@" \
+			>"$out/line.txt" 2>/dev/null; then
+			echo timeout
+			return
+		fi
+		c=$(awk '{ print $1 + $2 }' "$out/time.txt")
+		cat "$out/line.txt" >>"$raw"
+		if [ -z "$cbest" ] || awk "BEGIN { exit !($c < $cbest) }"; then
+			cbest=$c cline=$(cat "$out/line.txt")
+		fi
+	done
+	echo "$cbest $cline"
+}
+
+# fairtree_row LABEL BASEARGS -- ARGS: one row of the tree section
+fairtree_row() {
+	label=$1 bargs=$2 nargs=$3
+	pol=max_min_fairness_water_filling_perf
+	say "fairtree: $label"
+	b="-"
+	if [ -n "$base" ]; then
+		# shellcheck disable=SC2086
+		bl=$(cpu 1 "$base/bench/solve_bench" --policy $pol $bargs)
+		b=${bl%% *}
+		[ "$bl" = timeout ] && b="> $tmo"
+	fi
+	# shellcheck disable=SC2086
+	nl=$(cpu "$reps" "$bin" --policy $pol $nargs)
+	# shellcheck disable=SC2086
+	nc=$(cpu 1 "$bin" --policy $pol $nargs --no-chains)
+	n=${nl%% *} c=${nc%% *}
+	[ "$nc" = timeout ] && c="> $tmo"
+	if [ "$nl" = timeout ]; then
+		printf '%-52s %9s %9s %9s\n' "$label" "$b" "> $tmo" "$c"
+		return
+	fi
+	ratio="-"
+	case $b in -|">"*) ;; *) ratio=$(awk "BEGIN { printf \"%.1fx\", $b / $n }") ;; esac
+	printf '%-52s %9s %9.3f %9s %7s %9s %5s %7s\n' "$label" "$b" "$n" "$c" "$ratio" \
+		"$(echo "$nl" | field cpu_s)" "$(echo "$nl" | field lp_solves)" "$(echo "$nl" | field chained)"
+}
+
+fairtree_section() {
+	echo "== Water filling over an association tree: CPU seconds of the solve_bench process"
+	echo "   (instance built from Gavel's table, 3 types, distinct jobs; this build best of $reps,"
+	echo "   the others one run): 'before' is the --base build (one level: on a tree it solves"
+	echo "   the same jobs under the 8 accounts alone), 'no chains' this build with one LP round"
+	echo "   per level; solve s is this build's solve alone (CPU), chained the classes frozen by"
+	echo "   saturation chains"
+	printf '%-52s %9s %9s %9s %7s %9s %5s %7s\n' instance before "this" "no chains" speedup "solve s" LPs chained
+	fairtree_row "4,096 jobs, no entities" "--jobs 4096" "--jobs 4096"
+	fairtree_row "4,096 jobs, 8 accounts (1 level)" "--jobs 4096 --entities 8" "--jobs 4096 --entities 8"
+	sizes_t="512 1024 2048"
+	[ $quick = 1 ] && sizes_t="1024"
+	for n in $sizes_t; do
+		fairtree_row "$n jobs, 30 users, 8 accounts (2 levels)" "--jobs $n --entities 8" "--jobs $n --tree 8,0,30"
+	done
+	seeds_t="1 2 3"
+	[ $quick = 1 ] && seeds_t="1"
+	for sd in $seeds_t; do
+		fairtree_row "4,096 jobs, 100 users, 8 accounts (3 levels), seed $sd" "--jobs 4096 --entities 8 --seed $sd" \
+			"--jobs 4096 --tree 8,2,100 --seed $sd"
+	done
+	fairtree_row "4,096 jobs, 100 users, 8 accounts (3 levels), 4 types" "--jobs 4096 --entities 8 --types 4" \
+		"--jobs 4096 --tree 8,2,100 --types 4"
+	echo
+}
+
 rm -f "$out"/plot-*.dat
+if [ $only_tree = 1 ]; then
+	fairtree_section
+	say "raw measurements: $raw"
+	exit 0
+fi
+
 echo "== LP policies: solve time and peak memory vs active jobs (3 types, distinct jobs)"
 table "$lp" "$sizes" "$bmax"
 echo
@@ -162,6 +264,8 @@ for n in $wsizes; do
 	fi
 done
 echo
+
+fairtree_section
 
 echo "== Packed max-min: starting basis from the unpacked solution"
 echo "   (default) against the cold start of before (--no-warm), same run, 3 types"

@@ -52,6 +52,20 @@ typedef struct hs_alp {
 	unsigned long long seed; /* sampling for the active set's first prices */
 	int active_min;   /* fold only from this many items (0: the default, 400;
 	                   * tests lower it to exercise folding on small LPs) */
+	int sample_items; /* items in the LP whose duals are the first prices
+	                   * (0: the default, 300) */
+	double zmax;      /* MAXMIN: upper bound on z (default INFINITY) */
+	const double *hint; /* [n * J] or NULL. MAXMIN: a feasible allocation
+	                   * (the last solve's, for one whose fixed demands
+	                   * did not grow) at which items with a fixed demand
+	                   * (alpha 0, beta > 0) are folded, when it is one type
+	                   * or a full-time mix of two: their loads then fit
+	                   * together (water filling's frozen items, which fill
+	                   * some types to the last accelerator) */
+	int fold_full;    /* MAXMIN: fold items whose demand at the estimated
+	                   * value takes up to all their time (default 0: 3%
+	                   * slack, so that z can move); for LPs whose z is
+	                   * capped where such items use all their time */
 	/* results of the last HS_LP_OPTIMAL solve */
 	double z;         /* MAXMIN value; LINEAR objective */
 	double *x;        /* [n * J] */
@@ -61,6 +75,9 @@ typedef struct hs_alp {
 	                   * capacity prices (together with the small LP's duals
 	                   * an optimal dual solution of the full LP, so a
 	                   * nonzero value proves the row tight at every optimum) */
+	double *price;    /* [J] the capacity rows' duals (>= 0, solver noise
+	                   * cleared): what a unit of each type is worth to the
+	                   * objective (water filling bounds its chains with them) */
 	/* statistics of the last solve */
 	int lp_solves;    /* LPs solved */
 	int lp_items;     /* items with rows of their own in the final LP */

@@ -178,6 +178,53 @@ static int finite_nonneg(double v)
 	return isfinite(v) && v >= 0.0;
 }
 
+/* The entity forest (model.h): parents in range, no cycles, jobs on
+ * leaves only. Linear (the input may be a hostile file): each walk up
+ * marks its path 1 and stops at a -1 parent or at an entity already
+ * known to reach one (2); meeting a 1 again is a cycle. */
+static int validate_forest(const hs_problem_t *p, hs_err_t *err)
+{
+	const hs_entities_t *es = &p->entities;
+	const int n = es->n;
+	if (!es->parent)
+		return 0;
+	for (int e = 0; e < n; e++)
+		if (es->parent[e] < -1 || es->parent[e] >= n)
+			return hs_err_set(err, "entity '%s': parent index out of range", es->names[e]);
+	char *mark = calloc((size_t)n + 1, 1), *haschild = calloc((size_t)n + 1, 1);
+	int rc = 0;
+	if (!mark || !haschild) {
+		rc = hs_err_set(err, "out of memory");
+		goto out;
+	}
+	for (int e = 0; e < n && rc == 0; e++) {
+		int a = e;
+		while (a >= 0 && mark[a] == 0) {
+			mark[a] = 1;
+			a = es->parent[a];
+		}
+		if (a >= 0 && mark[a] == 1) {
+			rc = hs_err_set(err, "entity '%s': its parents form a cycle", es->names[a]);
+			break;
+		}
+		for (a = e; a >= 0 && mark[a] == 1; a = es->parent[a])
+			mark[a] = 2;
+	}
+	for (int e = 0; e < n; e++)
+		if (es->parent[e] >= 0)
+			haschild[es->parent[e]] = 1;
+	for (int m = 0; m < p->njobs && rc == 0; m++) {
+		int e = p->jobs[m].entity;
+		if (e >= 0 && haschild[e])
+			rc = hs_err_set(err, "job '%s': entity '%s' has child entities; jobs belong "
+					"to leaves (users)", p->jobs[m].id, es->names[e]);
+	}
+out:
+	free(mark);
+	free(haschild);
+	return rc;
+}
+
 int hs_problem_validate(const hs_problem_t *p, hs_err_t *err)
 {
 	const hs_cluster_t *c = &p->cluster;
@@ -234,15 +281,11 @@ int hs_problem_validate(const hs_problem_t *p, hs_err_t *err)
 	for (size_t i = 0; i < (size_t)A * A * (size_t)c->ntypes; i++)
 		if (!finite_nonneg(p->jobtypes.pair_thr[i]))
 			return hs_err_set(err, "pair throughput table has an invalid entry");
-	for (int e = 0; e < p->entities.n; e++) {
+	for (int e = 0; e < p->entities.n; e++)
 		if (!isfinite(p->entities.weight[e]) || p->entities.weight[e] <= 0.0)
 			return hs_err_set(err, "entity '%s': weight must be > 0", p->entities.names[e]);
-		/* a parent before its child: the forest cannot loop */
-		if (p->entities.parent &&
-		    (p->entities.parent[e] < -1 || p->entities.parent[e] >= e))
-			return hs_err_set(err, "entity '%s': its parent must come before it",
-					  p->entities.names[e]);
-	}
+	if (validate_forest(p, err) < 0)
+		return -1;
 	if (p->reference_type < -1 || p->reference_type >= c->ntypes)
 		return hs_err_set(err, "reference type index out of range");
 	return 0;

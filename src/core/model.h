@@ -106,20 +106,30 @@ typedef struct hs_jobtypes {
 	double *pair_thr;        /* [n * n * ntypes]: (a * n + b) * ntypes + j */
 } hs_jobtypes_t;
 
-/* ---- Entities (hierarchical policies; Slurm accounts) -------------------- */
+/* ---- Entities (hierarchical policies; Slurm associations) ---------------- */
 
 typedef enum hs_entity_mode {
 	HS_ENTITY_FAIRNESS = 0,  /* split the entity's share by job weight */
 	HS_ENTITY_FIFO = 1,      /* give the entity's share to its oldest job */
 } hs_entity_mode_t;
 
+/* Entities form a forest (Slurm's association tree without its root:
+ * accounts, sub-accounts, users). parent == NULL: every entity is
+ * top-level (one level, as before parents existed). Otherwise parent[e] is
+ * the index of e's parent, or -1 for a top-level entity; no cycles.
+ * weight is the node's Shares, meaningful relative to its siblings (and,
+ * for top-level entities, to the weights of the jobs without entity).
+ * With a parent array, jobs belong to leaves only (users: entities that
+ * are nobody's parent); hs_problem_validate refuses a job on an entity
+ * with children. mode says how a leaf splits its share among its jobs; it
+ * is not used on entities with children. See doc/policies.md
+ * ("Fair tree"). */
 typedef struct hs_entities {
 	int n;
-	char **names;            /* [n] */
-	double *weight;          /* [n] > 0 */
+	char **names;            /* [n] unique */
+	double *weight;          /* [n] > 0: Shares */
 	hs_entity_mode_t *mode;  /* [n] */
-	int *parent;             /* [n] the parent entity, -1 = top level;
-	                          * NULL = all top level (one level) */
+	int *parent;             /* [n] parent index or -1; NULL = all top-level */
 } hs_entities_t;
 
 /* ---- Problem ------------------------------------------------------------ */

@@ -55,6 +55,8 @@ struct hs_policy_ctx {
 	int active_min_items;    /* tests: fold from this many items (0: default) */
 	int no_warm_start;       /* packed max-min: no start from the
 	                          * unpacked solution (tests, bench) */
+	int no_wf_chains;        /* water filling: no saturation chains, one
+	                          * LP round per level (tests, bench) */
 	/* statistics of the last solve (bench, diagnostics) */
 	long last_iterations;    /* simplex iterations */
 	int last_lp_solves;      /* LPs solved */
@@ -62,6 +64,10 @@ struct hs_policy_ctx {
 	int last_items;          /* items after class aggregation */
 	int last_warm_start;     /* packed: the solve started from a basis
 	                          * built from the unpacked solution */
+	int last_wf_chained;     /* water filling: classes frozen by
+	                          * saturation chains */
+	int last_wf_checks;      /* water filling: the chains' check LPs */
+	int last_wf_closed;      /* water filling: chains that found closed types */
 	char note[HS_ERRLEN];    /* what the last solve wants users to know */
 };
 

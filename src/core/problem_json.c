@@ -235,7 +235,7 @@ static int parse_job_types(hs_problem_t *p, json_object *o, json_object *typemap
 
 static int parse_entities(hs_problem_t *p, json_object *o, json_object *entmap, hs_err_t *err)
 {
-	static const char *const keys[] = { "weight", "mode", NULL };
+	static const char *const keys[] = { "weight", "mode", "parent", NULL };
 	if (!json_object_is_type(o, json_type_object))
 		return hs_err_set(err, "\"entities\" must be an object {\"<name>\": {...}}");
 	int n = json_object_object_length(o);
@@ -243,7 +243,8 @@ static int parse_entities(hs_problem_t *p, json_object *o, json_object *entmap, 
 	e->names = calloc((size_t)n + 1, sizeof(*e->names));
 	e->weight = calloc((size_t)n + 1, sizeof(*e->weight));
 	e->mode = calloc((size_t)n + 1, sizeof(*e->mode));
-	if (!e->names || !e->weight || !e->mode)
+	e->parent = malloc(((size_t)n + 1) * sizeof(*e->parent));
+	if (!e->names || !e->weight || !e->mode || !e->parent)
 		return hs_err_set(err, "out of memory");
 	int i = 0;
 	json_object_object_foreach(o, key, val) {
@@ -261,6 +262,7 @@ static int parse_entities(hs_problem_t *p, json_object *o, json_object *entmap, 
 		e->n = i + 1;
 		e->weight[i] = 1.0;
 		e->mode[i] = HS_ENTITY_FAIRNESS;
+		e->parent[i] = -1;
 		json_object *f;
 		if (json_object_object_get_ex(val, "weight", &f) &&
 		    (get_num(f, &e->weight[i]) < 0 || e->weight[i] <= 0.0))
@@ -276,6 +278,22 @@ static int parse_entities(hs_problem_t *p, json_object *o, json_object *entmap, 
 		}
 		if (map_add(entmap, key, i, "entity", err) < 0)
 			return -1;
+		i++;
+	}
+	/* second pass: parents, now that every name is known (a child may
+	 * come before its parent); cycles are hs_problem_validate's */
+	i = 0;
+	json_object_object_foreach(o, key2, val2) {
+		json_object *f;
+		if (json_object_object_get_ex(val2, "parent", &f)) {
+			const char *name = get_name(f);
+			e->parent[i] = name ? map_get(entmap, name) : -1;
+			if (e->parent[i] < 0)
+				return hs_err_set(err, "entity '%.64s': parent must name a declared entity",
+						  key2);
+			if (e->parent[i] == i)
+				return hs_err_set(err, "entity '%.64s' is its own parent", key2);
+		}
 		i++;
 	}
 	return 0;
@@ -649,6 +667,9 @@ char *hs_problem_to_json(const hs_problem_t *p, hs_err_t *err)
 			put(eo, "weight", num(p->entities.weight[e], 17), &ok);
 			put(eo, "mode", json_object_new_string(p->entities.mode[e] == HS_ENTITY_FIFO
 								 ? "fifo" : "fairness"), &ok);
+			int par = p->entities.parent ? p->entities.parent[e] : -1;
+			if (par >= 0 && par < p->entities.n)
+				put(eo, "parent", json_object_new_string(p->entities.names[par]), &ok);
 		}
 	}
 	json_object *jobs = json_object_new_array_ext(p->njobs);

@@ -9,7 +9,8 @@
  *    "reference_type": "<type>",                                  optional
  *    "job_types": {"<name>": {"scale_factor": <int>,              optional
  *                  "pairs": {"<other name>": {"<type>": <steps/s>}}}},
- *    "entities": {"<name>": {"weight": <w>, "mode": "fairness"|"fifo"}},
+ *    "entities": {"<name>": {"weight": <w>, "mode": "fairness"|"fifo",
+ *                  "parent": "<name>"}},                            parent optional
  *    "jobs": [{"id": "<string>", "scale_factor": <int>, "weight": <w>,
  *              "remaining_steps": <n>, "age_s": <s>, "slo_s": <s>,
  *              "job_type": "<name>", "entity": "<name>",

@@ -46,6 +46,12 @@ tests_unit_test_policy_props_LDADD = $(UNIT_LDADD)
 tests_unit_test_policy_props_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_policy_props
 
+check_PROGRAMS += tests/unit/test_policy_tree
+tests_unit_test_policy_tree_SOURCES = tests/unit/test_policy_tree.c tests/unit/policy_fixtures.h
+tests_unit_test_policy_tree_LDADD = $(UNIT_LDADD)
+tests_unit_test_policy_tree_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_policy_tree
+
 check_PROGRAMS += tests/unit/test_problem_json
 tests_unit_test_problem_json_SOURCES = tests/unit/test_problem_json.c tests/unit/testdata.h
 tests_unit_test_problem_json_LDADD = $(UNIT_LDADD)

@@ -186,6 +186,57 @@ static inline void fx_gavel(hs_problem_t *p, const hs_thrtable_t *t, const char 
 	}
 }
 
+/* Gives p n entities named e0..e{n-1}, weight 1, fairness, with a parent
+ * array (all -1: top-level) when tree is set. */
+static inline void fx_entities(hs_problem_t *p, int n, int tree)
+{
+	hs_entities_t *es = &p->entities;
+	es->n = n;
+	es->names = calloc((size_t)n + 1, sizeof(char *));
+	es->weight = calloc((size_t)n + 1, sizeof(double));
+	es->mode = calloc((size_t)n + 1, sizeof(hs_entity_mode_t));
+	es->parent = tree ? calloc((size_t)n + 1, sizeof(int)) : NULL;
+	if (!es->names || !es->weight || !es->mode || (tree && !es->parent))
+		abort();
+	for (int e = 0; e < n; e++) {
+		char name[16];
+		snprintf(name, sizeof(name), "e%d", e);
+		es->names[e] = strdup(name);
+		es->weight[e] = 1.0;
+		if (tree)
+			es->parent[e] = -1;
+	}
+}
+
+/* A random association tree on p: A top-level accounts (Shares 1-3),
+ * each with S sub-accounts (Shares 1-3; S = 0: none), then U users
+ * (Shares 1 or 2, fifo with probability fifo) spread round robin under
+ * the lowest accounts; every job goes to a random user (so some users
+ * have several jobs, some none). Entities: accounts, sub-accounts, users
+ * in that order. */
+static inline void fx_tree(hs_problem_t *p, unsigned long long seed, int A, int S, int U, double fifo)
+{
+	unsigned long long s = seed * 0x2545f4914f6cdd1dULL + 3;
+	const int mid = A * S, E = A + mid + U;
+	fx_entities(p, E, 1);
+	for (int e = 0; e < E; e++) {
+		hs_entities_t *es = &p->entities;
+		if (e < A) {
+			es->weight[e] = 1.0 + (int)(fx_rand(&s) * 3);
+		} else if (e < A + mid) {
+			es->weight[e] = 1.0 + (int)(fx_rand(&s) * 3);
+			es->parent[e] = (e - A) / S;
+		} else {
+			int u = e - A - mid;
+			es->weight[e] = fx_rand(&s) < 0.3 ? 2.0 : 1.0;
+			es->parent[e] = mid > 0 ? A + u % mid : u % A;
+			es->mode[e] = fx_rand(&s) < fifo ? HS_ENTITY_FIFO : HS_ENTITY_FAIRNESS;
+		}
+	}
+	for (int m = 0; m < p->njobs; m++)
+		p->jobs[m].entity = A + mid + (int)(fx_rand(&s) * U);
+}
+
 /* Every allocation must satisfy the base constraints (doc/policies.md). */
 static inline int fx_feasible(const hs_alloc_t *a, const hs_problem_t *p, char *why, size_t len)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_problem_json.c — the JSON problem reader/writer of `hetsched
  * solve`: a full valid problem, a write/read round trip, job types taken
- * from Gavel's table, the allocation writer, and a list of malformed
+ * from Gavel's table, entity trees (parents), the allocation writer, and a list of malformed
  * inputs that must each be rejected with a message (never a crash). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,6 +84,73 @@ static void round_trip(void **state)
 	free(again);
 	hs_problem_free(&p);
 	hs_problem_free(&q);
+}
+
+/* An association tree: a child declared before its parent, three
+ * levels, jobs on users; the parents survive a write/read round trip and
+ * a problem without "parent" has no parent array (flat, as before). */
+static const char *tree =
+	"{\"cluster\": {\"v100\": 2},"
+	" \"entities\": {\"alice\": {\"weight\": 2, \"parent\": \"physics.hep\"},"
+	"               \"physics\": {\"weight\": 3},"
+	"               \"physics.hep\": {\"parent\": \"physics\"},"
+	"               \"bob\": {\"mode\": \"fifo\", \"parent\": \"physics\"},"
+	"               \"chem\": {}},"
+	" \"jobs\": [{\"id\": \"a\", \"remaining_steps\": 1, \"throughput\": {\"v100\": 1}, \"entity\": \"alice\"},"
+	"          {\"id\": \"b\", \"remaining_steps\": 1, \"throughput\": {\"v100\": 1}, \"entity\": \"bob\"},"
+	"          {\"id\": \"c\", \"remaining_steps\": 1, \"throughput\": {\"v100\": 1}, \"entity\": \"chem\"}]}";
+
+static int entity_index(const hs_problem_t *p, const char *name)
+{
+	for (int e = 0; e < p->entities.n; e++)
+		if (!strcmp(p->entities.names[e], name))
+			return e;
+	return -1;
+}
+
+static void entity_tree(void **state)
+{
+	(void)state;
+	hs_problem_t p, q;
+	hs_err_t err = { "" };
+	if (hs_problem_parse_json(&p, tree, strlen(tree), NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	int alice = entity_index(&p, "alice"), phys = entity_index(&p, "physics"),
+	    hep = entity_index(&p, "physics.hep"), bob = entity_index(&p, "bob"), chem = entity_index(&p, "chem");
+	assert_non_null(p.entities.parent);
+	assert_int_equal(p.entities.parent[alice], hep);
+	assert_int_equal(p.entities.parent[hep], phys);
+	assert_int_equal(p.entities.parent[bob], phys);
+	assert_int_equal(p.entities.parent[phys], -1);
+	assert_int_equal(p.entities.parent[chem], -1);
+	assert_true(p.entities.weight[phys] == 3.0 && p.entities.weight[hep] == 1.0);
+	assert_int_equal(p.jobs[0].entity, alice);
+	char *text = hs_problem_to_json(&p, &err);
+	assert_non_null(text);
+	if (hs_problem_parse_json(&q, text, strlen(text), NULL, &err) < 0)
+		fail_msg("%s\n%s", err.msg, text);
+	for (int e = 0; e < p.entities.n; e++) {
+		int f = entity_index(&q, p.entities.names[e]);
+		int pe = p.entities.parent[e], qf = q.entities.parent[f];
+		assert_true(f >= 0);
+		if (pe < 0)
+			assert_int_equal(qf, -1);
+		else
+			assert_string_equal(q.entities.names[qf], p.entities.names[pe]);
+	}
+	char *again = hs_problem_to_json(&q, &err);
+	assert_string_equal(text, again);
+	free(text);
+	free(again);
+	hs_problem_free(&p);
+	hs_problem_free(&q);
+	/* written without parents, a flat problem reads back flat */
+	const char *flat = "{\"cluster\": {\"a\": 1}, \"entities\": {\"e\": {}}, \"jobs\": []}";
+	assert_int_equal(hs_problem_parse_json(&p, flat, strlen(flat), NULL, &err), 0);
+	text = hs_problem_to_json(&p, &err);
+	assert_null(strstr(text, "parent"));
+	free(text);
+	hs_problem_free(&p);
 }
 
 static void job_types_from_table(void **state)
@@ -195,6 +262,15 @@ static void malformed(void **state)
 		"{\"cluster\": {\"a\": 1}, \"reference_type\": \"b\", \"jobs\": []}",
 		"{\"cluster\": {\"a\": 1}, \"entities\": {\"e\": {\"weight\": -2}}, \"jobs\": []}",
 		"{\"cluster\": {\"a\": 1}, \"entities\": {\"e\": {\"mode\": \"lifo\"}}, \"jobs\": []}",
+		/* entity trees: unknown parent, itself, a cycle, a parent that is
+		 * not a name, a job on an entity with children */
+		"{\"cluster\": {\"a\": 1}, \"entities\": {\"e\": {\"parent\": \"f\"}}, \"jobs\": []}",
+		"{\"cluster\": {\"a\": 1}, \"entities\": {\"e\": {\"parent\": \"e\"}}, \"jobs\": []}",
+		"{\"cluster\": {\"a\": 1}, \"entities\": {\"e\": {\"parent\": \"f\"}, \"f\": {\"parent\": \"g\"},"
+		" \"g\": {\"parent\": \"e\"}, \"h\": {\"parent\": \"g\"}}, \"jobs\": []}",
+		"{\"cluster\": {\"a\": 1}, \"entities\": {\"e\": {\"parent\": 1}}, \"jobs\": []}",
+		"{\"cluster\": {\"a\": 1}, \"entities\": {\"e\": {}, \"u\": {\"parent\": \"e\"}}, \"jobs\": "
+		"[{\"id\": \"x\", \"remaining_steps\": 1, \"throughput\": {\"a\": 1}, \"entity\": \"e\"}]}",
 		"{\"cluster\": {\"a\": 1}, \"job_types\": {\"T\": {\"pairs\": {\"U\": {\"a\": 1}}}}, \"jobs\": []}",
 		"{\"cluster\": {\"a\": 1}, \"job_types\": {\"T\": {\"scale_factor\": 1}, \"U\": {\"scale_factor\": 2,"
 		" \"pairs\": {\"T\": {\"a\": 1}}}}, \"jobs\": []}",
@@ -276,6 +352,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse_full),
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(entity_tree),
 		cmocka_unit_test(job_types_from_table),
 		cmocka_unit_test(alloc_writer),
 		cmocka_unit_test(malformed),
