@@ -118,21 +118,18 @@ it_lock() {
 	done
 }
 
-# it_python: python3 becomes Debian's (/usr/bin/python3, with the
-# packages contrib/bootstrap.sh installs), also for the jobs the test
-# submits (they inherit PATH), not whatever comes first on PATH: a pyenv
-# shim there costs half a second of CPU per call, and tests call python3
-# in their wait loops, several tests at a time. A link in
-# $HS_BUILDDIR/.it-bin, put in place by a rename so that concurrent tests
-# never see it half made.
+# it_python: python3 in the test's own commands is Debian's
+# (/usr/bin/python3, with the packages contrib/bootstrap.sh installs), not
+# whatever comes first on PATH: a pyenv shim there costs half a second of
+# CPU per call, and tests call python3 in their wait loops, several tests
+# at a time. A function, so only the test's own calls: jobs keep the
+# python3 on PATH, whose packages change what they do (doc/examples/
+# train.py trains with PyTorch where that is installed, much faster than
+# its stand-in, which sleeps 10 ms per step: spank_ckpt's Python job then
+# ended before it could be signalled), and so does `sh -c`.
 it_python() {
-	local b=$HS_BUILDDIR/.it-bin
-	[ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ] || return 0
-	if [ ! -L "$b/python3" ]; then
-		mkdir -p "$b" && ln -sf /usr/bin/python3 "$b/python3.$$" && mv -f "$b/python3.$$" "$b/python3"
-	fi
-	[ -L "$b/python3" ] && export PATH="$b:$PATH"
-	return 0
+	[ -x /usr/bin/python3 ] || return 0
+	python3() { /usr/bin/python3 "$@"; }
 }
 
 # it_begin DESC: skip unless asked for, then wait for this test's turn.
