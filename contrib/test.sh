@@ -175,8 +175,9 @@ fi
 
 # Stages 2, 3 and 6 (ASan/UBSan, valgrind, other Slurm series) only burn
 # CPU on their own build trees, while the integration tests of stage 1
-# mostly wait for rounds on a local cluster. So they run in the background
-# at nice 19, where they take only the CPU the cluster leaves idle (CFS
+# mostly wait for rounds on local clusters (up to $HS_IT_JOBS side by
+# side, the timing-sensitive ones alone). So they run in the background
+# at nice 19, where they take only the CPU the clusters leave idle (CFS
 # gives a nice-19 task about 1.5% of a nice-0 one it competes with), and
 # stage 1's timing-sensitive tests see a nearly idle machine. This takes
 # their wall time (about 10 minutes) out of the run.
