@@ -5,7 +5,9 @@
 # with warnings as errors, runs the unit tests (plain, under ASan/UBSan and
 # under valgrind), the integration tests on real local Slurm clusters
 # (tests/integration: each test brings up its own private clusters with
-# contrib/cluster/hs-cluster and tears them down; they run one at a time),
+# contrib/cluster/hs-cluster and tears them down; up to $HS_IT_JOBS of them
+# side by side, default 4, the timing-sensitive ones alone; see
+# tests/integration/lib.sh),
 # `make distcheck` (one test point), and the Debian packages
 # (tests/deb/deb_smoke.sh: builds them, installs them, runs the installed
 # plugins on a local cluster, purges them; its TAP points are counted), and
@@ -32,7 +34,9 @@
 #                    by checkpoint and requeue, a SPANK report reaches sacct,
 #                    two jobs pack on one GPU)
 # Environment: HETSCHED_BUILD (build dir root, default ./_build),
-#              HETSCHED_CACHE (Slurm source cache, see bootstrap.sh).
+#              HETSCHED_CACHE (Slurm source cache, see bootstrap.sh),
+#              HS_IT_JOBS (integration tests run side by side, default 4;
+#              1 runs them one at a time).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 integration=1 sanitizers=1 valgrind=1 distcheck=1 deb=1 matrix=1
@@ -49,12 +53,18 @@ while [ $# -gt 0 ]; do
 	--no-valgrind) valgrind=0 ;;
 	--no-deb) deb=0 ;;
 	--no-matrix) matrix=0 ;;
-	-h|--help) sed -n '3,37p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,42p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done
 broot=${HETSCHED_BUILD:-$top/_build}
 passed=0 failed=0
+# make -j for the test runs: lib.sh lets up to HS_IT_JOBS integration tests
+# run side by side (they mostly wait for Slurm), so make must start that
+# many; the unit tests before them take the same slots.
+it_jobs=${HS_IT_JOBS:-4}
+case "$it_jobs" in ''|*[!0-9]*|0) it_jobs=4 ;; esac
+export HS_IT_JOBS=$it_jobs
 
 t0=$(date +%s)
 tstage=$t0
@@ -147,7 +157,7 @@ on_slurm() {
 	say "Slurm ${prefix:-packaged} (tree $tree): build in $bdir, ${tests:+smoke set:}${tests:-every test}"
 	configure_build "$bdir" --with-slurm-source="$tree" ${prefix:+--with-slurm-prefix="$prefix"} || return 1
 	# shellcheck disable=SC2086
-	(cd "$bdir" && make -j2 check HETSCHED_INTEGRATION=1 ${tests:+TESTS="$tests"} >check.out 2>&1)
+	(cd "$bdir" && make -j"$it_jobs" check HETSCHED_INTEGRATION=1 ${tests:+TESTS="$tests"} >check.out 2>&1)
 	count "$bdir"
 }
 
@@ -165,8 +175,9 @@ fi
 
 # Stages 2, 3 and 6 (ASan/UBSan, valgrind, other Slurm series) only burn
 # CPU on their own build trees, while the integration tests of stage 1
-# mostly wait for rounds on a local cluster. So they run in the background
-# at nice 19, where they take only the CPU the cluster leaves idle (CFS
+# mostly wait for rounds on local clusters (up to $HS_IT_JOBS side by
+# side, the timing-sensitive ones alone). So they run in the background
+# at nice 19, where they take only the CPU the clusters leave idle (CFS
 # gives a nice-19 task about 1.5% of a nice-0 one it competes with), and
 # stage 1's timing-sensitive tests see a nearly idle machine. This takes
 # their wall time (about 10 minutes) out of the run.
@@ -237,7 +248,7 @@ fi
 ) </dev/null &
 bg_pid=$!
 if [ $main_built = 1 ]; then
-	(cd "$broot/main" && make -j2 check HETSCHED_INTEGRATION=$integration >check.out 2>&1)
+	(cd "$broot/main" && make -j"$it_jobs" check HETSCHED_INTEGRATION=$integration >check.out 2>&1)
 	count "$broot/main"
 fi
 stage "waiting for the background stages"

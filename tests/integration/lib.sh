@@ -3,12 +3,21 @@
 # TAP helpers, the HETSCHED_INTEGRATION gate, and private local clusters.
 #
 # How tests get clusters: each test brings up the cluster(s) it needs with
-# it_cluster_up (a fresh directory under /tmp and a free block of 100 ports
-# picked from the build dir's hash), and they are torn down when the test
-# exits (HS_KEEP_CLUSTERS=1 keeps them for debugging). Integration tests of
-# one build directory run one at a time: it_begin takes a lock, so adding a
-# test needs no Makefile ordering. Our plugins come from the build's staging
-# dir ($HS_BUILDDIR/stage/plugins, filled by every `make`).
+# it_cluster_up (a fresh directory under /tmp and a block of 100 ports that
+# nobody listens on, reserved for the test: it_port_reserve), and they are
+# torn down when the test exits (HS_KEEP_CLUSTERS=1 keeps them for
+# debugging). Our plugins come from the build's staging dir
+# ($HS_BUILDDIR/stage/plugins, filled by every `make`).
+#
+# How tests share the machine (it_lock): clusters of different tests have
+# nothing in common (directory, ports, munge, database, job ids are all
+# per cluster), so the integration tests of one build dir run side by
+# side, up to HS_IT_JOBS at a time (default 4; `make -jN check` starts
+# them). Tests whose checks depend on how fast things happen on the
+# machine (rates, JCT ratios, fractions of wall time, kills timed against
+# slurmctld's state saves) are in the exclusive class (it_exclusive below)
+# and run alone. HS_IT_JOBS=1 runs every test alone, as before. Adding a
+# test needs no Makefile ordering; local.mk lists the exclusive ones last.
 #
 # Usage in a test:
 #   . "$HS_SRCDIR/tests/integration/lib.sh"
@@ -33,6 +42,11 @@ fi
 it_n=0
 it_failed=0
 it_clusters=""
+# Where a test's time goes (microseconds, from $EPOCHREALTIME), printed as
+# a comment when it exits: waiting for its turn, bringing clusters up and
+# down (it_cleanup), and the whole run.
+it_us() { echo "${EPOCHREALTIME/[.,]/}"; }
+it_t_begin=$(it_us) it_t_turn="" it_us_up=0 it_n_up=0
 
 ok() { it_n=$((it_n + 1)); echo "ok $it_n - $1"; }
 nok() { it_n=$((it_n + 1)); it_failed=$((it_failed + 1)); echo "not ok $it_n - $1"; }
@@ -57,7 +71,68 @@ bail() {
 	exit 1
 }
 
-# it_begin DESC: skip unless asked for, then serialise per build dir.
+# it_exclusive: the tests (script names without .sh) that run alone, and
+# why: soak (soak_short.sh runs tests/soak/soak.sh): SIGKILLs timed
+# against slurmctld's 5 s state-save window; pack_e2e: the measured JCT
+# ratio against the simulator's within a tolerance; sched_policy: the time
+# each job received per GPU type, as fractions of wall time, within 0.12;
+# pytorch_job: real training on the CPU (the CPU-heaviest test), its
+# measured rate against its own clock; sched_lease: early rounds counted
+# in 24 s of wall time and run lengths against the lease; spank_ckpt: it
+# must signal four jobs of fixed length (about 30 s) before they end,
+# after waiting for a report from each (with six tests beside it, on a
+# busy machine, it was too late). Every other test waits for events (a
+# state, a log line, a number of rounds) with generous timeouts, which
+# side-by-side clusters only make slower. The one other race with a job's
+# length: pack_pair's second partner must be refused while B (20 s) still
+# runs; it was not once, with six tests side by side, next to other
+# engineers' work (load average up to 12) and half a second of CPU per
+# python3 call (see it_python). doc/ci-time.md has the runs.
+it_exclusive=" soak pack_e2e sched_policy spank_ckpt pytorch_job sched_lease "
+
+# it_lock NAME: wait for this test's turn. Build-dir locks: an exclusive
+# test (NAME in it_exclusive) takes .integration.lock exclusively; any
+# other test takes it shared, then one of HS_IT_JOBS slot locks
+# (.integration.slot.K). Locks are held through fds 6 and 7 until the
+# test's shell exits; hs-cluster's daemons do not inherit them.
+it_lock() {
+	local k n=${HS_IT_JOBS:-4}
+	case "$n" in '' | *[!0-9]*) n=4 ;; esac
+	[ "$n" -ge 1 ] || n=1
+	exec 7>"$HS_BUILDDIR/.integration.lock"
+	case "$it_exclusive" in
+	*" $1 "*)
+		flock -x 7
+		echo "# $1 runs alone (exclusive class, see it_exclusive in lib.sh)"
+		return 0
+		;;
+	esac
+	flock -s 7
+	while :; do
+		for k in $(seq 1 "$n"); do
+			exec 6>"$HS_BUILDDIR/.integration.slot.$k"
+			flock -n 6 && return 0
+		done
+		exec 6>&-
+		sleep 1
+	done
+}
+
+# it_python: python3 in the test's own commands is Debian's
+# (/usr/bin/python3, with the packages contrib/bootstrap.sh installs), not
+# whatever comes first on PATH: a pyenv shim there costs half a second of
+# CPU per call, and tests call python3 in their wait loops, several tests
+# at a time. A function, so only the test's own calls: jobs keep the
+# python3 on PATH, whose packages change what they do (doc/examples/
+# train.py trains with PyTorch where that is installed, much faster than
+# its stand-in, which sleeps 10 ms per step: spank_ckpt's Python job then
+# ended before it could be signalled), and so does `sh -c`.
+it_python() {
+	[ -x /usr/bin/python3 ] || return 0
+	python3() { /usr/bin/python3 "$@"; }
+}
+
+# it_begin DESC: skip unless asked for, then wait for this test's turn.
 it_begin() {
 	if [ "${HETSCHED_INTEGRATION:-0}" != 1 ]; then
 		echo "1..0 # SKIP integration tests run only with HETSCHED_INTEGRATION=1 ($1)"
@@ -65,8 +140,9 @@ it_begin() {
 	fi
 	[ "$(id -u)" = 0 ] || bail "integration tests need root (they run Slurm daemons)"
 	[ -d "$HS_STAGE" ] || bail "no staged plugins in $HS_STAGE (run make first)"
-	exec 7>"$HS_BUILDDIR/.integration.lock"
-	flock 7
+	it_lock "$(basename "$0" .sh)"
+	it_python
+	it_t_turn=$(it_us)
 	trap it_cleanup EXIT
 	echo "# $1"
 }
@@ -79,7 +155,8 @@ it_done() {
 }
 
 it_cleanup() {
-	local d
+	local d t0
+	t0=$(it_us)
 	for d in $it_clusters; do
 		if [ "${HS_KEEP_CLUSTERS:-0}" = 1 ]; then
 			echo "# kept cluster $d (HS_KEEP_CLUSTERS=1)"
@@ -87,30 +164,55 @@ it_cleanup() {
 			"$HS_CLUSTER" down -q --dir "$d" >/dev/null 2>&1
 		fi
 	done
+	[ -z "$it_t_turn" ] || awk -v b="$it_t_begin" -v t="$it_t_turn" -v c="$t0" -v e="$(it_us)" \
+		-v u="$it_us_up" -v n="$it_n_up" 'BEGIN { printf "# time: %.1f s waiting for its turn, " \
+		"%.1f s run: %.1f s bringing %d cluster(s) up, %.1f s tearing down\n",
+		(t - b) / 1e6, (e - t) / 1e6, u / 1e6, n, (e - c) / 1e6 }'
 }
 
-# it_port_block INDEX: a free port block (hs-cluster free-ports), searched
-# from a start derived from the build dir and INDEX, so that concurrent
-# builds of different worktrees rarely meet; hs-cluster itself refuses
-# ports that are in use.
-it_port_block() {
-	local h
+# it_port_reserve NAME: sets it_port to a block of 100 ports nobody
+# listens on (hs-cluster free-ports) and reserves it until this test's
+# shell exits: a lock file per block in $it_port_locks, machine-wide, so
+# that tests running side by side (of this build dir or another) never
+# pick the same free block before either of them listens on it. The search
+# starts from a base derived from the build dir and NAME (so different
+# worktrees rarely even try the same blocks), then from 17000.
+it_port_locks=/run/lock/hs-it-ports
+it_port_reserve() {
+	local h start base fd
 	h=$(printf '%s:%s' "$HS_BUILDDIR" "$1" | cksum | cut -d' ' -f1)
-	"$HS_CLUSTER" free-ports --port-base $((20000 + (h % 120) * 100)) 2>/dev/null ||
-		"$HS_CLUSTER" free-ports --port-base 17000
+	mkdir -p "$it_port_locks" || return 1
+	for start in $((20000 + (h % 120) * 100)) 17000; do
+		base=$start
+		while base=$("$HS_CLUSTER" free-ports --port-base "$base" 2>/dev/null); do
+			exec {fd}>"$it_port_locks/$base.lock" || return 1
+			if flock -n "$fd"; then
+				it_port=$base
+				return 0
+			fi
+			exec {fd}>&-
+			base=$((base + 100))
+		done
+	done
+	return 1
 }
 
 # it_cluster_up NAME [hs-cluster options]: bring up cluster NAME in a fresh
 # directory; sets ${NAME^^}_DIR and ${NAME^^}_PORT, exports SLURM_CONF to it.
 # Options may override --gpus etc.; --dir and --port-base are chosen here.
 it_cluster_up() {
-	local name=$1 dir base var
+	local name=$1 dir base var t0 rc
 	shift
 	var=$(echo "$name" | tr '[:lower:]' '[:upper:]')
 	dir=$(mktemp -d /tmp/hs-it-"$name".XXXXXX) || bail "mktemp failed"
-	base=$(it_port_block "$name") || bail "no free port block found"
+	it_port_reserve "$name" || bail "no free port block found"
+	base=$it_port
 	it_clusters="$it_clusters $dir"
-	if ! "$HS_CLUSTER" up -q --dir "$dir" --port-base "$base" "$@" >"$dir.up.out" 2>&1; then
+	t0=$(it_us)
+	"$HS_CLUSTER" up -q --dir "$dir" --port-base "$base" "$@" >"$dir.up.out" 2>&1
+	rc=$?
+	it_us_up=$((it_us_up + $(it_us) - t0)) it_n_up=$((it_n_up + 1))
+	if [ $rc != 0 ]; then
 		diag <"$dir.up.out"
 		rm -f "$dir.up.out"
 		return 1

@@ -15,7 +15,10 @@ it_begin "space sharing pays on the cluster as the simulator predicts (bench/pac
 
 [ -r "$HS_TABLE" ] || bail "Gavel table not found at $HS_TABLE (set HS_GAVEL_DATA)"
 out=$(mktemp -d /tmp/hs-it-pack-e2e.XXXXXX)
-HS_BUILDDIR=$HS_BUILDDIR HS_GAVEL_DATA=$HS_GAVEL HS_BENCH_PORT_BASE=$(it_port_block pack_e2e) \
+# the bench brings its clusters up on the first free block from this one,
+# which stays reserved for it while this test runs
+it_port_reserve pack_e2e || bail "no free port block found"
+HS_BUILDDIR=$HS_BUILDDIR HS_GAVEL_DATA=$HS_GAVEL HS_BENCH_PORT_BASE=$it_port \
 	bash "$HS_SRCDIR/bench/pack/pack_e2e.sh" --quick --out "$out" >"$out/stdout" 2>"$out/stderr"
 rc=$?
 diag <"$out/stderr"

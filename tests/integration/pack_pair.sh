@@ -104,7 +104,18 @@ check "B completes" wait_state 90 "$B" COMPLETED
 check "A still runs" test "$(state "$A")" = RUNNING
 check "the node still shows A's GPU in use" test "$(node_used "$node")" = "gpu:v100:1(IDX:$(cvd "$A"))"
 check "D still waits: A's GPU was not freed by B's end" test "$(state "$D")" = PENDING
-check "the interface no longer reports A+B" wait_log 5 "hs_packtest: pairs: ($P\\+$Q|none)\$"
+# The driver logs the pairs whenever they change, so its last such line is
+# what the interface reports now (not a line after the mark above: B can
+# end, and the change be logged, before "B completes" starts waiting;
+# under load it did).
+pairs_now() { # SECS REGEX: the last pairs logged match REGEX (whole line)
+	local end=$(($(date +%s) + $1))
+	until ctld_log | sed -n 's/.*hs_packtest: pairs: //p' | tail -n 1 | grep -Eqx "$2"; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.5
+	done
+}
+check "the interface no longer reports A+B" pairs_now 5 "($P\\+$Q|none)"
 check "Q completes" wait_state 60 "$Q" COMPLETED
 check "the k80 node still shows P's two GPUs" test "$(node_used k80-1)" = "gpu:k80:2(IDX:0-1)"
 
