@@ -265,7 +265,7 @@ static void show_preempt(const hs_sconf_t *c, char *buf, size_t len)
 /* Policy and RoundLength lead: the log line starts with them and tests
  * look for that prefix. */
 static const key_def_t keys[] = {
-	CUSTOM("Policy", "max_min_fairness_perf", set_policy, show_policy,
+	CUSTOM("Policy", "max_min_fairness_water_filling_perf", set_policy, show_policy,
 	       "allocation policy (hetsched solve --list)"),
 	INT("RoundLength", round_s, HS_STR(HS_ROUND_S_DEFAULT), 1, 86400,
 	    "seconds between rounds"),

@@ -161,7 +161,11 @@ static void ref_estimate(const hs_start_in_t *in, const hs_start_job_t *jobs, in
 				start[i] = in->now;
 			} else if (pass == 1) {
 				double f = j->share > 1 ? 1 : j->share;
-				double n = ceil((j->recv_s / f - in->since_reset_s) / in->round_s - 1e-6);
+				/* Gavel's rule: received and elapsed both seeded
+				 * with half a round (start_est.c share_start) */
+				const double half = 0.5 * in->round_s;
+				double n = ceil(((j->recv_s + half) / f - in->since_reset_s - half) /
+						in->round_s - 1e-6);
 				if (!(n >= 1))
 					n = 1;
 				start[i] = j->share > 0 ? in->now + n * in->round_s

@@ -32,7 +32,7 @@ static void test_conf_defaults(void **state)
 	hs_sconf_t c;
 	hs_err_t err;
 	assert_int_equal(hs_sconf_defaults(&c, &err), 0);
-	assert_string_equal(c.policy, "max_min_fairness_perf");
+	assert_string_equal(c.policy, "max_min_fairness_water_filling_perf");
 	assert_int_equal(c.round_s, 360);
 	assert_int_equal(c.preempt, HS_PREEMPT_REQUEUE);
 	assert_int_equal(c.ckpt_grace_s, 60);
