@@ -19,7 +19,7 @@ check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
 # the value of a top-level number in the summary (json-c prints "k":v)
 val() { sed -n "s/^  \"$1\":\([^,]*\),*$/\1/p" "$2"; }
 
-echo 1..33
+echo 1..36
 printf '%s\n' "{\"fast\": {\"('A', 1)\": {\"null\": 1.0}}}" >"$tmp/table.json"
 printf 'A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\nA\tc\td\t-s\t0\t360\t1\t1\t-1\t0\n' >"$tmp/t.trace"
 common="--throughputs $tmp/table.json --cluster fast:1 --quiet"
@@ -107,8 +107,22 @@ if [ -r "$gavel/simulation_throughputs.json" ]; then
 	"$hs" simulate $u --accounts phys:1,cs:4 --policy max_min_fairness_water_filling >"$tmp/u3"
 	check "account Shares 1:4 change who is entitled, still >= 0.85" \
 		awk -v v="$(val received_over_entitled_min "$tmp/u3")" 'BEGIN { exit !(v >= 0.85) }'
+	# the plugin's defaults (no --policy, no --conf): what an unconfigured
+	# site runs is fair between users, and between accounts by Shares 2:1
+	d="--throughputs $gavel/simulation_throughputs.json --cluster v100:2,p100:2,k80:2 --quiet
+	   --generate --jobs 100 --rate 0 --seed 2 --users alice@phys:0.9,bob@cs:0.1"
+	"$hs" simulate $d >"$tmp/d1"
+	check "plugin defaults: the water-filling policy over the association tree" \
+		grep -q '"policy":"max_min_fairness_water_filling_perf"' "$tmp/d1"
+	check "plugin defaults, users 9:1 in jobs: each within 10% of its entitlement" \
+		awk -v a="$(val received_over_entitled_min "$tmp/d1")" \
+		    -v b="$(val received_over_entitled_max "$tmp/d1")" 'BEGIN { exit !(a >= 0.9 && b <= 1.1) }'
+	"$hs" simulate $d --accounts phys:2,cs:1 >"$tmp/d2"
+	check "plugin defaults, accounts at Shares 2:1: each within 10% of its entitlement" \
+		awk -v a="$(val received_over_entitled_min "$tmp/d2")" \
+		    -v b="$(val received_over_entitled_max "$tmp/d2")" 'BEGIN { exit !(a >= 0.9 && b <= 1.1) }'
 else
-	for i in 1 2 3 4 5 6 7 8 9 10; do skip "Gavel data not found at $gavel"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do skip "Gavel data not found at $gavel"; done
 fi
 
 # expect_fail CODE PATTERN DESCRIPTION -- args...
