@@ -256,6 +256,36 @@ static void print_jobs(json_object *st)
 	}
 }
 
+/* Accounts and users (the document's "entities"), indented under their
+ * parents: Shares, the share they are entitled to among the busy ones,
+ * what the allocation gives them and what they received since the reset
+ * (compare sshare's RawShares, NormShares and EffectvUsage). */
+static void print_entity(json_object *ents, size_t i, int depth)
+{
+	json_object *x = json_object_array_get_idx(ents, i);
+	printf("%*s%-*s %8.4g %10.3f %8.3f %9.3f %5ld\n", 2 * depth, "", 28 - 2 * depth,
+	       str(x, "name"), num(x, "shares"), num(x, "norm_shares"), num(x, "target"),
+	       num(x, "received"), inum(x, "jobs"));
+	size_t n = json_object_array_length(ents);
+	for (size_t k = i + 1; depth < 32 && k < n; k++) /* parents come first */
+		if (inum(json_object_array_get_idx(ents, k), "parent") == (long)i)
+			print_entity(ents, k, depth + 1);
+}
+
+static void print_entities(json_object *st)
+{
+	json_object *ents = get(st, "entities");
+	size_t n = ents && json_object_is_type(ents, json_type_array)
+			   ? json_object_array_length(ents) : 0;
+	if (n == 0)
+		return;
+	printf("\n%-28s %8s %10s %8s %9s %5s\n", "ACCOUNT/USER", "SHARES", "NORMSHARES",
+	       "TARGET", "RECEIVED", "JOBS");
+	for (size_t i = 0; i < n; i++)
+		if (inum(json_object_array_get_idx(ents, i), "parent") < 0)
+			print_entity(ents, i, 0);
+}
+
 /* PrivateData=jobs (the document says "private_jobs"): a reader other
  * than root and the file's owner (slurmctld's user) sees only their own
  * jobs. Returns the line telling the user so, or NULL. */
@@ -375,8 +405,10 @@ int hs_cmd_status(int argc, char **argv)
 		printf("%s\n", json_object_to_json_string_ext(st, JSON_C_TO_STRING_PRETTY |
 								      JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else {
-		if (!jobs_only)
+		if (!jobs_only) {
 			print_header(st, time(NULL));
+			print_entities(st);
+		}
 		if (note)
 			printf("%s\n", note);
 		if (!summary)

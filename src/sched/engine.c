@@ -92,6 +92,7 @@ void hs_engine_free(hs_engine_t *e)
 	hs_warn_free(e);
 	hs_reccache_free(e);
 	hs_jmemo_free(e);
+	hs_ents_free(&e->ents);
 	free(e);
 }
 
@@ -249,6 +250,10 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 		hs_acct_reset(e);
 		e->last_reset_t = s->now;
 	}
+	/* entities of this round only: a job outside the problem has none */
+	for (int i = 0; i < e->nacct; i++)
+		e->acct[i].entity = -1;
+	hs_ents_keep(e, &pb->entities);
 	for (int k = 0; k < pb->njobs; k++) {
 		hs_jacct_t *ac = hs_acct_find(e, s->jobs[b->pjob_snap[k]].id);
 		if (!ac)
@@ -258,6 +263,7 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 		const hs_sjob_t *sj = &s->jobs[b->pjob_snap[k]];
 		hs_strlcpy(ac->account, sj->account && *sj->account ? sj->account : "(none)",
 			   sizeof(ac->account));
+		ac->entity = pb->jobs[k].entity;
 		memset(ac->thr, 0, (size_t)e->acct_tcap * sizeof(double));
 		memset(ac->meas, 0, (size_t)e->acct_tcap * sizeof(double));
 		for (int j = 0; j < J; j++) {

@@ -53,6 +53,7 @@ typedef struct hs_jacct {
 	int src;                   /* hs_estimate_source_t */
 	double weight;             /* policy weight in the last round */
 	char account[64];          /* entity (Slurm account) in the last round */
+	int entity;                /* its entity in e->ents, -1 = none */
 	int suspended_by_us;       /* hetsched suspended it (may resume) */
 	int64_t submit_time;       /* Slurm's, with restart_cnt: which job holds */
 	unsigned restart_cnt;      /* the id (0 = not seen yet; see
@@ -172,6 +173,8 @@ struct hs_engine {
 	                            * throughput over the equal-share one,
 	                            * last successful solve (status) */
 	double eq_min, eq_mean;
+	hs_entities_t ents;        /* the last round's entity forest, for the
+	                            * status (engine_entstatus.c) */
 
 	int packing;               /* the select plugin packs jobs */
 	const char *save_failed;   /* first unsolvable problem goes there */
@@ -377,6 +380,11 @@ hs_plan_op_t hs_preempt_move_suspended(const hs_preempt_rules_t *r, const hs_pre
 
 /* engine_entities.c: the problem's entities (Fairness=) and each problem
  * job's (pjob_snap filled). */
+/* engine_entstatus.c: the accounts and users in the status document */
+void hs_ents_free(hs_entities_t *x);
+void hs_ents_keep(hs_engine_t *e, const hs_entities_t *src);
+json_object *hs_entities_status(const hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
+				int64_t now);
 int hs_entities_build(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b,
 		      hs_err_t *err);
 

@@ -82,7 +82,7 @@ const hs_record_t *hs_reccache_get(hs_engine_t *e, uint32_t id, const char *text
 	c->len = len;
 	hs_err_t pe = { "" };
 	c->ok = hs_record_parse(&c->rec, text, &pe) == 0;
-	snprintf(c->why, sizeof(c->why), "%s", pe.msg);
+	hs_strlcpy(c->why, pe.msg, sizeof(c->why)); /* truncation is fine: a log text */
 	if (!c->ok && err)
 		hs_err_set(err, "%s", pe.msg);
 	return c->ok ? &c->rec : NULL;

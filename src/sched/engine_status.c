@@ -33,6 +33,7 @@
  *              "throughput": {"v100": 12.1}, "measured": {"v100": 11.9},
  *              "expected_start": <unix s>, "received_total_s": {"v100": 900},
  *              "active_total_s": 1200, "ftf_rho": 1.3, "remaining_s": 800}],
+ *    "entities": [{"name": "physics", "parent": -1, "shares": 2, ...}],
  *    "ops": [{"id": n, "kind": "checkpoint", "since": <unix s>}]}
  *
  * "received" is the fraction of the time since the last allocation reset
@@ -44,7 +45,8 @@
  * solve (engine.c). "expected_start" (pending jobs, start_est.h),
  * "received_total_s" / "active_total_s" (since the job was first active,
  * across resets), "ftf_rho" (finish-time fairness estimate) and
- * "remaining_s" come from engine_start.c. Those and "objective" came
+ * "remaining_s" come from engine_start.c; "entities" (accounts and users,
+ * engine_entstatus.c) from the round's association tree. Those and "objective" came
  * after version 1 was
  * published: readers treat them as optional (metrics.c).
  */
@@ -425,6 +427,10 @@ static json_object *engine_status(const hs_engine_t *e, const hs_snap_t *s, cons
 		return NULL;
 	}
 	json_object_object_add(o, "jobs", jobs);
+
+	json_object *ents = hs_entities_status(e, s, plan, now);
+	if (ents)
+		json_object_object_add(o, "entities", ents);
 
 	json_object *ops = json_object_new_array();
 	for (int i = 0; i < e->nops; i++) {

@@ -31,6 +31,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/engine_recover.c \
 	src/sched/engine_state.c \
 	src/sched/engine_status.c \
+	src/sched/engine_entstatus.c \
 	src/sched/engine_start.c src/sched/engine_order.c \
 	src/sched/metrics.c src/sched/metrics.h \
 	src/sched/status_private.c src/sched/status_private.h \

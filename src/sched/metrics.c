@@ -252,6 +252,48 @@ static void totals(FILE *f, json_object *tot)
 	}
 }
 
+/* One gauge family over the accounts and users (the status document's
+ * "entities", engine_entstatus.c), labelled by entity name; the
+ * parent's name too, so a dashboard can sum or nest them. */
+static void entity_family(FILE *f, json_object *ents, const char *key, const char *name,
+			  const char *help)
+{
+	size_t n = json_object_array_length(ents);
+	family(f, name, "gauge", NULL, help);
+	for (size_t i = 0; i < n; i++) {
+		json_object *x = json_object_array_get_idx(ents, i);
+		long p = (long)num(x, "parent");
+		json_object *par = p >= 0 && (size_t)p < n ? json_object_array_get_idx(ents, (size_t)p)
+							   : NULL;
+		fprintf(f, "%s{entity=", name);
+		put_label(f, str(x, "name"));
+		fputs(",parent=", f);
+		put_label(f, par ? str(par, "name") : "");
+		fputs("} ", f);
+		put_num(f, num(x, key));
+		fputc('\n', f);
+	}
+}
+
+static void entities(FILE *f, json_object *doc)
+{
+	json_object *ents = get(doc, "entities");
+	if (!ents || !json_object_is_type(ents, json_type_array) ||
+	    json_object_array_length(ents) == 0)
+		return;
+	entity_family(f, ents, "norm_shares", "hetsched_entity_norm_shares",
+		      "Share of the GPUs an account or user is entitled to: its Shares over its "
+		      "busy siblings', times its parent's.");
+	entity_family(f, ents, "target", "hetsched_entity_target_share",
+		      "Share of the usable GPUs the allocation in force gives the account's or "
+		      "user's jobs.");
+	entity_family(f, ents, "received", "hetsched_entity_received_share",
+		      "Share of the usable GPU time the account's or user's jobs ran since the "
+		      "last allocation reset.");
+	entity_family(f, ents, "jobs", "hetsched_entity_jobs",
+		      "Jobs of the account or user in the last round's problem.");
+}
+
 int hs_metrics_write(FILE *out, json_object *doc, hs_err_t *err)
 {
 	if (!doc || strcmp(str(doc, "format"), "hetsched-status"))
@@ -278,6 +320,7 @@ int hs_metrics_write(FILE *out, json_object *doc, hs_err_t *err)
 	       "policy's last successful solve.");
 	gpus(out, doc);
 	jobs_by_state(out, doc);
+	entities(out, doc);
 	json_object *rs = get(doc, "round_stats");
 	if (rs)
 		round_stats(out, rs);

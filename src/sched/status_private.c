@@ -46,6 +46,9 @@ static json_object *status_summary(json_object *doc)
 	 * private document; aggregates are not per user */
 	json_object_object_del(sum, "jobs");
 	json_object_object_del(sum, "ops");
+	/* user names with their shares: per user as well (sshare hides
+	 * them under PrivateData=usage) */
+	json_object_object_del(sum, "entities");
 	json_object_object_add(sum, "private_jobs", json_object_new_boolean(1));
 	json_object_object_add(sum, "summary", json_object_new_boolean(1));
 	return sum;
@@ -130,6 +133,8 @@ int hs_status_keep_user(json_object *doc, uint32_t uid)
 	}
 	if (ids != ids_small)
 		free(ids);
+	/* other users' names and shares: not in one user's view */
+	json_object_object_del(doc, "entities");
 	return removed;
 }
 

@@ -31,6 +31,10 @@ static const char *const DOC =
 	"\"totals\":{\"started\":100,\"preempted\":12,\"migrated\":4,\"suspended\":6,"
 	"\"resumed\":5,\"requeued\":13,\"checkpoints\":11,\"checkpoints_acked\":10,"
 	"\"start_failed\":2,\"solve_failed\":3,\"mech_rounds\":43,\"mech_resets\":8},"
+	"\"entities\":[{\"name\":\"phys\",\"parent\":-1,\"shares\":2,\"norm_shares\":0.5,"
+	"\"target\":0.5,\"received\":0.375,\"jobs\":3,\"gpus\":3},"
+	"{\"name\":\"ann@phys\",\"parent\":0,\"shares\":1,\"norm_shares\":0.5,"
+	"\"target\":0.5,\"received\":0.375,\"jobs\":3,\"gpus\":3}],"
 	"\"jobs\":[],\"ops\":[]}";
 
 static char *expose(const char *json, hs_err_t *err)
@@ -72,6 +76,11 @@ static void test_known_numbers(void **state)
 		"hetsched_config_info{policy=\"max_min_fairness_perf\",preempt_mode=\"requeue\"} 1",
 		"# TYPE hetsched_rounds counter",
 		"hetsched_rounds_total 43",
+		"# TYPE hetsched_entity_norm_shares gauge",
+		"hetsched_entity_norm_shares{entity=\"phys\",parent=\"\"} 0.5",
+		"hetsched_entity_target_share{entity=\"ann@phys\",parent=\"phys\"} 0.5",
+		"hetsched_entity_received_share{entity=\"ann@phys\",parent=\"phys\"} 0.375",
+		"hetsched_entity_jobs{entity=\"phys\",parent=\"\"} 3",
 		"hetsched_last_round_timestamp_seconds 1700000000",
 		"hetsched_last_reset_timestamp_seconds 1699999000",
 		"# UNIT hetsched_round_length_seconds seconds",

@@ -43,6 +43,10 @@ cat >"$tmp/status.json" <<'JSON'
            "checkpoints":11,"checkpoints_acked":10,"start_failed":2,"solve_failed":3,
            "mech_rounds":43,"mech_resets":8,"lease_extensions":20},
  "private_jobs":false,
+ "entities":[{"name":"phys","parent":-1,"shares":2,"norm_shares":1,"target":0.9,"received":0.8,
+              "jobs":1,"gpus":1},
+             {"name":"a\\b\"c@phys","parent":0,"shares":1,"norm_shares":1,"target":0.9,
+              "received":0.8,"jobs":1,"gpus":1}],
  "jobs":[{"id":17,"user_id":1000,"state":"running","gpus":1,"op":"keep","reason":"x"}],
  "ops":[]}
 JSON
@@ -62,7 +66,7 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families
 tmp, rc, rc2, rc3 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 n = 0
 failed = 0
-print("1..11")
+print("1..12")
 
 
 def check(desc, cond):
@@ -145,7 +149,12 @@ check("counters as _total",
 check("jobs by state, no per-job data",
       value("hetsched_jobs", "hetsched_jobs", state="pending") == 5
       and {k for f in fam.values() for s in f.samples for k in s.labels}
-      <= {"type", "state", "role", "phase", "policy", "preempt_mode"})
+      <= {"type", "state", "role", "phase", "policy", "preempt_mode", "entity", "parent"})
+check("accounts and users: label unescaped, parent named",
+      value("hetsched_entity_received_share", "hetsched_entity_received_share",
+            entity='a\\b"c@phys', parent="phys") == 0.8
+      and value("hetsched_entity_norm_shares", "hetsched_entity_norm_shares",
+                entity="phys", parent="") == 1)
 
 good = "# TYPE a counter\n# HELP a A.\na_total 1\n# EOF\n"
 check("the parser accepts a minimal exposition (control)", not rejected(good))

@@ -15,6 +15,7 @@
 #include "sched/engine.h"
 #include "sched/engine_impl.h"
 #include "sched/solve_leaving_out.h"
+#include "sched/status_private.h"
 #include "sched_fixtures.h"
 #include "testdata.h"
 
@@ -1741,6 +1742,90 @@ static void test_accounts_entities(void **state)
 	}
 }
 
+/* The status's "entities" (engine_entstatus.c) under the defaults (a
+ * tree made up from accounts and users without accounting): account a
+ * with users 1000 (3 jobs) and 1001 (1 job), account b with user 1002
+ * (1 job), on 2 GPUs. Each account is entitled to half, each of a's
+ * users to a quarter; the allocation gives exactly that (user 1000's
+ * three jobs share its quarter), and the GPU time received since the
+ * reset approaches it. */
+static json_object *entity(json_object *st, const char *name)
+{
+	json_object *ents = json_object_object_get(st, "entities");
+	for (size_t i = 0; ents && i < json_object_array_length(ents); i++) {
+		json_object *x = json_object_array_get_idx(ents, i);
+		if (!strcmp(json_object_get_string(json_object_object_get(x, "name")), name))
+			return x;
+	}
+	fail_msg("no entity %s in %s", name, json_object_to_json_string(ents));
+	return NULL;
+}
+
+static double ent_num(json_object *st, const char *name, const char *key)
+{
+	return json_object_get_double(json_object_object_get(entity(st, name), key));
+}
+
+static void test_status_entities(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:2:1");
+	const struct { uint32_t id, uid; const char *acct; } jobs[] = {
+		{ 1, 1000, "a" }, { 2, 1000, "a" }, { 3, 1000, "a" }, { 4, 1001, "a" },
+		{ 5, 1002, "b" },
+	};
+	for (size_t k = 0; k < sizeof(jobs) / sizeof(jobs[0]); k++) {
+		fx_job_t *j = fx_add(&f, jobs[k].id, 1);
+		j->uid = jobs[k].uid;
+		j->account = jobs[k].acct;
+		j->ckpt = 1; /* preemptible: stays in the problem once running */
+	}
+	hs_engine_t *e = engine_with(NULL);
+	fx_rounds(&f, e, 6);
+	hs_plan_t p;
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(&f, &s);
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+	json_object *st = hs_engine_status(e, &s, &p, NULL, f.now + 360, &err);
+	assert_non_null(st);
+	const struct { const char *name; double norm; double target; int jobs; } want[] = {
+		{ "a", 0.5, 0.5, 4 }, { "uid1000@a", 0.25, 0.25, 3 }, { "uid1001@a", 0.25, 0.25, 1 },
+		{ "b", 0.5, 0.5, 1 }, { "uid1002@b", 0.5, 0.5, 1 },
+	};
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		double n = ent_num(st, want[k].name, "norm_shares");
+		double x = ent_num(st, want[k].name, "target");
+		double r = ent_num(st, want[k].name, "received");
+		if (fabs(n - want[k].norm) > 1e-9 || fabs(x - want[k].target) > 1e-6 ||
+		    ent_num(st, want[k].name, "jobs") != want[k].jobs || fabs(r - x) > 0.15)
+			fail_msg("%s: norm %g target %g received %g jobs %g", want[k].name, n, x, r,
+				 ent_num(st, want[k].name, "jobs"));
+	}
+	json_object *par = json_object_array_get_idx(json_object_object_get(st, "entities"),
+						     (size_t)ent_num(st, "uid1000@a", "parent"));
+	assert_string_equal(json_object_get_string(json_object_object_get(par, "name")), "a");
+	assert_int_equal((int)ent_num(st, "a", "parent"), -1);
+	/* one user's view (PrivateData=jobs) has nobody's shares */
+	hs_status_keep_user(st, 1000);
+	assert_null(json_object_object_get(st, "entities"));
+	json_object_put(st);
+	hs_plan_free(&p);
+	hs_snap_free(&s);
+	/* Fairness=jobs: no entities, no "entities" */
+	hs_engine_free(e);
+	e = engine_with("Fairness=jobs\n");
+	fx_snapshot(&f, &s);
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+	st = hs_engine_status(e, &s, &p, NULL, f.now, &err);
+	assert_null(json_object_object_get(st, "entities"));
+	json_object_put(st);
+	hs_plan_free(&p);
+	hs_snap_free(&s);
+	hs_engine_free(e);
+}
+
 static void test_departure(void **state)
 {
 	(void)state;
@@ -2316,6 +2401,7 @@ int main(void)
 		cmocka_unit_test(test_early_round_keeps_starts),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_accounts_entities),
+		cmocka_unit_test(test_status_entities),
 		cmocka_unit_test(test_departure),
 		cmocka_unit_test(test_ops_checkpoint_flow),
 		cmocka_unit_test(test_leaving_job),

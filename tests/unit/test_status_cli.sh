@@ -18,7 +18,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
 check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
 
-echo 1..21
+echo 1..23
 now=$(date +%s)
 cat >"$tmp/status.json" <<JSON
 {"format":"hetsched-status","version":1,"time":$now,"round":42,"rounds":43,
@@ -31,6 +31,9 @@ cat >"$tmp/status.json" <<JSON
            "requeue_failed":0,"suspended":0,"resumed":0,"vanished":0,"cpu_started":0}},
  "totals":{"started":10,"preempted":2,"migrated":3,"suspended":0,"resumed":0,"requeued":5,
            "checkpoints":4,"checkpoints_acked":3,"mech_rounds":43,"mech_resets":7,"lease_extensions":20},
+ "entities":[{"name":"phys","parent":-1,"shares":2,"norm_shares":0.667,"target":0.6,"received":0.55,"jobs":2},
+             {"name":"cs","parent":-1,"shares":1,"norm_shares":0.333,"target":0.4,"received":0.45,"jobs":1},
+             {"name":"ann@phys","parent":0,"shares":1,"norm_shares":0.667,"target":0.6,"received":0.55,"jobs":2}],
  "jobs":[{"id":17,"state":"running","gpus":1,"nodes":["v100-1"],"type":"v100","op":"keep",
           "reason":"hetsched round 42: running on v100 (kept)","estimate":"measured",
           "target":{"v100":0.75,"k80":0.25},"received":{"v100":0.7,"k80":0.3},
@@ -52,6 +55,10 @@ check "job 17: target vs received and measured" grep -Eq '^17 +running +1 +v100 
 check "job 18: waiting reason" grep -q '^18 .*waiting for its share of k80' "$tmp/out"
 check "in-flight checkpoint listed" grep -q 'in flight: 19:checkpoint' "$tmp/out"
 check "nothing on stderr" test ! -s "$tmp/err"
+check "accounts and users: Shares, entitled, target, received" \
+	grep -Eq '^phys +2 +0.667 +0.600 +0.550 +2$' "$tmp/out"
+check "a user is listed under its account, indented" \
+	sh -c "grep -A1 '^phys ' '$tmp/out' | grep -Eq '^  ann@phys +1 +0.667 +0.600 +0.550 +2\$'"
 "$hs" status --file "$tmp/status.json" --jobs-only >"$tmp/out2"
 check "--jobs-only has no header" sh -c "! grep -q '^hetsched: round' '$tmp/out2' && grep -q '^17 ' '$tmp/out2'"
 "$hs" status --file "$tmp/status.json" --json | grep -q '"round":42'

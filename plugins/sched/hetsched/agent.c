@@ -341,6 +341,10 @@ static void write_status(agent_t *a, const hs_snap_t *s, const hs_plan_t *p,
 	 * (`hetsched job`); without root, users get the summary only */
 	else if (a->private_jobs && hs_status_write_users(a->status_path, doc, &err) < 0)
 		error(HS_LOG_PREFIX "cannot write per-user status: %s", err.msg);
+	/* user names and their shares are per-user data: not in the
+	 * world-readable metrics under PrivateData=jobs */
+	if (a->private_jobs)
+		json_object_object_del(doc, "entities");
 	write_metrics(a, doc);
 	json_object_put(doc);
 }
