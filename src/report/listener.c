@@ -61,6 +61,12 @@ struct hs_listener {
 	/* dirty: the record's content changed (published with the periodic
 	 * publish); ckpt_dirty: a new acknowledgement (urgent) */
 	int dirty, ckpt_dirty, start_pending, first_pending;
+	/* after a failed publish no other before retry_at; the pause doubles
+	 * from one tick to publish_interval while they keep failing (each
+	 * attempt is a load and an update of the job by root: slurmctld
+	 * refusing them, e.g. for a job that ended, must not get them every
+	 * tick from every step) */
+	double retry_at, backoff;
 };
 
 static double mono_now(void)
@@ -429,10 +435,22 @@ static void publish(hs_listener_t *l, hs_publish_why_t why, double now)
 {
 	if (!l->cfg.publish)
 		return;
+	/* the final publish has its own bounded retries (run()) */
+	if (why != HS_PUB_FINAL && now < l->retry_at)
+		return;
 	if (why == HS_PUB_CKPT)
 		l->urgent_used++;
-	if (l->cfg.publish(l->cfg.arg, &l->st, why) < 0)
+	if (l->cfg.publish(l->cfg.arg, &l->st, why) < 0) {
+		double cap = l->cfg.publish_interval > l->cfg.tick ? l->cfg.publish_interval
+								    : l->cfg.tick;
+		l->backoff = l->backoff > 0 ? 2 * l->backoff : l->cfg.tick;
+		if (l->backoff > cap)
+			l->backoff = cap;
+		l->retry_at = now + l->backoff;
 		return;  /* keep the flags: offered again later */
+	}
+	l->backoff = 0;
+	l->retry_at = 0;
 	switch (why) {
 	case HS_PUB_START:
 		l->start_pending = 0;

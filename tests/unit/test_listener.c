@@ -32,6 +32,9 @@ typedef struct pubs {
 	pthread_mutex_t mu;
 	int count[HS_PUB_FINAL + 1];
 	int fail_first;
+	int fail_all;                   /* every publish but the final fails,
+	                                 * counted in failed */
+	int failed;
 	int fail_final;                 /* every final publish fails ... */
 	double final_s;                 /* ... after this long (slurmctld
 	                                 * unreachable: RPC timeouts) */
@@ -60,6 +63,9 @@ static int on_publish(void *arg, const hs_listener_state_t *st, hs_publish_why_t
 		rc = -1;
 	} else if (p->fail_first) {
 		p->fail_first = 0;
+		rc = -1;
+	} else if (p->fail_all && why != HS_PUB_FINAL) {
+		p->failed++;
 		rc = -1;
 	} else {
 		p->count[why]++;
@@ -802,6 +808,36 @@ static void silent_job(void **state)
 	pthread_mutex_destroy(&p.mu);
 }
 
+/* slurmctld refuses every publish (the job ended, say): the listener
+ * backs off, doubling its pause from one tick (0.05 s) up to
+ * publish_interval (0.4 s): over 1.2 s that is at most 7 attempts
+ * (0, .05, .15, .35, .75, 1.15 s), against 24 at one per tick. */
+static void failing_publish_backs_off(void **state)
+{
+	hs_listener_cfg_t cfg;
+	hs_listener_counters_t c;
+	hs_listener_state_t st;
+	char name[HS_SOCKNAME_MAX];
+	pubs_t p;
+	hs_listener_t *l;
+	(void)state;
+
+	base_cfg(&cfg);
+	cfg.ckpt_min_interval = 0;
+	cfg.publish_interval = 0.4;
+	memset(&p, 0, sizeof(p));
+	p.fail_all = 1;
+	l = start_with(&p, &cfg, name);
+	sleep_s(1.2);
+	hs_listener_stop(l, &c, &st);
+	pthread_mutex_lock(&p.mu);
+	int failed = p.failed;
+	pthread_mutex_unlock(&p.mu);
+	if (failed < 1 || failed > 7)
+		fail_msg("%d failed attempts in 1.2 s", failed);
+	pthread_mutex_destroy(&p.mu);
+}
+
 /* Waits until the START publish happened. */
 static void wait_started(pubs_t *p)
 {
@@ -1133,6 +1169,7 @@ int main(void)
 		cmocka_unit_test(foreign_flood_spends_no_budget),
 		cmocka_unit_test(client_library),
 		cmocka_unit_test(stopped_reporter),
+		cmocka_unit_test(failing_publish_backs_off),
 		cmocka_unit_test(silent_job),
 		cmocka_unit_test(stalled_listener),
 		cmocka_unit_test(exiting_reporter),

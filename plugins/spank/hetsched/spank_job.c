@@ -231,6 +231,15 @@ int hs_spank_job_publish(void *arg, const hs_listener_state_t *st, hs_publish_wh
 	hs_job_desc_set_id(&desc, j->job_id);
 	desc.admin_comment = text;
 	if (slurm_update_job(&desc) != SLURM_SUCCESS) {
+		/* the job ended (e.g. its node was declared dead while this
+		 * step still runs): the record can no longer change, and
+		 * retrying only loads slurmctld */
+		if (hs_slurm_errno() == ESLURM_ALREADY_DONE ||
+		    hs_slurm_errno() == ESLURM_INVALID_JOB_ID) {
+			slurm_debug("spank/hetsched: job %u: ended, AdminComment not updated",
+				    j->job_id);
+			return 0;
+		}
 		/* e.g. while slurmstepd runs with the user's privileges (task
 		 * launch): the update is refused and retried later */
 		slurm_debug("spank/hetsched: job %u: AdminComment update failed: %s",
