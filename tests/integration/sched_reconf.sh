@@ -24,7 +24,7 @@ check "the last good copy is saved, mode 0600" \
 	sh -c "test \"\$(stat -c %a '$lastgood' 2>/dev/null)\" = 600"
 check "the copy holds the effective configuration" \
 	sh -c "grep -qx 'RoundLength=4' '$lastgood' && grep -qx 'MinRoundInterval=1' '$lastgood' &&
-		grep -qx 'Policy=max_min_fairness_perf' '$lastgood'"
+		grep -qx 'Policy=max_min_fairness_water_filling_perf' '$lastgood'"
 
 # stop_ctld: TERM slurmctld, wait until it is gone.
 stop_ctld() {

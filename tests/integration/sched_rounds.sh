@@ -48,7 +48,7 @@ check "no job lost: every GPU job COMPLETED" all_completed $ids
 check "the job without GPUs ran" sh -c "it=0; while [ \$it -lt 30 ] && ! grep -q cpu-ok '$out/cpu.out' 2>/dev/null; do sleep 1; it=\$((it+1)); done; grep -q cpu-ok '$out/cpu.out'"
 
 # Status document and command.
-check "status document names the policy" test "$(status_field "$R_DIR" 's["policy"]')" = max_min_fairness_perf
+check "status document names the policy" test "$(status_field "$R_DIR" 's["policy"]')" = max_min_fairness_water_filling_perf
 check "status counts the started jobs" test "$(status_field "$R_DIR" 's["totals"]["started"] >= 12')" = True
 "$HS_CLI" status >"$out/status.txt" 2>&1
 check "hetsched status finds the document through SLURM_CONF" grep -q '^hetsched: round [0-9]* at' "$out/status.txt"
@@ -66,10 +66,10 @@ scontrol reconfigure
 check "unknown key is refused by Slurm's parser" wait_log "$log" 30 'sched/hetsched: \(bad configuration, \|hetsched.conf is bad (\).*syntax error or unknown key'
 
 # The shipped example is accepted by Slurm's parser and our checks.
-n=$(grep -c 'sched/hetsched: configuration: Policy=max_min_fairness_perf RoundLength=360' "$log")
+n=$(grep -c 'sched/hetsched: configuration: Policy=max_min_fairness_water_filling_perf RoundLength=360' "$log")
 cp "$HS_SRCDIR/etc/hetsched.conf" "$R_DIR/etc/hetsched.conf"
 scontrol reconfigure
-check "etc/hetsched.conf (the example) is a good configuration" sh -c "for i in \$(seq 30); do [ \$(grep -c 'sched/hetsched: configuration: Policy=max_min_fairness_perf RoundLength=360' '$log') -gt $n ] && exit 0; sleep 1; done; exit 1"
+check "etc/hetsched.conf (the example) is a good configuration" sh -c "for i in \$(seq 30); do [ \$(grep -c 'sched/hetsched: configuration: Policy=max_min_fairness_water_filling_perf RoundLength=360' '$log') -gt $n ] && exit 0; sleep 1; done; exit 1"
 
 # Wrong SchedulerParameters: a clear error, no more rounds; fixed: back.
 conf=$R_DIR/etc/slurm.conf
