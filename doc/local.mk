@@ -5,7 +5,7 @@ EXTRA_DIST += doc/policies.md doc/slurm-internals.md doc/slurm-versions.md doc/a
 dist_man_MANS += doc/man/hetsched.1 doc/man/hetsched-solve.1
 dist_man_MANS += doc/man/hetsched-simulate.1 doc/man/hetsched-timeline.1
 dist_man_MANS += doc/man/hs-cluster.1 doc/man/hetsched-plugins.7
-EXTRA_DIST += doc/hacking.md doc/schedmd-tests.md doc/slurm-semantics.md
+EXTRA_DIST += doc/hacking.md doc/schedmd-tests.md doc/slurm-semantics.md doc/ci-time.md
 # sched/hetsched
 dist_man_MANS += doc/man/hetsched.conf.5 doc/man/sched_hetsched.8 doc/man/hetsched-status.1
 EXTRA_DIST += doc/cluster-results.md doc/results/cluster-jct.svg
