@@ -188,6 +188,7 @@ static void consolidation(void **state)
 	simulate(&r, "fast:4", one, &o);
 	NEAR(get(r.sum, "avg_jct_s"), 360);
 	run_free(&r);
+	hs_sim_opts_free(&o);
 }
 
 /* An arrival brings an early round; the window restricts the measured
@@ -311,6 +312,7 @@ static void unknown_job_type(void **state)
 	opts(&o, "isolated");
 	assert_int_equal(hs_sim_run(&o, &c, &t, &w, &res, &err), -1);
 	assert_non_null(strstr(err.msg, "trace line 2"));
+	hs_sim_opts_free(&o);
 	hs_sim_result_free(&res);
 	hs_workload_free(&w);
 	hs_trace_free(&tr);
