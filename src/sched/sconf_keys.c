@@ -318,6 +318,12 @@ static const key_def_t keys[] = {
 	PATH("StatusFile", status_file, "status document; unset = StateSaveLocation"),
 	DBL("UnknownJobSeconds", unknown_steps_s, "3600", 1, 1e8,
 	    "work assumed for a job without HS_STEPS, seconds at its speed"),
+	BOOL("Learning", learning, "yes", "learn each kind of job's throughput per GPU type"),
+	/* the order is hs_learn_scope_t's */
+	CHOICE("LearnScope", learn_scope, "user", "user|account|site",
+	       "whose reports a learned kind shares: one user's, one account's or the site's"),
+	INT("LearnMaxKinds", learn_max_kinds, "4096", 16, 1000000,
+	    "most (kind, GPU count) entries of the learned table"),
 	BOOL("RequeueWithoutCheckpoint", requeue_no_ckpt, "no",
 	     "also preempt jobs that cannot checkpoint"),
 	INT("ApplyDelay", apply_delay_ms, "0", 0, 60000,

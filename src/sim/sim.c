@@ -236,6 +236,8 @@ static int setup(hs_sim_t *s, hs_err_t *err)
 			       .ckpt_s = s->o->ckpt_s,
 			       .pinned_preemptible = s->o->pinned_preemptible,
 			       .measure = s->o->measure, .timeline = s->o->timeline,
+			       .unknown_models = s->o->unknown_models,
+			       .anonymous_jobs = s->o->anonymous_jobs, .seed = s->o->conf.seed,
 			       .trace = s->o->trace_acts, .users = s->o->users };
 	if (!(s->w = hs_world_new(&wo, s->res, err)))
 		return -1;

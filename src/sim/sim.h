@@ -62,6 +62,12 @@ typedef struct hs_sim_opts {
 	int pinned_preemptible;      /* pinned jobs checkpoint anyway (the
 	                              * old --pinned-admission ignore) */
 	int measure;                 /* jobs report measured throughputs (1) */
+	double unknown_models;       /* fraction of jobs (evenly spread, the
+	                              * spread's phase from conf.seed) whose
+	                              * model the engine is not told: no
+	                              * HS_MODEL, their model as job name */
+	int anonymous_jobs;          /* ... and no job name either: every such
+	                              * job is its own learned kind */
 	int ideal;
 	long window_first, window_last;  /* measured job ids; -1 = all */
 	double max_time_s;           /* stop (unfinished) after this much
