@@ -58,6 +58,8 @@ static void usage(FILE *f)
 		"                        engine learns their speeds (Learning=)\n"
 		"  --anonymous-jobs      those jobs (alone: every job) have no job name\n"
 		"                        either: each is its own learned kind\n"
+		"  --learned-in FILE     start from this learned table (warm start)\n"
+		"  --learned-out FILE    write the learned table at the end there\n"
 		"cluster:\n"
 		"  --cluster SPEC        e.g. v100:36,p100:36,k80:36\n"
 		"  --gpus-per-server N   GPUs per simulated server (default 1)\n"
@@ -233,6 +235,7 @@ enum {
 	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP, OPT_IGNORE_RESTART, OPT_SAVE_FAILED,
 	OPT_PRICES, OPT_TIMELINE, OPT_PIN_FRACTION, OPT_PIN_ADMISSION, OPT_CONF, OPT_CKPT_TIME,
 	OPT_TRACE_ACTS, OPT_USERS, OPT_ACCOUNTS, OPT_UNKNOWN_MODELS, OPT_ANONYMOUS,
+	OPT_LEARNED_IN, OPT_LEARNED_OUT,
 };
 
 /* What the command line asked for (parse_args, check_args). */
@@ -335,6 +338,8 @@ static const struct option sim_longopts[] = {
 	{ "save-failed", required_argument, NULL, OPT_SAVE_FAILED },
 	{ "unknown-models", required_argument, NULL, OPT_UNKNOWN_MODELS },
 	{ "anonymous-jobs", no_argument, NULL, OPT_ANONYMOUS },
+	{ "learned-in", required_argument, NULL, OPT_LEARNED_IN },
+	{ "learned-out", required_argument, NULL, OPT_LEARNED_OUT },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -376,6 +381,8 @@ static int sim_option(sim_args_t *a, int c, const char *v)
 	case OPT_UNKNOWN_MODELS:
 		return parse_num(v, 0.0, &o->unknown_models) || o->unknown_models > 1;
 	case OPT_ANONYMOUS: o->anonymous_jobs = 1; return 0;
+	case OPT_LEARNED_IN: o->learned_in = v; return 0;
+	case OPT_LEARNED_OUT: o->learned_out = v; return 0;
 	}
 	return 1;
 }

@@ -3,7 +3,8 @@
  * each job's kind from its snapshot fields and hints, its reports fed to
  * the table once each (the job memo remembers the newest report time it
  * gave), and the learned or inferred rates its estimate uses
- * (estimate.h rule 4). Only called with Learning=yes. */
+ * (estimate.h rule 4), called only with Learning=yes; and the table
+ * alone as JSON (a warm start). */
 #include "sched/engine_impl.h"
 
 #include <stdio.h>
@@ -57,4 +58,19 @@ void hs_learn_job_rates(hs_engine_t *e, const hs_sjob_t *sj, const char *model,
 				src, conf);
 	for (int j = 0; j < J; j++)
 		inferred[j] = src[j] == HS_LEARN_INFERRED;
+}
+
+json_object *hs_engine_learned_save(const hs_engine_t *e)
+{
+	return hs_learn_save(&e->learn);
+}
+
+json_object *hs_engine_learned_export(const hs_engine_t *e, unsigned min_n)
+{
+	return hs_learn_export(&e->learn, min_n);
+}
+
+int hs_engine_learned_load(hs_engine_t *e, json_object *o, hs_err_t *err)
+{
+	return hs_learn_load(&e->learn, o, err);
 }

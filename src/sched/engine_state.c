@@ -17,8 +17,12 @@
  *             "orig_begin": <s>, "begin_cleared": <0|1>,
  *             "type": "<gpu type>", "nodes": [["<node>", <gpus>], ...],
  *             "partner": <job id, optional: start packed with it>}],
- *    "totals": {"started": <n>, ...}}
+ *    "totals": {"started": <n>, ...},
+ *    "learned": <hs_learn_save()> (optional: the learned throughputs,
+ *              sched/learn.h; a bad one is logged and dropped alone)}
  *
+ * ("src" 3 and 4, learned and inferred, came with the learned table: an
+ * older plugin rejects a state holding them.)
  * Restore validates every field before touching the engine: a garbage or
  * foreign file is rejected with a message naming the field (the plugin
  * then sets the file aside and starts fresh).

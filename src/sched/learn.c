@@ -54,6 +54,14 @@ static int generic_name(const char *s)
 	return 0;
 }
 
+/* Appends a literal rule or scope prefix (kept as it is). */
+static void raw(char *out, size_t *n, const char *lit)
+{
+	while (*lit && *n + 1 < HS_LEARN_KIND_MAX)
+		out[(*n)++] = *lit++;
+	out[*n] = '\0';
+}
+
 void hs_learn_kind(const hs_learn_job_t *j, char *out)
 {
 	size_t n = 0;
@@ -61,32 +69,31 @@ void hs_learn_kind(const hs_learn_job_t *j, char *out)
 	out[0] = '\0';
 	switch (j->scope) {
 	case HS_LEARN_SCOPE_USER:
-		put(out, &n, "u=");
+		raw(out, &n, "u=");
 		put(out, &n, j->user ? j->user : "");
 		break;
 	case HS_LEARN_SCOPE_ACCOUNT:
-		put(out, &n, "a=");
+		raw(out, &n, "a=");
 		put(out, &n, j->account ? j->account : "");
 		break;
 	case HS_LEARN_SCOPE_SITE:
-		put(out, &n, "s");
+		raw(out, &n, "s");
 		break;
 	}
-	out[n++] = '/';
-	out[n] = '\0';
+	raw(out, &n, "/");
 	if (j->model && *j->model) {
-		put(out, &n, "m=");
+		raw(out, &n, "m=");
 		put(out, &n, j->model);
 	} else if (!generic_name(j->name)) {
-		put(out, &n, "n=");
+		raw(out, &n, "n=");
 		put(out, &n, j->name);
 	} else if (j->array_id) {
 		snprintf(num, sizeof(num), "%u", j->array_id);
-		put(out, &n, "r=");
+		raw(out, &n, "r=");
 		put(out, &n, num);
 	} else {
 		snprintf(num, sizeof(num), "%u", j->id);
-		put(out, &n, "j=");
+		raw(out, &n, "j=");
 		put(out, &n, num);
 	}
 }
@@ -303,7 +310,10 @@ static int prior(const hs_learn_speedup_t *s, const int *ti, int n, double *rate
 				w += 1;
 			}
 		if (w > 0) {
-			logp[i] = acc / w;
+			/* log p_t = mean over u of log S[t][u], t itself (0)
+			 * included: for consistent speedups (S[t][u] = p_t /
+			 * p_u) that is log p_t less the mean of log p */
+			logp[i] = acc / (w + 1);
 			have[i] = 1;
 			sum += logp[i];
 			nh++;

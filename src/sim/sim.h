@@ -68,6 +68,10 @@ typedef struct hs_sim_opts {
 	                              * HS_MODEL, their model as job name */
 	int anonymous_jobs;          /* ... and no job name either: every such
 	                              * job is its own learned kind */
+	const char *learned_in;      /* if set, the engine starts from this
+	                              * learned table (warm start) */
+	const char *learned_out;     /* if set, the learned table at the end
+	                              * is written there */
 	int ideal;
 	long window_first, window_last;  /* measured job ids; -1 = all */
 	double max_time_s;           /* stop (unfinished) after this much

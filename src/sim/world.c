@@ -192,10 +192,8 @@ static int job_hints(hs_world_t *w, long k, const hs_sim_job_t *j)
 	x->env[x->nenv] = env_entry("HS_STEPS=%s", steps);
 	x->env[x->nenv + 1] =
 		env_entry("HS_CKPT=%s", j->pinned && !w->o.pinned_preemptible ? "0" : "1");
-	if (!x->env[x->nenv] || !x->env[x->nenv + 1])
-		return -1;
-	x->nenv += 2;
-	return 0;
+	x->nenv += 2; /* wjob_free frees them (NULL included) */
+	return x->env[x->nenv - 2] && x->env[x->nenv - 1] ? 0 : -1;
 }
 
 /* The job's throughputs per type (true, alone), as the old simulator's
