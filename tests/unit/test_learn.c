@@ -29,24 +29,30 @@ static void kind_of(hs_learn_scope_t scope, const char *user, const char *model,
 
 static void kinds(void **state)
 {
+	static const struct {
+		hs_learn_scope_t scope;
+		const char *user, *model, *name;
+		uint32_t array_id;
+		const char *want;
+	} cases[] = {
+		{ HS_LEARN_SCOPE_USER, "alice", "my-bert", "train", 7, "u=alice/m=my-bert" },
+		{ HS_LEARN_SCOPE_USER, "alice", "", "train", 7, "u=alice/n=train" },
+		/* a generic name: the array's kind, else the job's own */
+		{ HS_LEARN_SCOPE_USER, "alice", "", "wrap", 7, "u=alice/r=7" },
+		{ HS_LEARN_SCOPE_USER, "alice", NULL, NULL, 0, "u=alice/j=9" },
+		{ HS_LEARN_SCOPE_ACCOUNT, "alice", "", "train", 0, "a=physics/n=train" },
+		{ HS_LEARN_SCOPE_SITE, "alice", "", "train", 0, "s/n=train" },
+		/* a name cannot forge a scope or a rule */
+		{ HS_LEARN_SCOPE_USER, "bob/../alice", "", "x/n=y ('z', 1)", 0,
+		  "u=bob_.._alice/n=x_n_y___z___1_" },
+	};
 	char k[HS_LEARN_KIND_MAX];
 	(void)state;
-	kind_of(HS_LEARN_SCOPE_USER, "alice", "my-bert", "train", 7, 9, k);
-	assert_string_equal(k, "u=alice/m=my-bert");
-	kind_of(HS_LEARN_SCOPE_USER, "alice", "", "train", 7, 9, k);
-	assert_string_equal(k, "u=alice/n=train");
-	/* a generic name: the array's kind, else the job's own */
-	kind_of(HS_LEARN_SCOPE_USER, "alice", "", "wrap", 7, 9, k);
-	assert_string_equal(k, "u=alice/r=7");
-	kind_of(HS_LEARN_SCOPE_USER, "alice", NULL, NULL, 0, 9, k);
-	assert_string_equal(k, "u=alice/j=9");
-	kind_of(HS_LEARN_SCOPE_ACCOUNT, "alice", "", "train", 0, 9, k);
-	assert_string_equal(k, "a=physics/n=train");
-	kind_of(HS_LEARN_SCOPE_SITE, "alice", "", "train", 0, 9, k);
-	assert_string_equal(k, "s/n=train");
-	/* a name cannot forge a scope or a rule */
-	kind_of(HS_LEARN_SCOPE_USER, "bob/../alice", "", "x/n=y ('z', 1)", 0, 9, k);
-	assert_string_equal(k, "u=bob_.._alice/n=x_n_y___z___1_");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		kind_of(cases[i].scope, cases[i].user, cases[i].model, cases[i].name,
+			cases[i].array_id, 9, k);
+		assert_string_equal(k, cases[i].want);
+	}
 	/* long names are cut, never overflow */
 	char longname[1000];
 	memset(longname, 'a', sizeof(longname) - 1);

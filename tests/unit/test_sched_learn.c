@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_sched_learn.c — the engine with learned throughputs (issue 26):
+ * a round feeds each job's reports to its kind once, estimates of jobs
+ * of the same kind come from them (and from the speedup matrix for types
+ * a kind has not run on), another user's jobs see nothing of them, the
+ * status names each type's source, the state keeps the table, and
+ * Learning=no estimates as before. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "sched_fixtures.h"
+
+static void logger(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	(void)msg;
+}
+
+/* alice (1000): 101 "train" measured v100 30, k80 10; 102 "other"
+ * measured k80 5; 103 "train" not measured; bob (2000): 104 "train" not
+ * measured. */
+static void four_jobs(fx_t *f)
+{
+	fx_init(f, "v100:1:2,k80:1:2");
+	fx_job_t *a = fx_add(f, 101, 1), *b = fx_add(f, 102, 1);
+	fx_job_t *c = fx_add(f, 103, 1), *d = fx_add(f, 104, 1);
+	a->name = c->name = d->name = "train";
+	b->name = "other";
+	a->uid = b->uid = c->uid = 1000;
+	d->uid = 2000;
+	fx_measure(a, "v100", 30);
+	fx_measure(a, "k80", 10);
+	fx_measure(b, "k80", 5);
+}
+
+static json_object *job_doc(json_object *st, int id)
+{
+	json_object *jobs, *v;
+	assert_true(json_object_object_get_ex(st, "jobs", &jobs));
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		if (json_object_object_get_ex(j, "id", &v) && json_object_get_int(v) == id)
+			return j;
+	}
+	fail_msg("job %d not in the status", id);
+	return NULL;
+}
+
+static const char *src_of(json_object *j, const char *type)
+{
+	json_object *e, *v;
+	assert_true(json_object_object_get_ex(j, "estimates", &e));
+	assert_true(json_object_object_get_ex(e, type, &v));
+	return json_object_get_string(v);
+}
+
+static double thr_of(json_object *j, const char *type)
+{
+	json_object *e, *v;
+	assert_true(json_object_object_get_ex(j, "throughput", &e));
+	assert_true(json_object_object_get_ex(e, type, &v));
+	return json_object_get_double(v);
+}
+
+static const char *str(json_object *j, const char *k)
+{
+	json_object *v;
+	assert_true(json_object_object_get_ex(j, k, &v));
+	return json_object_get_string(v);
+}
+
+/* One round of f on e; its status document (the caller puts it). */
+static json_object *round_status(fx_t *f, hs_engine_t *e)
+{
+	hs_plan_t p;
+	fx_counts_t c;
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(f, &s);
+	assert_int_equal(fx_round(f, e, &p, &c), 0);
+	json_object *st = hs_engine_status(e, &s, &p, NULL, f->now, &err);
+	assert_non_null(st);
+	hs_snap_free(&s);
+	hs_plan_free(&p);
+	return st;
+}
+
+static void learned_kinds(void **state)
+{
+	(void)state;
+	fx_t f;
+	four_jobs(&f);
+	hs_engine_t *e = fx_engine(NULL, logger); /* Learning=yes by default */
+	json_object *st = round_status(&f, e);
+	json_object *j103 = job_doc(st, 103), *j102 = job_doc(st, 102), *j104 = job_doc(st, 104);
+	/* 103 shares 101's kind: its rates */
+	assert_string_equal(str(j103, "estimate"), "learned");
+	assert_string_equal(src_of(j103, "v100"), "learned");
+	assert_float_equal(thr_of(j103, "v100"), 30, 1e-9);
+	assert_float_equal(thr_of(j103, "k80"), 10, 1e-9);
+	/* 102 ran on k80 only: v100 from alice's speedup (30 / 10) */
+	assert_string_equal(src_of(j102, "k80"), "measured");
+	assert_string_equal(src_of(j102, "v100"), "inferred");
+	assert_float_equal(thr_of(j102, "v100"), 15, 1e-9);
+	json_object *v;
+	assert_true(json_object_object_get_ex(j102, "learn_confidence", &v));
+	assert_true(json_object_get_double(v) > 0 && json_object_get_double(v) < 1);
+	/* bob's job of the same name learns nothing from alice */
+	assert_string_equal(str(j104, "estimate"), "agnostic");
+	assert_float_equal(thr_of(j104, "v100"), thr_of(j104, "k80"), 1e-12);
+	json_object_put(st);
+
+	/* the same reports again are not new samples */
+	json_object *t1 = hs_engine_learned_save(e);
+	f.now += 360;
+	json_object_put(round_status(&f, e));
+	json_object *t2 = hs_engine_learned_save(e);
+	json_object *k1 = json_object_object_get(t1, "kinds"), *k2 = json_object_object_get(t2, "kinds");
+	assert_int_equal(json_object_array_length(k1), json_object_array_length(k2));
+	for (size_t i = 0; i < json_object_array_length(k1); i++) {
+		json_object *c1 = json_object_object_get(json_object_array_get_idx(k1, i), "cells");
+		json_object *c2 = json_object_object_get(json_object_array_get_idx(k2, i), "cells");
+		assert_string_equal(json_object_to_json_string(c1), json_object_to_json_string(c2));
+	}
+	json_object_put(t1);
+
+	/* the state keeps the table: a restored engine estimates the same */
+	hs_err_t err;
+	json_object *saved = hs_engine_save(e, &err);
+	assert_non_null(saved);
+	hs_engine_t *e2 = fx_engine(NULL, logger);
+	assert_int_equal(hs_engine_restore(e2, saved, &err), 0);
+	json_object *t3 = hs_engine_learned_save(e2);
+	assert_string_equal(json_object_to_json_string(t2), json_object_to_json_string(t3));
+	/* a job of the kind arriving after the restart starts from it */
+	fx_t g;
+	fx_init(&g, "v100:1:2,k80:1:2");
+	fx_job_t *n = fx_add(&g, 201, 1);
+	n->name = "train";
+	n->uid = 1000;
+	st = round_status(&g, e2);
+	assert_float_equal(thr_of(job_doc(st, 201), "v100"), 30, 1e-9);
+	json_object_put(st);
+	json_object_put(saved);
+	json_object_put(t2);
+	json_object_put(t3);
+	hs_engine_free(e2);
+	hs_engine_free(e);
+}
+
+static void learning_off(void **state)
+{
+	(void)state;
+	fx_t f;
+	four_jobs(&f);
+	hs_engine_t *e = fx_engine("Learning=no", logger);
+	json_object *st = round_status(&f, e);
+	json_object *j103 = job_doc(st, 103), *j102 = job_doc(st, 102);
+	assert_string_equal(str(j103, "estimate"), "agnostic");
+	assert_float_equal(thr_of(j103, "v100"), 1, 0);
+	/* the mean of what 102 measured (rule 5) */
+	assert_string_equal(src_of(j102, "v100"), "agnostic");
+	assert_float_equal(thr_of(j102, "v100"), 5, 1e-12);
+	json_object_put(st);
+	json_object *t = hs_engine_learned_save(e);
+	assert_int_equal(json_object_array_length(json_object_object_get(t, "kinds")), 0);
+	json_object_put(t);
+	hs_engine_free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(learned_kinds),
+		cmocka_unit_test(learning_off),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
