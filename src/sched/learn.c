@@ -262,10 +262,19 @@ static const hs_learn_speedup_t *speedup(hs_learn_t *l, const char *kind)
 	memcpy(s->scope, kind, sl);
 	s->gen = l->gen;
 	const int T = l->ntypes;
-	for (int i = 0; i < l->n; i++) {
+	/* the scope's kinds are one run of the sorted table (the scope is a
+	 * prefix ending in '/'): a miss costs the scope's size, not the
+	 * table's, so many users' jobs in one round stay cheap */
+	int lo = 0, hi = l->n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (strncmp(l->e[mid].kind, kind, sl) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int i = lo; i < l->n && !strncmp(l->e[i].kind, kind, sl); i++) {
 		const hs_learn_entry_t *e = &l->e[i];
-		if (strncmp(e->kind, kind, sl))
-			continue;
 		for (int t = 0; t < T; t++)
 			for (int u = 0; u < T; u++) {
 				const hs_learn_cell_t *a = &e->cell[t], *b = &e->cell[u];

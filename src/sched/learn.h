@@ -80,7 +80,7 @@ typedef struct hs_learn_speedup {
 	double w[HS_LEARN_TYPES][HS_LEARN_TYPES];     /* its weight, 0 = unknown */
 } hs_learn_speedup_t;
 
-#define HS_LEARN_SPEEDUP_CACHE 8
+#define HS_LEARN_SPEEDUP_CACHE 32     /* scopes (about 4 KB each) */
 
 typedef struct hs_learn {
 	int max_kinds;
