@@ -265,7 +265,9 @@ static void save_load(void **state)
 	json_object_object_add(cells, "v100", cell);
 	assert_int_equal(hs_learn_load(&m, back, &err), -1);
 	assert_int_equal(m.n, l.n);
-	assert_int_equal(hs_learn_load(&m, json_object_new_int(3), &err), -1);
+	json_object *three = json_object_new_int(3);
+	assert_int_equal(hs_learn_load(&m, three, &err), -1);
+	json_object_put(three);
 	/* a smaller bound keeps the most recently seen */
 	hs_learn_t small;
 	hs_learn_init(&small, 16);
