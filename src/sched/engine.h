@@ -40,6 +40,7 @@
 #include "core/mechanism.h"
 #include "core/policy.h"
 #include "core/thrtable.h"
+#include "sched/learn.h"
 #include "sched/sconf.h"
 #include "sched/snapshot.h"
 #include "sched/target.h"
@@ -220,6 +221,8 @@ int hs_engine_restore(hs_engine_t *e, json_object *state, hs_err_t *err);
  * cells of at least min_n reports), and loading one (replaces it,
  * nothing changes on error). */
 json_object *hs_engine_learned_save(const hs_engine_t *e);
+/* What learning did (hs_learn_stats_t, sched/learn.h). */
+void hs_engine_learn_stats(const hs_engine_t *e, hs_learn_stats_t *st);
 json_object *hs_engine_learned_export(const hs_engine_t *e, unsigned min_n);
 int hs_engine_learned_load(hs_engine_t *e, json_object *o, hs_err_t *err);
 

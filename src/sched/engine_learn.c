@@ -7,6 +7,7 @@
  * alone as JSON (a warm start). */
 #include "sched/engine_impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,26 @@ void hs_learn_job_kind(const hs_engine_t *e, const hs_sjob_t *sj, const char *mo
 	hs_learn_kind(&j, out);
 }
 
+/* A job's first report on a type against the learned or inferred
+ * estimate it had there in the last round (its units: measured). An
+ * inferred estimate of a job with nothing learned or measured anywhere
+ * is the relative-speed prior (learn.h), unit-free: not scored. */
+static void score_first(hs_engine_t *e, const hs_jacct_t *ac, const hs_record_thr_t *r)
+{
+	int t = -1;
+	for (int x = 0; x < e->ntypes && x < 64 && t < 0; x++)
+		if (!strcmp(e->types[x], r->gpu))
+			t = x;
+	if (!ac || t < 0 || t >= e->acct_tcap || ac->meas[t] > 0)
+		return;
+	uint64_t bit = 1ull << t;
+	int known = ac->src_learned != 0;
+	for (int x = 0; x < e->ntypes && x < e->acct_tcap && !known; x++)
+		known = ac->meas[x] > 0;
+	if ((ac->src_learned & bit) || ((ac->src_inferred & bit) && known))
+		hs_learn_score(&e->learn, (ac->src_inferred & bit) != 0, ac->thr[t], r->sps);
+}
+
 void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model,
 			  const hs_record_t *rec, int64_t now)
 {
@@ -30,6 +51,7 @@ void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model
 	if (!m)
 		return; /* nowhere to remember what was fed: feed nothing */
 	int64_t since = m->learn_t, newest = since;
+	const hs_jacct_t *ac = hs_acct_find(e, sj->id);
 	char kind[HS_LEARN_KIND_MAX];
 	kind[0] = '\0';
 	for (int i = 0; i < rec->nthr && i < HS_RECORD_MAX_TYPES; i++) {
@@ -41,6 +63,7 @@ void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model
 			continue;
 		if (!kind[0])
 			hs_learn_job_kind(e, sj, model, kind);
+		score_first(e, ac, r);
 		(void)hs_learn_observe(&e->learn, kind, sj->gpus, r->gpu, r->sps, now);
 		newest = r->t > newest ? r->t : newest;
 	}
@@ -73,4 +96,16 @@ json_object *hs_engine_learned_export(const hs_engine_t *e, unsigned min_n)
 int hs_engine_learned_load(hs_engine_t *e, json_object *o, hs_err_t *err)
 {
 	return hs_learn_load(&e->learn, o, err);
+}
+
+void hs_engine_learn_stats(const hs_engine_t *e, hs_learn_stats_t *st)
+{
+	const hs_learn_t *l = &e->learn;
+	st->kinds = l->n;
+	st->refused = l->refused;
+	st->outliers = l->outliers;
+	for (int i = 0; i < 2; i++) {
+		st->err_n[i] = l->err_n[i];
+		st->err_mean[i] = l->err_n[i] ? l->err_sum[i] / (double)l->err_n[i] : NAN;
+	}
 }

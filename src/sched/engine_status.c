@@ -99,6 +99,27 @@ static json_object *per_type(const hs_engine_t *e, const double *v, double div, 
 	return o;
 }
 
+/* What learning did (hs_engine_learn_stats): "learning": {"kinds": n,
+ * "refused": n, "outliers": n, "learned_error": x, "learned_scored": n,
+ * "inferred_error": x, "inferred_scored": n} (errors: mean |ln(estimate /
+ * first measurement)|, only once some were scored). */
+static json_object *learning_doc(const hs_engine_t *e)
+{
+	hs_learn_stats_t ls;
+	hs_engine_learn_stats(e, &ls);
+	json_object *o = json_object_new_object();
+	add_int(o, "kinds", ls.kinds);
+	add_int(o, "refused", ls.refused);
+	add_int(o, "outliers", ls.outliers);
+	add_int(o, "learned_scored", ls.err_n[0]);
+	add_int(o, "inferred_scored", ls.err_n[1]);
+	if (ls.err_n[0])
+		add_dbl(o, "learned_error", ls.err_mean[0]);
+	if (ls.err_n[1])
+		add_dbl(o, "inferred_error", ls.err_mean[1]);
+	return o;
+}
+
 /* Where each type's estimate of job a came from (types it may use). */
 static json_object *type_sources(const hs_engine_t *e, const hs_jacct_t *a)
 {
@@ -445,6 +466,7 @@ static json_object *engine_status(const hs_engine_t *e, const hs_snap_t *s, cons
 	add_int(tot, "mech_resets", ms.resets);
 	add_int(tot, "lease_extensions", ms.keeps);
 	json_object_object_add(o, "totals", tot);
+	json_object_object_add(o, "learning", learning_doc(e));
 
 	json_object *jobs = status_jobs(e, s, plan, lazy);
 	if (!jobs) {

@@ -240,6 +240,14 @@ int hs_learn_observe(hs_learn_t *l, const char *kind, int sf, const char *type, 
 	return rc;
 }
 
+void hs_learn_score(hs_learn_t *l, int inferred, double predicted, double measured)
+{
+	if (!ok_rate(predicted) || !ok_rate(measured))
+		return;
+	l->err_n[inferred != 0]++;
+	l->err_sum[inferred != 0] += fabs(log(predicted / measured));
+}
+
 /* The speedup matrix of the scope of `kind` (cached until l->gen moves). */
 static const hs_learn_speedup_t *speedup(hs_learn_t *l, const char *kind)
 {

@@ -90,6 +90,11 @@ typedef struct hs_learn {
 	hs_learn_entry_t *e;       /* sorted by (kind, sf) */
 	long gen;                  /* bumped by every accepted change */
 	long refused, outliers;    /* reports refused (bounds) or left out */
+	/* estimate error: |ln(predicted / first measured)| summed over the
+	 * jobs' first reports on a type whose estimate was [0] learned or
+	 * [1] inferred (hs_learn_score); not saved */
+	long err_n[2];
+	double err_sum[2];
 	int nsp, sp_next;
 	hs_learn_speedup_t sp[HS_LEARN_SPEEDUP_CACHE];
 } hs_learn_t;
@@ -132,6 +137,18 @@ typedef enum hs_learn_src {
  * an estimate. */
 int hs_learn_estimate(hs_learn_t *l, const char *kind, int sf, const char *const *types, int n,
 		      int64_t now, double *rate, hs_learn_src_t *src, double *conf);
+
+/* Counts how far an estimate was from the job's first report on that
+ * type: inferred = 1 for an inferred estimate, 0 for a learned one. */
+void hs_learn_score(hs_learn_t *l, int inferred, double predicted, double measured);
+
+/* What learning did: kinds in the table, reports refused or left out as
+ * outliers, and the mean |ln(estimate / first measurement)| of [0]
+ * learned and [1] inferred estimates over err_n of them (NAN: none). */
+typedef struct hs_learn_stats {
+	long kinds, refused, outliers, err_n[2];
+	double err_mean[2];
+} hs_learn_stats_t;
 
 /* The entry of (kind, sf), NULL if none. */
 const hs_learn_entry_t *hs_learn_find(const hs_learn_t *l, const char *kind, int sf);

@@ -169,6 +169,11 @@ int hs_learn_load(hs_learn_t *l, json_object *o, hs_err_t *err)
 		return hs_err_set(err, "too many kinds (%zu)", nk);
 	hs_learn_t nl;
 	hs_learn_init(&nl, l->max_kinds);
+	/* the counters of this engine's life go on */
+	nl.refused = l->refused;
+	nl.outliers = l->outliers;
+	memcpy(nl.err_n, l->err_n, sizeof(nl.err_n));
+	memcpy(nl.err_sum, l->err_sum, sizeof(nl.err_sum));
 	if (load_types(&nl, types, err) < 0)
 		goto fail;
 	if (nk && !(nl.e = calloc(nk, sizeof(*nl.e)))) {

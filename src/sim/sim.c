@@ -316,6 +316,8 @@ int hs_sim_run(const hs_sim_opts_t *o, const hs_cluster_t *c, const hs_thrtable_
 		res->cpu_s = cpu_now() - cpu0;
 		if (s.e)
 			hs_engine_mech_stats(s.e, &res->mech);
+		if (s.e)
+			hs_engine_learn_stats(s.e, &res->learn);
 		hs_sim_progress(&s, 1);
 	}
 	hs_engine_free(s.e);

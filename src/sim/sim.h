@@ -41,6 +41,7 @@
 #include "core/mechanism.h"
 #include "core/policy.h"
 #include "core/thrtable.h"
+#include "sched/learn.h"
 #include "sched/sconf.h"
 #include "sim/users.h"
 #include "sim/workload.h"
@@ -152,6 +153,7 @@ typedef struct hs_sim_result {
 	double cpu_s;                /* process CPU time of the run */
 	long rejected;               /* jobs no type could ever run */
 	hs_mech_stats_t mech;
+	hs_learn_stats_t learn;      /* the engine's learning (Learning=) */
 	hs_sim_users_t users;        /* who submitted: the run's users and
 	                              * accounts (a copy; users.h) */
 	/* per user (index into users.users): GPU-seconds held by its running
