@@ -422,12 +422,16 @@ static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
 	double prio_mean = mean_priority(s, sc);
 	int used = 0;
 	/* every report first, so that this round's estimates see them all
-	 * and the speedup matrix is computed once (learn.c caches it) */
-	for (int k = 0; k < sc->npj && c->learning; k++) {
-		const hs_sjob_t *sj = &s->jobs[sc->order[k]];
+	 * and the speedup matrix is computed once (learn.c caches it); the
+	 * reports of every modelled GPU job, not only the problem's: a job
+	 * that cannot be preempted runs outside the policy but its speed
+	 * teaches the others */
+	for (int i = 0; i < s->njobs && c->learning; i++) {
+		if (b->role[i] == HS_ROLE_SKIP || b->role[i] == HS_ROLE_UNMODELLED)
+			continue; /* hints not parsed (engine_classify.c) */
+		const hs_sjob_t *sj = &s->jobs[i];
 		hs_record_t rec;
-		hs_learn_job_observe(e, sj, b->hints[sc->order[k]].model, job_record(e, sj, &rec),
-				     s->now);
+		hs_learn_job_observe(e, sj, b->hints[i].model, job_record(e, sj, &rec), s->now);
 	}
 	for (int k = 0; k < sc->npj; k++) {
 		int i = sc->order[k];

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sched/metrics.h"
 #include "sched_fixtures.h"
 
 static void logger(void *arg, int level, const char *msg)
@@ -130,6 +131,28 @@ static void learned_kinds(void **state)
 	}
 	json_object_put(t1);
 
+	/* 103 now measures v100 at 33 where its kind's 30 was its estimate:
+	 * scored |ln(30 / 33)|, and exported as a metric */
+	fx_measure(fx_find(&f, 103), "v100", 33);
+	f.now += 360;
+	st = round_status(&f, e);
+	json_object *ln;
+	assert_true(json_object_object_get_ex(st, "learning", &ln));
+	assert_int_equal(json_object_get_int(json_object_object_get(ln, "learned_scored")), 1);
+	assert_float_equal(json_object_get_double(json_object_object_get(ln, "learned_error")),
+			   fabs(log(30.0 / 33.0)), 1e-9);
+	assert_int_equal(json_object_get_int(json_object_object_get(ln, "kinds")), 2);
+	size_t mlen;
+	hs_err_t merr;
+	char *metrics = hs_metrics_text(st, &mlen, &merr);
+	assert_non_null(metrics);
+	assert_non_null(strstr(metrics, "hetsched_learn_estimate_error{source=\"learned\"}"));
+	assert_non_null(strstr(metrics, "hetsched_learned_kinds 2"));
+	free(metrics);
+	json_object_put(st);
+	json_object_put(t2);
+	t2 = hs_engine_learned_save(e);
+
 	/* the state keeps the table: a restored engine estimates the same */
 	hs_err_t err;
 	json_object *saved = hs_engine_save(e, &err);
@@ -145,7 +168,9 @@ static void learned_kinds(void **state)
 	n->name = "train";
 	n->uid = 1000;
 	st = round_status(&g, e2);
-	assert_float_equal(thr_of(job_doc(st, 201), "v100"), 30, 1e-9);
+	/* the mean of 101's 30 and 103's 33: 103 ran outside the policy
+	 * (it cannot be preempted) and still taught its kind */
+	assert_float_equal(thr_of(job_doc(st, 201), "v100"), 31.5, 1e-9);
 	json_object_put(st);
 	json_object_put(saved);
 	json_object_put(t2);
