@@ -32,17 +32,18 @@ check "simulate --unknown-models 1 --learned-out exits 0" test $? -eq 0
 check "the learned table was written" test -s "$tmp/l.json"
 "$hs" learned "$tmp/l.json" >"$tmp/gavel.json" 2>"$tmp/err"
 check "hetsched learned exits 0" test $? -eq 0
-# the kinds are the job names (the model) in the user's scope, at the
+# the kinds are the job names (the model) in the user's scope (uid 1000,
+# the simulator's first user), at the
 # jobs' true rates where they ran
 check "kind A on fast learned at its true 10 steps/s" python3 -c "
 import json, sys
 t = json.load(open('$tmp/gavel.json'))
-sys.exit(0 if abs(t['fast'][\"('u=user/n=A', 1)\"]['null'] - 10) < 1e-6 else 1)"
+sys.exit(0 if abs(t['fast'][\"('u=1000/n=A', 1)\"]['null'] - 10) < 1e-6 else 1)"
 "$hs" learned --raw "$tmp/l.json" | grep -q '"format":"hetsched-learned"'
 check "--raw: the stored table" test $? -eq 0
 # the export is a throughput table the project reads: a job of type
 # ('u=user/n=A', 1) simulates on it
-printf 'u=user/n=A\tc\td\t-s\t0\t100\t1\t1\t-1\t0\n' >"$tmp/k.trace"
+printf 'u=1000/n=A\tc\td\t-s\t0\t100\t1\t1\t-1\t0\n' >"$tmp/k.trace"
 "$hs" simulate --throughputs "$tmp/gavel.json" --cluster fast:1 --trace "$tmp/k.trace" \
 	--quiet >"$tmp/out2" 2>"$tmp/err"
 check "the export loads as --throughputs" test $? -eq 0
