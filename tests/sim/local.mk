@@ -25,9 +25,6 @@ endif
 
 TESTS += tests/sim/test_simulate_cli.sh
 EXTRA_DIST += tests/sim/test_simulate_cli.sh
-# learned throughputs: --unknown-models, --learned-out/in, `hetsched learned`
-TESTS += tests/sim/test_learned_cli.sh
-EXTRA_DIST += tests/sim/test_learned_cli.sh
 # `hetsched simulate --timeline` drawn by `hetsched timeline`
 TESTS += tests/sim/test_timeline_cli.sh
 EXTRA_DIST += tests/sim/test_timeline_cli.sh
