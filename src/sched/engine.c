@@ -227,6 +227,12 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 			int t = tmap[b->servers[b->run[k].gpus[0].server].type];
 			ac->recv_reset[t] += elapsed;
 			ac->recv_total[t] += elapsed;
+			/* the exploration budget (LearnExplore): the time since
+			 * the last round ran under its estimates */
+			double gs = elapsed * b->run[k].ngpus;
+			e->busy_s += gs;
+			if (t < 64 && (ac->src_explore >> t & 1))
+				e->explore_s += gs;
 		}
 	}
 	/* A job we suspended keeps its entry (and so its suspended_by_us mark,
@@ -264,7 +270,7 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 			continue;
 		ac->src = b->src[k];
 		ac->learn_conf = b->lconf[k];
-		ac->src_table = ac->src_learned = ac->src_inferred = 0;
+		ac->src_table = ac->src_learned = ac->src_inferred = ac->src_explore = 0;
 		ac->weight = pb->jobs[k].weight;
 		const hs_sjob_t *sj = &s->jobs[b->pjob_snap[k]];
 		hs_strlcpy(ac->account, sj->account && *sj->account ? sj->account : "(none)",
@@ -276,6 +282,8 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 			ac->thr[tmap[j]] = pb->jobs[k].thr[j] * b->units[k]; /* job's units */
 			ac->meas[tmap[j]] = b->meas[(size_t)k * J + j];
 			uint64_t bit = tmap[j] < 64 ? 1ull << tmap[j] : 0;
+			if (b->explore[k] >> j & 1)
+				ac->src_explore |= bit;
 			switch (b->tsrc[(size_t)k * J + j]) {
 			case HS_ESTIMATE_TABLE:
 				ac->src_table |= bit;

@@ -58,6 +58,8 @@ typedef struct hs_jacct {
 	 * the least confidence of its learned or inferred types. Bits, not
 	 * rows: every queued job has an entry. */
 	uint64_t src_table, src_learned, src_inferred;
+	uint64_t src_explore;      /* types whose estimate was raised to try
+	                            * them (LearnExplore) */
 	double learn_conf;
 	double weight;             /* policy weight in the last round */
 	char account[64];          /* entity (Slurm account) in the last round */
@@ -183,6 +185,9 @@ struct hs_engine {
 	                            * throughput over the equal-share one,
 	                            * last successful solve (status) */
 	double eq_min, eq_mean;
+	double explore_s, busy_s;  /* GPU-seconds run on a type whose estimate
+	                            * was raised to try it (LearnExplore), and
+	                            * by all problem jobs (not saved) */
 	hs_learn_t learn;          /* throughputs learned per kind of job
 	                            * (sched/learn.h; empty with Learning=no) */
 	hs_entities_t ents;        /* the last round's entity forest, for the
@@ -290,6 +295,14 @@ void hs_jmemo_prune(hs_engine_t *e, long round);
 hs_jmemo_t *hs_jmemo_get(hs_engine_t *e, uint32_t id);
 
 /* engine_learn.c: the engine's side of sched/learn.h (Learning=yes). */
+/* 1 when LearnExplore is on and its share of GPU time is not spent. */
+int hs_learn_explore_on(const hs_engine_t *e);
+/* Bounded exploration: raises thr[j] of each type j whose estimate is
+ * inferred with confidence below 0.5 by 1 + (1 - confidence), so the
+ * policy tries the job there (its first report there replaces the
+ * guess); returns the raised types as bits. */
+uint64_t hs_learn_optimism(int J, const hs_estimate_source_t *tsrc, const double *conf,
+			   double *thr);
 /* Job sj's kind (model: its hint, "" = none) into out[HS_LEARN_KIND_MAX]. */
 void hs_learn_job_kind(const hs_engine_t *e, const hs_sjob_t *sj, const char *model, char *out);
 /* Feeds the learned table the reports of sj's record newer than those
@@ -365,6 +378,8 @@ typedef struct hs_round_build {
 	hs_estimate_source_t *src; /* [njobs] */
 	unsigned char *tsrc;       /* [njobs * ntypes] hs_estimate_source_t
 	                            * of each type's estimate */
+	uint64_t *explore;         /* [njobs] problem types whose estimate was
+	                            * raised to try them (bit j) */
 	double *lconf;             /* [njobs] least confidence of its learned
 	                            * or inferred types (1 = none used) */
 	double *meas;              /* [njobs * ntypes] */

@@ -106,8 +106,36 @@ void hs_engine_learn_stats(const hs_engine_t *e, hs_learn_stats_t *st)
 	st->kinds = l->n;
 	st->refused = l->refused;
 	st->outliers = l->outliers;
+	st->explore_gpu_s = e->explore_s;
+	st->busy_gpu_s = e->busy_s;
 	for (int i = 0; i < 2; i++) {
 		st->err_n[i] = l->err_n[i];
 		st->err_mean[i] = l->err_n[i] ? l->err_sum[i] / (double)l->err_n[i] : NAN;
 	}
+}
+
+int hs_learn_explore_on(const hs_engine_t *e)
+{
+	double f = e->conf.learn_explore;
+	/* the share over the engine's life, so a burst is paid back later;
+	 * before any GPU time is counted, exploration may start */
+	return f > 0 && e->explore_s <= f * e->busy_s + 1e-9;
+}
+
+uint64_t hs_learn_optimism(int J, const hs_estimate_source_t *tsrc, const double *conf,
+			   double *thr)
+{
+	uint64_t bits = 0;
+	int known = 0;
+	for (int j = 0; j < J; j++)
+		known |= tsrc[j] == HS_ESTIMATE_MEASURED || tsrc[j] == HS_ESTIMATE_LEARNED;
+	if (!known)
+		return 0; /* the relative-speed prior everywhere: no type to try
+			   * against, wherever it runs first it is measured */
+	for (int j = 0; j < J && j < 64; j++)
+		if (tsrc[j] == HS_ESTIMATE_INFERRED && conf[j] < 0.5 && thr[j] > 0) {
+			thr[j] *= 1.0 + (1.0 - conf[j]);
+			bits |= 1ull << j;
+		}
+	return bits;
 }

@@ -39,6 +39,7 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->src);
 	free(b->tsrc);
 	free(b->lconf);
+	free(b->explore);
 	free(b->meas);
 	free(b->units);
 	free(b->tmap);
@@ -241,8 +242,9 @@ static int init_problem(const hs_snap_t *s, const hs_round_scratch_t *sc, hs_rou
 	b->units = malloc(((size_t)npj + 1) * sizeof(double));
 	b->tsrc = calloc((size_t)npj * (size_t)J + 1, 1);
 	b->lconf = malloc(((size_t)npj + 1) * sizeof(double));
+	b->explore = calloc((size_t)npj + 1, sizeof(uint64_t));
 	if (!b->pjob_snap || !b->run || !b->run_space || !b->src || !b->meas || !b->units ||
-	    !b->tsrc || !b->lconf)
+	    !b->tsrc || !b->lconf || !b->explore)
 		return hs_err_set(err, "out of memory");
 	for (int k = 0; k < npj; k++) {
 		b->units[k] = 1.0;
@@ -299,6 +301,9 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 		    lconf[j] < b->lconf[k])
 			b->lconf[k] = lconf[j];
 	}
+	if (e->conf.learning && hs_learn_explore_on(e) && b->hints[i].ckpt &&
+	    !b->hints[i].no_preempt)
+		b->explore[k] = hs_learn_optimism(J, tsrc, lconf, jb->thr);
 	int any = 0;
 	for (int j = 0; j < J; j++) {
 		if (hs_nodes_usable(b, s, sj, j, pb->cluster.count[j]) < sj->gpus)

@@ -100,7 +100,8 @@ static json_object *per_type(const hs_engine_t *e, const double *v, double div, 
 }
 
 /* What learning did (hs_engine_learn_stats): "learning": {"kinds": n,
- * "refused": n, "outliers": n, "learned_error": x, "learned_scored": n,
+ * "refused": n, "outliers": n, "explore_gpu_s": s, "busy_gpu_s": s,
+ * "learned_error": x, "learned_scored": n,
  * "inferred_error": x, "inferred_scored": n} (errors: mean |ln(estimate /
  * first measurement)|, only once some were scored). */
 static json_object *learning_doc(const hs_engine_t *e)
@@ -111,6 +112,8 @@ static json_object *learning_doc(const hs_engine_t *e)
 	add_int(o, "kinds", ls.kinds);
 	add_int(o, "refused", ls.refused);
 	add_int(o, "outliers", ls.outliers);
+	add_dbl(o, "explore_gpu_s", ls.explore_gpu_s);
+	add_dbl(o, "busy_gpu_s", ls.busy_gpu_s);
 	add_int(o, "learned_scored", ls.err_n[0]);
 	add_int(o, "inferred_scored", ls.err_n[1]);
 	if (ls.err_n[0])

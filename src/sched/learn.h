@@ -143,11 +143,13 @@ int hs_learn_estimate(hs_learn_t *l, const char *kind, int sf, const char *const
 void hs_learn_score(hs_learn_t *l, int inferred, double predicted, double measured);
 
 /* What learning did: kinds in the table, reports refused or left out as
- * outliers, and the mean |ln(estimate / first measurement)| of [0]
+ * outliers, GPU-seconds on types tried by exploration (engine.h) and in
+ * all, and the mean |ln(estimate / first measurement)| of [0]
  * learned and [1] inferred estimates over err_n of them (NAN: none). */
 typedef struct hs_learn_stats {
 	long kinds, refused, outliers, err_n[2];
 	double err_mean[2];
+	double explore_gpu_s, busy_gpu_s; /* LearnExplore's GPU time, of all */
 } hs_learn_stats_t;
 
 /* The entry of (kind, sf), NULL if none. */

@@ -304,6 +304,8 @@ static void learning(FILE *f, json_object *ln)
 	       "Kinds of job (and GPU counts) in the learned throughput table.");
 	gauge1(f, ln, "outliers", 1, "hetsched_learn_outliers", NULL,
 	       "Throughput reports left out of the learned table as outliers since start.");
+	gauge1(f, ln, "explore_gpu_s", 1, "hetsched_learn_explore_gpu_seconds", "seconds",
+	       "GPU time jobs ran on types they were sent to try (LearnExplore) since start.");
 	if (!is_num(get(ln, "learned_error")) && !is_num(get(ln, "inferred_error")))
 		return;
 	const char *n = "hetsched_learn_estimate_error";

@@ -99,6 +99,9 @@ typedef struct hs_sconf {
 	                              * of job (sched/learn.h) */
 	int learn_scope;             /* LearnScope: hs_learn_scope_t */
 	int learn_max_kinds;         /* LearnMaxKinds: learned table bound */
+	double learn_explore;        /* LearnExplore: share of the GPU time
+	                              * optimistic estimates may send jobs to
+	                              * types they have not run on; 0 = off */
 } hs_sconf_t;
 
 /* The i-th key of the table (sconf_keys.c), NULL past the last: the

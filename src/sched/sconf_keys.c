@@ -324,6 +324,8 @@ static const key_def_t keys[] = {
 	       "whose reports a learned kind shares: one user's, one account's or the site's"),
 	INT("LearnMaxKinds", learn_max_kinds, "4096", 16, 1000000,
 	    "most (kind, GPU count) entries of the learned table"),
+	DBL("LearnExplore", learn_explore, "0", 0, 0.5,
+	    "share of GPU time spent trying jobs on types inferred for them, 0 = off"),
 	BOOL("RequeueWithoutCheckpoint", requeue_no_ckpt, "no",
 	     "also preempt jobs that cannot checkpoint"),
 	INT("ApplyDelay", apply_delay_ms, "0", 0, 60000,

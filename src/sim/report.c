@@ -102,6 +102,8 @@ static json_object *learning(const hs_sim_result_t *r)
 	json_object_object_add(o, "kinds", json_object_new_int64(r->learn.kinds));
 	json_object_object_add(o, "refused", json_object_new_int64(r->learn.refused));
 	json_object_object_add(o, "outliers", json_object_new_int64(r->learn.outliers));
+	json_object_object_add(o, "explore_gpu_s", json_object_new_double(r->learn.explore_gpu_s));
+	json_object_object_add(o, "busy_gpu_s", json_object_new_double(r->learn.busy_gpu_s));
 	static const char *const names[2] = { "learned", "inferred" };
 	for (int i = 0; i < 2; i++) {
 		json_object *x = json_object_new_object();

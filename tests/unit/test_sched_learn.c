@@ -199,11 +199,84 @@ static void learning_off(void **state)
 	hs_engine_free(e);
 }
 
+static double learning_num(json_object *st, const char *k)
+{
+	json_object *ln, *v;
+	assert_true(json_object_object_get_ex(st, "learning", &ln));
+	assert_true(json_object_object_get_ex(ln, k, &v));
+	return json_object_get_double(v);
+}
+
+/* LearnExplore: 102 (measured k80 5, v100 inferred 15 at confidence
+ * 1/3 * 1/3: one report each, one pair) is raised on v100 by 2 - 1/9;
+ * 105, the same but not preemptible, never is; once the GPU time on
+ * raised types passes the share, estimates are plain again. */
+static void exploration(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2,k80:1:2");
+	fx_job_t *a = fx_add(&f, 101, 1), *b = fx_add(&f, 102, 1), *c = fx_add(&f, 105, 1);
+	a->name = "train";
+	b->name = "other";
+	c->name = "third";
+	a->uid = b->uid = c->uid = 1000;
+	a->ckpt = b->ckpt = 1;
+	fx_measure(a, "v100", 30);
+	fx_measure(a, "k80", 10);
+	fx_measure(b, "k80", 5);
+	fx_measure(c, "k80", 5);
+	hs_engine_t *off = fx_engine(NULL, logger);
+	json_object *st = round_status(&f, off);
+	assert_float_equal(thr_of(job_doc(st, 102), "v100"), 15, 1e-9);
+	json_object_put(st);
+	hs_engine_free(off);
+
+	/* v100s for every job: 102 runs on its raised type */
+	fx_init(&f, "v100:1:4,k80:1:2");
+	a = fx_add(&f, 101, 1), b = fx_add(&f, 102, 1), c = fx_add(&f, 105, 1);
+	a->name = "train";
+	b->name = "other";
+	c->name = "third";
+	a->uid = b->uid = c->uid = 1000;
+	a->ckpt = b->ckpt = 1;
+	fx_measure(a, "v100", 30);
+	fx_measure(a, "k80", 10);
+	fx_measure(b, "k80", 5);
+	fx_measure(c, "k80", 5);
+	hs_engine_t *e = fx_engine("LearnExplore=0.1", logger);
+	st = round_status(&f, e);
+	assert_float_equal(thr_of(job_doc(st, 102), "v100"), 15 * (2 - 1.0 / 9), 1e-9);
+	assert_float_equal(thr_of(job_doc(st, 105), "v100"), 15, 1e-9);
+	assert_float_equal(thr_of(job_doc(st, 101), "v100"), 30, 1e-9); /* measured */
+	json_object_put(st);
+	/* 102 is sent to v100 and runs there: its GPU time is exploration */
+	assert_string_equal(fx_type_of(&f, fx_find(&f, 102)), "v100");
+	int plain = 0, over = 0;
+	for (int r = 0; r < 4 && !plain; r++) {
+		f.now += 360;
+		st = round_status(&f, e);
+		/* the counters a round's estimates saw are the last round's:
+		 * once they were over the share, this round is plain */
+		if (over) {
+			assert_float_equal(thr_of(job_doc(st, 102), "v100"), 15, 1e-9);
+			plain = 1;
+		}
+		double ex = learning_num(st, "explore_gpu_s"), busy = learning_num(st, "busy_gpu_s");
+		assert_true(ex > 0 && busy >= ex);
+		over = ex > 0.1 * busy;
+		json_object_put(st);
+	}
+	assert_true(plain);
+	hs_engine_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(learned_kinds),
 		cmocka_unit_test(learning_off),
+		cmocka_unit_test(exploration),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
