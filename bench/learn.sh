@@ -16,6 +16,9 @@
 #   las        heterogeneity-agnostic LAS (max_min_fairness)
 #   warm       cold's command started from the learned table an earlier
 #              run wrote (the same workload drawn with seed N+1, cold)
+#   explore    anonymous with LearnExplore=0.1 (bounded exploration)
+# Each row also gives the inferred estimates' mean |ln(estimate / first
+# measurement)| and the share of GPU time spent exploring.
 # and prints average JCTs and the ratios the issue asks for.
 #
 # Usage: bench/learn.sh [--quick] [--seed N] [--out DIR] [--hetsched PATH]
@@ -62,6 +65,8 @@ for w in single multi; do
 	run $w-table $rate $extra --policy max_min_fairness_perf
 	run $w-cold $rate $extra --policy max_min_fairness_perf --unknown-models 1
 	run $w-anonymous $rate $extra --policy max_min_fairness_perf --anonymous-jobs
+	run $w-explore $rate $extra --policy max_min_fairness_perf --anonymous-jobs \
+		--conf LearnExplore=0.1
 	run $w-nolearn $rate $extra --policy max_min_fairness_perf --unknown-models 1 \
 		--conf Learning=no
 	run $w-las $rate $extra --policy max_min_fairness
@@ -71,10 +76,16 @@ for w in single multi; do
 	run $w-warm $rate $extra --policy max_min_fairness_perf --unknown-models 1 \
 		--learned-in "$out/$w-learned.json"
 	echo "$w-GPU workload, $rate jobs/h, jobs $window, seed $seed: average JCT (hours)"
-	for r in table cold warm anonymous nolearn las; do
-		printf '  %-10s %8.2f%s\n' $r "$(jct $w-$r)" "$(fin $w-$r)"
+	printf '  %-10s %8s  %-14s %s\n' run JCT 'inferred error' 'explored GPU time'
+	for r in table cold warm anonymous explore nolearn las; do
+		printf '  %-10s %8.2f  %-14s %s%s\n' $r "$(jct $w-$r)" \
+			"$(jq -r '.learning.inferred.mean_abs_log_error // "-" | tostring | .[0:5]' \
+				"$out/$w-$r.json")" \
+			"$(jq -r '(.learning.explore_gpu_s / (.learning.busy_gpu_s + 1e-9) * 100
+				| tostring | .[0:5]) + "%"' "$out/$w-$r.json")" "$(fin $w-$r)"
 	done
 	echo "  cold/table $(ratio $w-cold $w-table)  cold/las $(ratio $w-cold $w-las)" \
 		" warm/table $(ratio $w-warm $w-table)  anonymous/las $(ratio $w-anonymous $w-las)" \
+		" explore/anonymous $(ratio $w-explore $w-anonymous)" \
 		" nolearn/las $(ratio $w-nolearn $w-las)"
 done

@@ -297,8 +297,9 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 	b->src[k] = hs_estimate(&ein, jb->thr, &b->meas[(size_t)k * J]);
 	for (int j = 0; j < J; j++) {
 		b->tsrc[(size_t)k * J + j] = (unsigned char)tsrc[j];
+		/* learned or inferred only with learning on: lconf is set */
 		if ((tsrc[j] == HS_ESTIMATE_LEARNED || tsrc[j] == HS_ESTIMATE_INFERRED) &&
-		    lconf[j] < b->lconf[k])
+		    e->conf.learning && lconf[j] < b->lconf[k])
 			b->lconf[k] = lconf[j];
 	}
 	if (e->conf.learning && hs_learn_explore_on(e) && b->hints[i].ckpt &&
