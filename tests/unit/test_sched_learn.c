@@ -207,6 +207,23 @@ static double learning_num(json_object *st, const char *k)
 	return json_object_get_double(v);
 }
 
+/* On cluster spec: 101 "train" (preemptible) measured v100 30, k80 10;
+ * 102 "other" (preemptible) and 105 "third" (not) measured k80 5. */
+static void three_jobs(fx_t *f, const char *spec)
+{
+	fx_init(f, spec);
+	fx_job_t *a = fx_add(f, 101, 1), *b = fx_add(f, 102, 1), *c = fx_add(f, 105, 1);
+	a->name = "train";
+	b->name = "other";
+	c->name = "third";
+	a->uid = b->uid = c->uid = 1000;
+	a->ckpt = b->ckpt = 1;
+	fx_measure(a, "v100", 30);
+	fx_measure(a, "k80", 10);
+	fx_measure(b, "k80", 5);
+	fx_measure(c, "k80", 5);
+}
+
 /* LearnExplore: 102 (measured k80 5, v100 inferred 15 at confidence
  * 1/3 * 1/3: one report each, one pair) is raised on v100 by 2 - 1/9;
  * 105, the same but not preemptible, never is; once the GPU time on
@@ -215,17 +232,7 @@ static void exploration(void **state)
 {
 	(void)state;
 	fx_t f;
-	fx_init(&f, "v100:1:2,k80:1:2");
-	fx_job_t *a = fx_add(&f, 101, 1), *b = fx_add(&f, 102, 1), *c = fx_add(&f, 105, 1);
-	a->name = "train";
-	b->name = "other";
-	c->name = "third";
-	a->uid = b->uid = c->uid = 1000;
-	a->ckpt = b->ckpt = 1;
-	fx_measure(a, "v100", 30);
-	fx_measure(a, "k80", 10);
-	fx_measure(b, "k80", 5);
-	fx_measure(c, "k80", 5);
+	three_jobs(&f, "v100:1:2,k80:1:2");
 	hs_engine_t *off = fx_engine(NULL, logger);
 	json_object *st = round_status(&f, off);
 	assert_float_equal(thr_of(job_doc(st, 102), "v100"), 15, 1e-9);
@@ -233,17 +240,7 @@ static void exploration(void **state)
 	hs_engine_free(off);
 
 	/* v100s for every job: 102 runs on its raised type */
-	fx_init(&f, "v100:1:4,k80:1:2");
-	a = fx_add(&f, 101, 1), b = fx_add(&f, 102, 1), c = fx_add(&f, 105, 1);
-	a->name = "train";
-	b->name = "other";
-	c->name = "third";
-	a->uid = b->uid = c->uid = 1000;
-	a->ckpt = b->ckpt = 1;
-	fx_measure(a, "v100", 30);
-	fx_measure(a, "k80", 10);
-	fx_measure(b, "k80", 5);
-	fx_measure(c, "k80", 5);
+	three_jobs(&f, "v100:1:4,k80:1:2");
 	hs_engine_t *e = fx_engine("LearnExplore=0.1", logger);
 	st = round_status(&f, e);
 	assert_float_equal(thr_of(job_doc(st, 102), "v100"), 15 * (2 - 1.0 / 9), 1e-9);
