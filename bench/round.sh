@@ -11,7 +11,8 @@
 # --baseline PATH: another build's bench/round_bench (say, of an earlier
 # commit), run on the same queues in the same command: its peak and the
 # ratio of this build's peak to it are added.
-# Environment: HS_ROUND_MAXJOBS (default 2000), HS_ROUND_ROUNDS (3).
+# Environment: HS_ROUND_MAXJOBS (default 2000), HS_ROUND_ROUNDS (3),
+# HS_ROUND_CONF (hetsched.conf lines added, e.g. Learning=no).
 #
 # Columns: the table load (every pending job has its own model, as in
 # scale.sh, so the table has a row per job), then round 1's RSS growth

@@ -265,8 +265,9 @@ static int run(const opts_t *o)
 		return 1;
 	}
 	snprintf(conf, sizeof(conf),
-		 "Policy=%s\nThroughputTable=%s\nMaxJobs=%d\nRequeueWithoutCheckpoint=yes\n",
-		 o->policy, table, o->max_jobs);
+		 "Policy=%s\nThroughputTable=%s\nMaxJobs=%d\nRequeueWithoutCheckpoint=yes\n%s\n",
+		 o->policy, table, o->max_jobs,
+		 getenv("HS_ROUND_CONF") ? getenv("HS_ROUND_CONF") : ""); /* e.g. Learning=no */
 	t0 = now_ms(); /* the configuration loads the table */
 	hs_sconf_t c;
 	hs_err_t err;

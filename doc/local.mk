@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # doc — manual pages (roff) and developer notes.
 dist_doc_DATA += doc/protocol.md
+EXTRA_DIST += doc/learning.md
 EXTRA_DIST += doc/policies.md doc/slurm-internals.md doc/slurm-versions.md doc/architecture.md
 dist_man_MANS += doc/man/hetsched.1 doc/man/hetsched-solve.1
 dist_man_MANS += doc/man/hetsched-simulate.1 doc/man/hetsched-timeline.1

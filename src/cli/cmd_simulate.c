@@ -52,6 +52,14 @@ static void usage(FILE *f)
 		"  --pinned-admission M  always (the plugin's default) or share:\n"
 		"                        PinnedAdmission=; ignore: pinned jobs\n"
 		"                        checkpoint and are preempted like any other\n"
+		"  --unknown-models F    the engine is not told the model of this\n"
+		"                        fraction of the jobs (evenly spread, seeded):\n"
+		"                        no --hs-model, the model as job name, so the\n"
+		"                        engine learns their speeds (Learning=)\n"
+		"  --anonymous-jobs      those jobs (alone: every job) have no job name\n"
+		"                        either: each is its own learned kind\n"
+		"  --learned-in FILE     start from this learned table (warm start)\n"
+		"  --learned-out FILE    write the learned table at the end there\n"
 		"cluster:\n"
 		"  --cluster SPEC        e.g. v100:36,p100:36,k80:36\n"
 		"  --gpus-per-server N   GPUs per simulated server (default 1)\n"
@@ -226,7 +234,8 @@ enum {
 	OPT_THROUGHPUTS, OPT_POLICY, OPT_ROUND, OPT_RESET, OPT_PREEMPT, OPT_IDEAL,
 	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP, OPT_IGNORE_RESTART, OPT_SAVE_FAILED,
 	OPT_PRICES, OPT_TIMELINE, OPT_PIN_FRACTION, OPT_PIN_ADMISSION, OPT_CONF, OPT_CKPT_TIME,
-	OPT_TRACE_ACTS, OPT_USERS, OPT_ACCOUNTS,
+	OPT_TRACE_ACTS, OPT_USERS, OPT_ACCOUNTS, OPT_UNKNOWN_MODELS, OPT_ANONYMOUS,
+	OPT_LEARNED_IN, OPT_LEARNED_OUT,
 };
 
 /* What the command line asked for (parse_args, check_args). */
@@ -327,6 +336,10 @@ static const struct option sim_longopts[] = {
 	{ "users", required_argument, NULL, OPT_USERS },
 	{ "accounts", required_argument, NULL, OPT_ACCOUNTS },
 	{ "save-failed", required_argument, NULL, OPT_SAVE_FAILED },
+	{ "unknown-models", required_argument, NULL, OPT_UNKNOWN_MODELS },
+	{ "anonymous-jobs", no_argument, NULL, OPT_ANONYMOUS },
+	{ "learned-in", required_argument, NULL, OPT_LEARNED_IN },
+	{ "learned-out", required_argument, NULL, OPT_LEARNED_OUT },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -365,6 +378,11 @@ static int sim_option(sim_args_t *a, int c, const char *v)
 	case OPT_TRACE_ACTS: o->trace_acts = stderr; return 0;
 	case OPT_USERS: a->users_spec = v; return 0;
 	case OPT_ACCOUNTS: a->accounts_spec = v; return 0;
+	case OPT_UNKNOWN_MODELS:
+		return parse_num(v, 0.0, &o->unknown_models) || o->unknown_models > 1;
+	case OPT_ANONYMOUS: o->anonymous_jobs = 1; return 0;
+	case OPT_LEARNED_IN: o->learned_in = v; return 0;
+	case OPT_LEARNED_OUT: o->learned_out = v; return 0;
 	}
 	return 1;
 }
@@ -443,6 +461,8 @@ static int check_args(sim_args_t *a)
 		return 2;
 	}
 	o->users = &a->users;
+	if (o->anonymous_jobs && !(o->unknown_models > 0))
+		o->unknown_models = 1; /* alone it means every job */
 	if (!strcmp(a->pin_adm, "ignore"))
 		o->pinned_preemptible = 1;
 	else if (conf_set(a, "--pinned-admission", "PinnedAdmission", a->pin_adm) < 0)

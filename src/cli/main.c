@@ -17,6 +17,7 @@ static const struct {
 	{ "status", hs_cmd_status, "what sched/hetsched decided in its last round" },
 	{ "timeline", hs_cmd_timeline, "draw which job ran on which GPU over time (SVG)" },
 	{ "job", hs_cmd_job, "one job: its share, where it ran, why it waits" },
+	{ "learned", hs_cmd_learned, "the throughputs the scheduler learned, as a Gavel table" },
 	{ NULL, NULL, NULL },
 };
 

@@ -65,6 +65,7 @@ hs_engine_t *hs_engine_new(const hs_sconf_t *conf, hs_log_fn log, void *log_arg,
 		free(e);
 		return NULL;
 	}
+	hs_learn_init(&e->learn, e->conf.learn_max_kinds);
 	if (hs_tables_load(&e->tables, &e->conf, err) < 0)
 		goto fail;
 	if (!(e->policy = make_policy(&e->conf, &e->mopts, err)))
@@ -93,6 +94,7 @@ void hs_engine_free(hs_engine_t *e)
 	hs_reccache_free(e);
 	hs_jmemo_free(e);
 	hs_ents_free(&e->ents);
+	hs_learn_free(&e->learn);
 	free(e);
 }
 
@@ -139,6 +141,8 @@ int hs_engine_reconfigure(hs_engine_t *e, const hs_sconf_t *conf, hs_err_t *err)
 	hs_tables_free(&e->tables);
 	e->tables = tb;
 	hs_jmemo_free(e); /* its table rows were the old tables' */
+	/* a smaller bound applies as kinds are added (learn.c evicts) */
+	e->learn.max_kinds = c.learn_max_kinds;
 	hs_sconf_free(&e->conf);
 	e->conf = c;
 	return 0;
@@ -223,6 +227,12 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 			int t = tmap[b->servers[b->run[k].gpus[0].server].type];
 			ac->recv_reset[t] += elapsed;
 			ac->recv_total[t] += elapsed;
+			/* the exploration budget (LearnExplore): the time since
+			 * the last round ran under its estimates */
+			double gs = elapsed * b->run[k].ngpus;
+			e->busy_s += gs;
+			if (t < 64 && (ac->src_explore >> t & 1))
+				e->explore_s += gs;
 		}
 	}
 	/* A job we suspended keeps its entry (and so its suspended_by_us mark,
@@ -259,6 +269,8 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 		if (!ac)
 			continue;
 		ac->src = b->src[k];
+		ac->learn_conf = b->lconf[k];
+		ac->src_table = ac->src_learned = ac->src_inferred = ac->src_explore = 0;
 		ac->weight = pb->jobs[k].weight;
 		const hs_sjob_t *sj = &s->jobs[b->pjob_snap[k]];
 		hs_strlcpy(ac->account, sj->account && *sj->account ? sj->account : "(none)",
@@ -269,6 +281,22 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 		for (int j = 0; j < J; j++) {
 			ac->thr[tmap[j]] = pb->jobs[k].thr[j] * b->units[k]; /* job's units */
 			ac->meas[tmap[j]] = b->meas[(size_t)k * J + j];
+			uint64_t bit = tmap[j] < 64 ? 1ull << tmap[j] : 0;
+			if (b->explore[k] >> j & 1)
+				ac->src_explore |= bit;
+			switch (b->tsrc[(size_t)k * J + j]) {
+			case HS_ESTIMATE_TABLE:
+				ac->src_table |= bit;
+				break;
+			case HS_ESTIMATE_LEARNED:
+				ac->src_learned |= bit;
+				break;
+			case HS_ESTIMATE_INFERRED:
+				ac->src_inferred |= bit;
+				break;
+			default:
+				break;
+			}
 		}
 		if (alloc) {
 			memset(ac->x, 0, (size_t)e->acct_tcap * sizeof(double));

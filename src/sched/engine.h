@@ -40,6 +40,7 @@
 #include "core/mechanism.h"
 #include "core/policy.h"
 #include "core/thrtable.h"
+#include "sched/learn.h"
 #include "sched/sconf.h"
 #include "sched/snapshot.h"
 #include "sched/target.h"
@@ -215,6 +216,15 @@ json_object *hs_engine_save_lazy(const hs_engine_t *e, hs_err_t *err);
 /* Replaces the engine's state by a saved one; validates everything and
  * leaves the engine untouched on error. */
 int hs_engine_restore(hs_engine_t *e, json_object *state, hs_err_t *err);
+/* The learned throughput table alone (sched/learn.h: hs_learn_save's
+ * document, a warm start for another engine; Gavel's table format with
+ * cells of at least min_n reports), and loading one (replaces it,
+ * nothing changes on error). */
+json_object *hs_engine_learned_save(const hs_engine_t *e);
+/* What learning did (hs_learn_stats_t, sched/learn.h). */
+void hs_engine_learn_stats(const hs_engine_t *e, hs_learn_stats_t *st);
+json_object *hs_engine_learned_export(const hs_engine_t *e, unsigned min_n);
+int hs_engine_learned_load(hs_engine_t *e, json_object *o, hs_err_t *err);
 
 /* The status document (`hetsched status` reads it; format in
  * hetsched-status(1)) for the last round; the caller owns it. */

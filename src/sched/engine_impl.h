@@ -15,6 +15,7 @@
 #include "sched/engine.h"
 #include "sched/estimate.h"
 #include "sched/hints.h"
+#include "sched/learn.h"
 
 /* Longest wall time credited between two rounds (a slurmctld that was
  * down for a day must not credit a day to whatever runs now). */
@@ -51,6 +52,15 @@ typedef struct hs_jacct {
 	double *thr;               /* estimate used in the last round */
 	double *meas;              /* measured (0 = not measured) */
 	int src;                   /* hs_estimate_source_t */
+	/* per type of the accounting's table, bit t: the last round's
+	 * estimate there came from the table, the learned kind or the
+	 * speedup matrix (else measured when meas > 0, or agnostic); and
+	 * the least confidence of its learned or inferred types. Bits, not
+	 * rows: every queued job has an entry. */
+	uint64_t src_table, src_learned, src_inferred;
+	uint64_t src_explore;      /* types whose estimate was raised to try
+	                            * them (LearnExplore) */
+	double learn_conf;
 	double weight;             /* policy weight in the last round */
 	char account[64];          /* entity (Slurm account) in the last round */
 	int entity;                /* its entity in e->ents, -1 = none */
@@ -135,6 +145,8 @@ typedef struct hs_jmemo {
 	hs_hints_t hints;
 	int table_sf;              /* GPU count of the table lookup, 0 = none */
 	int table_ti, table_jt;    /* its table and row (-1: no table) */
+	int64_t learn_t;           /* newest report time of its record the
+	                            * learned table has (engine_learn.c) */
 } hs_jmemo_t;
 
 struct hs_engine {
@@ -173,6 +185,11 @@ struct hs_engine {
 	                            * throughput over the equal-share one,
 	                            * last successful solve (status) */
 	double eq_min, eq_mean;
+	double explore_s, busy_s;  /* GPU-seconds run on a type whose estimate
+	                            * was raised to try it (LearnExplore), and
+	                            * by all problem jobs (not saved) */
+	hs_learn_t learn;          /* throughputs learned per kind of job
+	                            * (sched/learn.h; empty with Learning=no) */
 	hs_entities_t ents;        /* the last round's entity forest, for the
 	                            * status (engine_entstatus.c) */
 
@@ -274,6 +291,29 @@ void hs_jmemo_hints(hs_engine_t *e, const hs_sjob_t *sj, hs_hints_t *out);
  * looked up once per job and GPU count (after hs_jmemo_hints). */
 int hs_jmemo_table(hs_engine_t *e, uint32_t id, const char *model, int sf, int *jt);
 void hs_jmemo_prune(hs_engine_t *e, long round);
+/* The memo of job id (after hs_jmemo_hints), NULL if none. */
+hs_jmemo_t *hs_jmemo_get(hs_engine_t *e, uint32_t id);
+
+/* engine_learn.c: the engine's side of sched/learn.h (Learning=yes). */
+/* 1 when LearnExplore is on and its share of GPU time is not spent. */
+int hs_learn_explore_on(const hs_engine_t *e);
+/* Bounded exploration: raises thr[j] of each type j whose estimate is
+ * inferred with confidence below 0.5 by 1 + (1 - confidence), so the
+ * policy tries the job there (its first report there replaces the
+ * guess); returns the raised types as bits. */
+uint64_t hs_learn_optimism(int J, const hs_estimate_source_t *tsrc, const double *conf,
+			   double *thr);
+/* Job sj's kind (model: its hint, "" = none) into out[HS_LEARN_KIND_MAX]. */
+void hs_learn_job_kind(const hs_engine_t *e, const hs_sjob_t *sj, const char *model, char *out);
+/* Feeds the learned table the reports of sj's record newer than those
+ * it had from that job. */
+void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model,
+			  const hs_record_t *rec, int64_t now);
+/* The learned or inferred rate of sj's kind on each of names[0..J-1]
+ * (0 = none), inferred[j] = 1 when inferred, conf[j] its confidence. */
+void hs_learn_job_rates(hs_engine_t *e, const hs_sjob_t *sj, const char *model,
+			char *const *names, int J, int64_t now, double *rate,
+			unsigned char *inferred, double *conf);
 void hs_jmemo_free(hs_engine_t *e);
 
 /* engine_warn.c */
@@ -336,6 +376,12 @@ typedef struct hs_round_build {
 	                            * packed partner on it, or -1 */
 	int *owner_base;           /* [nservers] */
 	hs_estimate_source_t *src; /* [njobs] */
+	unsigned char *tsrc;       /* [njobs * ntypes] hs_estimate_source_t
+	                            * of each type's estimate */
+	uint64_t *explore;         /* [njobs] problem types whose estimate was
+	                            * raised to try them (bit j) */
+	double *lconf;             /* [njobs] least confidence of its learned
+	                            * or inferred types (1 = none used) */
 	double *meas;              /* [njobs * ntypes] */
 	double *units;             /* [njobs] the job's estimates / problem's
 	                            * (1, or its factor in table units for

@@ -97,6 +97,12 @@ int hs_jmemo_table(hs_engine_t *e, uint32_t id, const char *model, int sf, int *
 	return ti;
 }
 
+hs_jmemo_t *hs_jmemo_get(hs_engine_t *e, uint32_t id)
+{
+	int i = find(e, id);
+	return i >= 0 ? &e->memo[i] : NULL;
+}
+
 void hs_jmemo_prune(hs_engine_t *e, long round)
 {
 	int w = 0;

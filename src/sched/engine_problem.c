@@ -37,6 +37,9 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->owner2);
 	free(b->owner_base);
 	free(b->src);
+	free(b->tsrc);
+	free(b->lconf);
+	free(b->explore);
 	free(b->meas);
 	free(b->units);
 	free(b->tmap);
@@ -237,10 +240,16 @@ static int init_problem(const hs_snap_t *s, const hs_round_scratch_t *sc, hs_rou
 	b->src = calloc((size_t)npj + 1, sizeof(*b->src));
 	b->meas = calloc((size_t)npj * (size_t)J + 1, sizeof(double));
 	b->units = malloc(((size_t)npj + 1) * sizeof(double));
-	if (!b->pjob_snap || !b->run || !b->run_space || !b->src || !b->meas || !b->units)
+	b->tsrc = calloc((size_t)npj * (size_t)J + 1, 1);
+	b->lconf = malloc(((size_t)npj + 1) * sizeof(double));
+	b->explore = calloc((size_t)npj + 1, sizeof(uint64_t));
+	if (!b->pjob_snap || !b->run || !b->run_space || !b->src || !b->meas || !b->units ||
+	    !b->tsrc || !b->lconf || !b->explore)
 		return hs_err_set(err, "out of memory");
-	for (int k = 0; k < npj; k++)
+	for (int k = 0; k < npj; k++) {
 		b->units[k] = 1.0;
+		b->lconf[k] = 1.0;
+	}
 	return 0;
 }
 
@@ -275,7 +284,27 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 				 .rec = recp, .allowed = &sc->allowed[(size_t)i * J],
 				 .table_known = 1 };
 	ein.table_ti = hs_jmemo_table(e, sj->id, b->hints[i].model, sj->gpus, &ein.table_jt);
+	double lrate[J > 0 ? J : 1], lconf[J > 0 ? J : 1];
+	unsigned char linf[J > 0 ? J : 1];
+	hs_estimate_source_t tsrc[J > 0 ? J : 1];
+	if (e->conf.learning) {
+		hs_learn_job_rates(e, sj, b->hints[i].model, pb->cluster.names, J, s->now, lrate,
+				   linf, lconf);
+		ein.learned = lrate;
+		ein.learned_inferred = linf;
+	}
+	ein.type_src = tsrc;
 	b->src[k] = hs_estimate(&ein, jb->thr, &b->meas[(size_t)k * J]);
+	for (int j = 0; j < J; j++) {
+		b->tsrc[(size_t)k * J + j] = (unsigned char)tsrc[j];
+		/* learned or inferred only with learning on: lconf is set */
+		if ((tsrc[j] == HS_ESTIMATE_LEARNED || tsrc[j] == HS_ESTIMATE_INFERRED) &&
+		    e->conf.learning && lconf[j] < b->lconf[k])
+			b->lconf[k] = lconf[j];
+	}
+	if (e->conf.learning && hs_learn_explore_on(e) && b->hints[i].ckpt &&
+	    !b->hints[i].no_preempt)
+		b->explore[k] = hs_learn_optimism(J, tsrc, lconf, jb->thr);
 	int any = 0;
 	for (int j = 0; j < J; j++) {
 		if (hs_nodes_usable(b, s, sj, j, pb->cluster.count[j]) < sj->gpus)
@@ -398,6 +427,18 @@ static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
 	hs_problem_t *pb = &b->problem;
 	double prio_mean = mean_priority(s, sc);
 	int used = 0;
+	/* every report first, so that this round's estimates see them all
+	 * and the speedup matrix is computed once (learn.c caches it); the
+	 * reports of every modelled GPU job, not only the problem's: a job
+	 * that cannot be preempted runs outside the policy but its speed
+	 * teaches the others */
+	for (int i = 0; i < s->njobs && c->learning; i++) {
+		if (b->role[i] == HS_ROLE_SKIP || b->role[i] == HS_ROLE_UNMODELLED)
+			continue; /* hints not parsed (engine_classify.c) */
+		const hs_sjob_t *sj = &s->jobs[i];
+		hs_record_t rec;
+		hs_learn_job_observe(e, sj, b->hints[i].model, job_record(e, sj, &rec), s->now);
+	}
 	for (int k = 0; k < sc->npj; k++) {
 		int i = sc->order[k];
 		const hs_sjob_t *sj = &s->jobs[i];

@@ -9,7 +9,7 @@
  *              "active_total": <s>, "suspended_by_us": <0|1>,
  *              "submit_time": <s>, "restart_cnt": <n> (both optional),
  *              "recv_reset": [<s per type>], "recv_total": [...],
- *              "x": [...], "thr": [...], "meas": [...], "src": <0..2>,
+ *              "x": [...], "thr": [...], "meas": [...], "src": <0..4>,
  *              "started_t": <s>, "started_rc": <n> (optional: hetsched's
  *              last start of the job, its incarnation)}],
  *    "ops": [{"id": <job id>, "kind": "checkpoint"|"requeued"|"start",
@@ -17,8 +17,12 @@
  *             "orig_begin": <s>, "begin_cleared": <0|1>,
  *             "type": "<gpu type>", "nodes": [["<node>", <gpus>], ...],
  *             "partner": <job id, optional: start packed with it>}],
- *    "totals": {"started": <n>, ...}}
+ *    "totals": {"started": <n>, ...},
+ *    "learned": <hs_learn_save()> (optional: the learned throughputs,
+ *              sched/learn.h; a bad one is logged and dropped alone)}
  *
+ * ("src" 3 and 4, learned and inferred, came with the learned table: an
+ * older plugin rejects a state holding them.)
  * Restore validates every field before touching the engine: a garbage or
  * foreign file is rejected with a message naming the field (the plugin
  * then sets the file aside and starts fresh).
@@ -145,6 +149,10 @@ static json_object *engine_save(const hs_engine_t *e, int lazy, hs_err_t *err)
 	json_object_object_add(tot, "start_failed", json_object_new_int64(e->tot_start_failed));
 	json_object_object_add(tot, "solve_failed", json_object_new_int64(e->tot_solve_failed));
 	json_object_object_add(o, "totals", tot);
+	/* the learned table (sched/learn.h), bounded by LearnMaxKinds; kept
+	 * with Learning=no too, so that turning it off and on loses nothing */
+	if (e->learn.n > 0)
+		json_object_object_add(o, "learned", hs_learn_save(&e->learn));
 	return o;
 }
 
@@ -403,7 +411,7 @@ static int restore_job(const restored_t *r, json_object *j, int i, int nt, int64
 	if (get_i64(j, "id", 1, UINT32_MAX, &id, err) < 0 ||
 	    get_i64(j, "first_seen", 0, INT64_MAX / 2, &fs, err) < 0 ||
 	    get_i64(j, "suspended_by_us", 0, 1, &sb, err) < 0 ||
-	    get_i64(j, "src", 0, HS_ESTIMATE_MEASURED, &src, err) < 0 ||
+	    get_i64(j, "src", 0, HS_ESTIMATE_INFERRED, &src, err) < 0 ||
 	    get_dbl(j, "active_reset", &a->active_reset_s, err) < 0 ||
 	    get_dbl(j, "active_total", &a->active_total_s, err) < 0 ||
 	    get_darr(j, "recv_reset", nt, a->recv_reset, err) < 0 ||
@@ -522,6 +530,13 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 		return -1;
 	}
 	restore_swap_in(e, &r, tv);
+	json_object *learned;
+	hs_err_t le = { "" };
+	/* optional (older states have none); a bad one costs what was
+	 * learned, never the rest of the state */
+	if (json_object_object_get_ex(st, "learned", &learned) &&
+	    hs_learn_load(&e->learn, learned, &le) < 0)
+		hs_engine_logf(e, HS_LOG_ERROR, "state: learned table ignored: %s", le.msg);
 	e->last_round_t = last;
 	e->last_reset_t = reset;
 	e->rounds = rounds;

@@ -27,6 +27,8 @@
  *    "jobs": [{"id": n, "user_id": n, "state": "running", "type": "v100",
  *              "nodes": ["v100-1"], "gpus": 1, "op": "keep",
  *              "reason": "...", "estimate": "table",
+ *              "estimates": {"v100": "measured", "k80": "inferred"},
+ *              "learn_confidence": 0.4,
  *              "target": {"v100": 0.5}, "received": {"v100": 0.48},
  *              "received_s": {"v100": 120}, "active_s": 250,
  *              "weight": 1.0, "account": "physics",
@@ -45,7 +47,10 @@
  * solve (engine.c). "expected_start" (pending jobs, start_est.h),
  * "received_total_s" / "active_total_s" (since the job was first active,
  * across resets), "ftf_rho" (finish-time fairness estimate) and
- * "remaining_s" come from engine_start.c; "entities" (accounts and users,
+ * "remaining_s" come from engine_start.c; "estimates" names each usable
+ * type's source (estimate.h: measured, table, learned, inferred,
+ * agnostic) and "learn_confidence" (only with a learned or inferred
+ * type) the least confidence of those (sched/learn.h); "entities" (accounts and users,
  * engine_entstatus.c) from the round's association tree. Those and "objective" came
  * after version 1 was
  * published: readers treat them as optional (metrics.c).
@@ -90,6 +95,48 @@ static json_object *per_type(const hs_engine_t *e, const double *v, double div, 
 		double x = div > 0 ? v[t] / div : 0;
 		if (all || x > 0)
 			add_dbl(o, e->types[t], x);
+	}
+	return o;
+}
+
+/* What learning did (hs_engine_learn_stats): "learning": {"kinds": n,
+ * "refused": n, "outliers": n, "explore_gpu_s": s, "busy_gpu_s": s,
+ * "learned_error": x, "learned_scored": n,
+ * "inferred_error": x, "inferred_scored": n} (errors: mean |ln(estimate /
+ * first measurement)|, only once some were scored). */
+static json_object *learning_doc(const hs_engine_t *e)
+{
+	hs_learn_stats_t ls;
+	hs_engine_learn_stats(e, &ls);
+	json_object *o = json_object_new_object();
+	add_int(o, "kinds", ls.kinds);
+	add_int(o, "refused", ls.refused);
+	add_int(o, "outliers", ls.outliers);
+	add_dbl(o, "explore_gpu_s", ls.explore_gpu_s);
+	add_dbl(o, "busy_gpu_s", ls.busy_gpu_s);
+	add_int(o, "learned_scored", ls.err_n[0]);
+	add_int(o, "inferred_scored", ls.err_n[1]);
+	if (ls.err_n[0])
+		add_dbl(o, "learned_error", ls.err_mean[0]);
+	if (ls.err_n[1])
+		add_dbl(o, "inferred_error", ls.err_mean[1]);
+	return o;
+}
+
+/* Where each type's estimate of job a came from (types it may use). */
+static json_object *type_sources(const hs_engine_t *e, const hs_jacct_t *a)
+{
+	json_object *o = json_object_new_object();
+	for (int t = 0; t < e->ntypes && t < 64; t++) {
+		uint64_t bit = 1ull << t;
+		hs_estimate_source_t s = a->meas[t] > 0 ? HS_ESTIMATE_MEASURED
+				       : a->src_table & bit ? HS_ESTIMATE_TABLE
+				       : a->src_learned & bit ? HS_ESTIMATE_LEARNED
+				       : a->src_inferred & bit ? HS_ESTIMATE_INFERRED
+				       : HS_ESTIMATE_AGNOSTIC;
+		if (a->thr[t] > 0)
+			json_object_object_add(o, e->types[t],
+					       json_object_new_string(hs_estimate_source_name(s)));
 	}
 	return o;
 }
@@ -226,6 +273,9 @@ static json_object *plan_job_doc(const hs_engine_t *e, const hs_snap_t *s,
 			add_dbl(j, "remaining_s", a->remaining_s);
 		json_object_object_add(j, "estimate",
 				       json_object_new_string(hs_estimate_source_name(a->src)));
+		json_object_object_add(j, "estimates", type_sources(e, a));
+		if ((a->src_learned | a->src_inferred) && isfinite(a->learn_conf))
+			add_dbl(j, "learn_confidence", a->learn_conf);
 		json_object_object_add(j, "target", per_type(e, a->x, 1, 0));
 		json_object_object_add(j, "received",
 				       per_type(e, a->recv_reset, a->active_reset_s, 0));
@@ -419,6 +469,7 @@ static json_object *engine_status(const hs_engine_t *e, const hs_snap_t *s, cons
 	add_int(tot, "mech_resets", ms.resets);
 	add_int(tot, "lease_extensions", ms.keeps);
 	json_object_object_add(o, "totals", tot);
+	json_object_object_add(o, "learning", learning_doc(e));
 
 	json_object *jobs = status_jobs(e, s, plan, lazy);
 	if (!jobs) {

@@ -51,6 +51,10 @@ const char *hs_estimate_source_name(hs_estimate_source_t s)
 		return "table";
 	case HS_ESTIMATE_MEASURED:
 		return "measured";
+	case HS_ESTIMATE_LEARNED:
+		return "learned";
+	case HS_ESTIMATE_INFERRED:
+		return "inferred";
 	}
 	return "?";
 }
@@ -65,6 +69,35 @@ static int ok_value(double v)
 	return isfinite(v) && v >= 1e-6 && v < 1e12;
 }
 
+/* The learned rate of type j when it is usable (0 otherwise). */
+static double learned_at(const hs_estimate_in_t *in, int j)
+{
+	return in->learned && ok_value(in->learned[j]) ? in->learned[j] : 0;
+}
+
+/* thr[j] of an allowed type from the sums of hs_estimate, and its
+ * source (rules 2-5 of estimate.h). */
+static hs_estimate_source_t pick(const hs_estimate_in_t *in, int j, double mea, double tab,
+				 double scale, double lscale, double guess, double *thr)
+{
+	double lv = learned_at(in, j);
+	if (mea > 0) {
+		*thr = mea;
+		return HS_ESTIMATE_MEASURED;
+	}
+	if (tab > 0 && scale > 0) {
+		*thr = tab * scale;
+		return HS_ESTIMATE_TABLE;
+	}
+	if (lv > 0) {
+		*thr = lv * lscale;
+		return in->learned_inferred && in->learned_inferred[j] ? HS_ESTIMATE_INFERRED
+								       : HS_ESTIMATE_LEARNED;
+	}
+	*thr = guess;
+	return HS_ESTIMATE_AGNOSTIC;
+}
+
 hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double *measured)
 {
 	const int J = in->cluster->ntypes;
@@ -72,8 +105,8 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 	int jt = in->table_jt;
 	int ti = in->table_known ? in->table_ti
 				 : hs_tables_find(in->tables, in->model, in->scale_factor, &jt);
-	int nm = 0, nt = 0, nboth = 0;
-	double sum_m = 0, sum_t = 0, both_m = 0, both_t = 0;
+	int nm = 0, nt = 0, nboth = 0, nlboth = 0, nl = 0, ninf = 0;
+	double sum_m = 0, sum_t = 0, both_m = 0, both_t = 0, lboth_m = 0, lboth_l = 0;
 
 	for (int j = 0; j < J; j++) {
 		const char *name = in->cluster->names[j];
@@ -88,6 +121,7 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 		}
 		if (in->allowed && !in->allowed[j])
 			continue;
+		double lv = learned_at(in, j);
 		if (mea[j] > 0) {
 			nm++;
 			sum_m += mea[j];
@@ -101,24 +135,35 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 			both_m += mea[j];
 			both_t += tab[j];
 		}
+		if (mea[j] > 0 && lv > 0) {
+			nlboth++;
+			lboth_m += mea[j];
+			lboth_l += lv;
+		}
+		if (lv > 0 && in->learned_inferred && in->learned_inferred[j])
+			ninf++;
+		else if (lv > 0)
+			nl++;
 	}
 	hs_estimate_source_t src = nm ? HS_ESTIMATE_MEASURED
-				 : nt ? HS_ESTIMATE_TABLE : HS_ESTIMATE_AGNOSTIC;
+				 : nt ? HS_ESTIMATE_TABLE
+				 : nl ? HS_ESTIMATE_LEARNED
+				 : ninf ? HS_ESTIMATE_INFERRED : HS_ESTIMATE_AGNOSTIC;
 	double scale = nboth ? both_m / both_t : nm ? 0 : 1;
+	/* learned rates are in the units of the kind's reports, which a
+	 * job's own measurements may differ from (another input size) */
+	double lscale = nlboth ? lboth_m / lboth_l : 1;
 	double guess = nm ? sum_m / nm : nt ? sum_t / nt : 1.0;
 	for (int j = 0; j < J; j++) {
 		if (measured)
 			measured[j] = mea[j];
-		if (in->allowed && !in->allowed[j]) {
+		hs_estimate_source_t ts = HS_ESTIMATE_AGNOSTIC;
+		if (in->allowed && !in->allowed[j])
 			thr[j] = 0;
-			continue;
-		}
-		if (mea[j] > 0)
-			thr[j] = mea[j];
-		else if (tab[j] > 0 && scale > 0)
-			thr[j] = tab[j] * scale;
 		else
-			thr[j] = guess;
+			ts = pick(in, j, mea[j], tab[j], scale, lscale, guess, &thr[j]);
+		if (in->type_src)
+			in->type_src[j] = ts;
 	}
 	return src;
 }

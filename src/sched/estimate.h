@@ -12,7 +12,11 @@
  *     sum(measured) / sum(table) over the types that have both (so table
  *     ratios between types survive while the units follow the job's own
  *     measurements, e.g. a time-scaled emulator).
- *  4. Otherwise (unknown model or type not in the table): the
+ *  4. Otherwise, with learning on (sched/learn.h): the rate learned for
+ *     the job's kind on that type, else the rate inferred from the
+ *     site's speedup matrix, both rescaled like table values by the
+ *     job's own measurements on the types that have both.
+ *  5. Otherwise (unknown model or type not in the table): the
  *     heterogeneity-agnostic estimate, the mean of what is known about the
  *     job (measured, then table values), or 1.0 when nothing is known.
  *     Measuring the job on a type replaces the guess there.
@@ -39,6 +43,8 @@ typedef enum hs_estimate_source {
 	HS_ESTIMATE_AGNOSTIC = 0,  /* nothing known: equal on every allowed type */
 	HS_ESTIMATE_TABLE,         /* offline table only */
 	HS_ESTIMATE_MEASURED,      /* measured on at least one type */
+	HS_ESTIMATE_LEARNED,       /* learned for the job's kind */
+	HS_ESTIMATE_INFERRED,      /* inferred from other kinds' speedups */
 } hs_estimate_source_t;
 
 const char *hs_estimate_source_name(hs_estimate_source_t s);
@@ -53,6 +59,12 @@ typedef struct hs_estimate_in {
 	int table_known;               /* 1: table_ti / table_jt are the lookup
 	                                * of (model, scale_factor) already */
 	int table_ti, table_jt;
+	const double *learned;         /* [ntypes] the learned or inferred
+	                                * rate of the job's kind, 0 = none;
+	                                * NULL = learning off */
+	const unsigned char *learned_inferred; /* [ntypes] 1 = inferred */
+	hs_estimate_source_t *type_src; /* out: [ntypes] each type's source
+	                                * (NULL = not wanted) */
 } hs_estimate_in_t;
 
 /* The first table that knows (model, sf): its index and *jt, or -1. */

@@ -100,6 +100,7 @@ static const char *why(json_object *j)
 static void print_throughput(FILE *out, json_object *j)
 {
 	json_object *thr = get(j, "throughput"), *meas = get(j, "measured");
+	json_object *srcs = get(j, "estimates");
 	if (!thr || !json_object_is_type(thr, json_type_object) ||
 	    json_object_object_length(thr) == 0)
 		return;
@@ -111,6 +112,13 @@ static void print_throughput(FILE *out, json_object *j)
 		fprintf(out, " %s %.3g", type, t);
 		if (has_num(meas, type, &m) && m > 0)
 			fprintf(out, " (measured %.3g%s)", m, "");
+		/* a rate learned for the job's kind, or inferred for it
+		 * (sched/learn.h): said, since no measurement backs it */
+		json_object *sv = srcs ? get(srcs, type) : NULL;
+		const char *src = sv && json_object_is_type(sv, json_type_string)
+				  ? json_object_get_string(sv) : "";
+		if (!strcmp(src, "learned") || !strcmp(src, "inferred"))
+			fprintf(out, " (%s)", src);
 	}
 	fprintf(out, "\n");
 }

@@ -294,6 +294,29 @@ static void entities(FILE *f, json_object *doc)
 		      "Jobs of the account or user in the last round's problem.");
 }
 
+/* The learned throughputs (sched/learn.h): kinds kept, and how far
+ * learned and inferred estimates were from the jobs' first measurement
+ * (mean |ln(estimate / measured)|; 0.1 is about 10% off). Gauges: the
+ * counts restart with slurmctld. */
+static void learning(FILE *f, json_object *ln)
+{
+	gauge1(f, ln, "kinds", 1, "hetsched_learned_kinds", NULL,
+	       "Kinds of job (and GPU counts) in the learned throughput table.");
+	gauge1(f, ln, "outliers", 1, "hetsched_learn_outliers", NULL,
+	       "Throughput reports left out of the learned table as outliers since start.");
+	gauge1(f, ln, "explore_gpu_s", 1, "hetsched_learn_explore_gpu_seconds", "seconds",
+	       "GPU time jobs ran on types they were sent to try (LearnExplore) since start.");
+	if (!is_num(get(ln, "learned_error")) && !is_num(get(ln, "inferred_error")))
+		return;
+	const char *n = "hetsched_learn_estimate_error";
+	family(f, n, "gauge", NULL,
+	       "Mean |ln(estimate / first measurement)| of learned and inferred estimates.");
+	if (is_num(get(ln, "learned_error")))
+		sample(f, n, NULL, "source", "learned", num(ln, "learned_error"));
+	if (is_num(get(ln, "inferred_error")))
+		sample(f, n, NULL, "source", "inferred", num(ln, "inferred_error"));
+}
+
 int hs_metrics_write(FILE *out, json_object *doc, hs_err_t *err)
 {
 	if (!doc || strcmp(str(doc, "format"), "hetsched-status"))
@@ -327,6 +350,9 @@ int hs_metrics_write(FILE *out, json_object *doc, hs_err_t *err)
 	json_object *tot = get(doc, "totals");
 	if (tot)
 		totals(out, tot);
+	json_object *ln = get(doc, "learning");
+	if (ln)
+		learning(out, ln);
 	fputs("# EOF\n", out);
 	if (ferror(out))
 		return hs_err_set(err, "cannot write the metrics");

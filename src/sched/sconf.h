@@ -95,6 +95,13 @@ typedef struct hs_sconf {
 	                              * work = this many seconds at their
 	                              * estimated speed unless the time limit
 	                              * says less (UnknownJobSeconds) */
+	int learning;                /* Learning: learn throughputs per kind
+	                              * of job (sched/learn.h) */
+	int learn_scope;             /* LearnScope: hs_learn_scope_t */
+	int learn_max_kinds;         /* LearnMaxKinds: learned table bound */
+	double learn_explore;        /* LearnExplore: share of the GPU time
+	                              * optimistic estimates may send jobs to
+	                              * types they have not run on; 0 = off */
 } hs_sconf_t;
 
 /* The i-th key of the table (sconf_keys.c), NULL past the last: the

@@ -22,6 +22,7 @@ static void free_job(hs_sjob_t *j)
 	free(j->admin_comment);
 	free(j->account);
 	free(j->user);
+	free(j->name);
 	free(j->qos);
 	free(j->held);
 	free(j->node_ok);
@@ -126,7 +127,7 @@ hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id)
 	*j = *o;
 	j->id = id;
 	j->act_id = hs_sjob_act_id(o);
-	j->gpu_type = j->admin_comment = j->account = j->qos = j->user = NULL;
+	j->gpu_type = j->admin_comment = j->account = j->qos = j->user = j->name = NULL;
 	j->env = NULL;
 	j->nenv = 0;
 	j->held = NULL;
@@ -136,7 +137,7 @@ hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id)
 	int bad = (o->nparts > 0 && !j->parts) || (o->node_ok && s->nnodes > 0 && !j->node_ok);
 	bad |= dup_str(o->gpu_type, &j->gpu_type) | dup_str(o->admin_comment, &j->admin_comment) |
 	       dup_str(o->account, &j->account) | dup_str(o->qos, &j->qos) |
-	       dup_str(o->user, &j->user);
+	       dup_str(o->user, &j->user) | dup_str(o->name, &j->name);
 	if (!bad && o->nenv > 0) {
 		j->env = calloc(o->nenv, sizeof(char *));
 		bad = !j->env;

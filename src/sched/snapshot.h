@@ -93,6 +93,9 @@ typedef struct hs_sjob {
 	                            * borrowed, never freed by the snapshot */
 	char *account;
 	char *user;                /* owner's name (status; NULL = unknown) */
+	char *name;                /* job name (learned kinds; NULL = none) */
+	uint32_t array_id;         /* its array's job id, 0 = not an array
+	                            * task (learned kinds) */
 	int assoc;                 /* its association: index + 1 into
 	                            * hs_snap_t.assocs, 0 = none known */
 	char *qos;

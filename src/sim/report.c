@@ -93,6 +93,27 @@ static json_object *by_pinning(const hs_sim_result_t *r, int pinned)
  * started and were predicted: absolute error of the first prediction
  * and of the prediction one round after arrival, next to the naive
  * baseline "starts now" (the time the prediction was made). */
+/* What the engine learned (sched/learn.h): kinds, refused and outlying
+ * reports, and how far learned and inferred estimates were from the
+ * jobs' first measurement (mean |ln(estimate / measured)|). */
+static json_object *learning(const hs_sim_result_t *r)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "kinds", json_object_new_int64(r->learn.kinds));
+	json_object_object_add(o, "refused", json_object_new_int64(r->learn.refused));
+	json_object_object_add(o, "outliers", json_object_new_int64(r->learn.outliers));
+	json_object_object_add(o, "explore_gpu_s", json_object_new_double(r->learn.explore_gpu_s));
+	json_object_object_add(o, "busy_gpu_s", json_object_new_double(r->learn.busy_gpu_s));
+	static const char *const names[2] = { "learned", "inferred" };
+	for (int i = 0; i < 2; i++) {
+		json_object *x = json_object_new_object();
+		json_object_object_add(x, "n", json_object_new_int64(r->learn.err_n[i]));
+		json_object_object_add(x, "mean_abs_log_error", num(r->learn.err_mean[i]));
+		json_object_object_add(o, names[i], x);
+	}
+	return o;
+}
+
 static json_object *start_errors(const hs_sim_result_t *r)
 {
 	double *v[4];
@@ -219,6 +240,7 @@ json_object *hs_sim_summary(const hs_sim_result_t *r, const hs_sim_opts_t *o, hs
 	json_object_object_add(s, "solves", json_object_new_int64(r->solves));
 	json_object_object_add(s, "solve_s", json_object_new_double(r->solve_s));
 	json_object_object_add(s, "solve_failures", json_object_new_int64(r->solve_failures));
+	json_object_object_add(s, "learning", learning(r));
 	json_object_object_add(s, "simulated_s", json_object_new_double(r->end_s));
 	json_object_object_add(s, "wall_s", json_object_new_double(r->wall_s));
 	json_object_object_add(s, "cpu_s", json_object_new_double(r->cpu_s));

@@ -236,6 +236,8 @@ static int setup(hs_sim_t *s, hs_err_t *err)
 			       .ckpt_s = s->o->ckpt_s,
 			       .pinned_preemptible = s->o->pinned_preemptible,
 			       .measure = s->o->measure, .timeline = s->o->timeline,
+			       .unknown_models = s->o->unknown_models,
+			       .anonymous_jobs = s->o->anonymous_jobs, .seed = s->o->conf.seed,
 			       .trace = s->o->trace_acts, .users = s->o->users };
 	if (!(s->w = hs_world_new(&wo, s->res, err)))
 		return -1;
@@ -250,6 +252,34 @@ static int setup(hs_sim_t *s, hs_err_t *err)
 	hs_engine_set_settle(s->e, 0);
 	hs_engine_set_reasons(s->e, 0);
 	hs_engine_set_save_failed(s->e, s->o->save_failed);
+	if (s->o->learned_in) {
+		json_object *l = json_object_from_file(s->o->learned_in);
+		int rc = l ? hs_engine_learned_load(s->e, l, err) : -1;
+		json_object_put(l);
+		if (rc < 0)
+			return hs_err_set(err, "%s: %s", s->o->learned_in,
+					  l ? err->msg : "cannot read it as JSON");
+	}
+	return 0;
+}
+
+/* The learned table at the end (--learned-out), written whole or not at
+ * all (a temporary file renamed). */
+static int save_learned(const hs_sim_t *s, hs_err_t *err)
+{
+	if (!s->o->learned_out || !s->e)
+		return 0;
+	char tmp[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", s->o->learned_out) >= (int)sizeof(tmp))
+		return hs_err_set(err, "%s: path too long", s->o->learned_out);
+	json_object *l = hs_engine_learned_save(s->e);
+	int bad = !l || json_object_to_file_ext(tmp, l, JSON_C_TO_STRING_PLAIN) < 0 ||
+		  rename(tmp, s->o->learned_out) < 0;
+	json_object_put(l);
+	if (bad) {
+		remove(tmp);
+		return hs_err_set(err, "%s: cannot write the learned table", s->o->learned_out);
+	}
 	return 0;
 }
 
@@ -277,6 +307,8 @@ int hs_sim_run(const hs_sim_opts_t *o, const hs_cluster_t *c, const hs_thrtable_
 		rc = hs_sim_record_round(res, s.last_round, s.now, hs_world_take_busy(s.w), err);
 	if (rc == 0 && hs_sim_users_copy(&res->users, hs_world_users(s.w)) < 0)
 		rc = hs_err_set(err, "out of memory");
+	if (rc == 0)
+		rc = save_learned(&s, err);
 	if (rc == 0) {
 		hs_world_close(s.w, s.now);
 		res->end_s = s.now;
@@ -284,6 +316,8 @@ int hs_sim_run(const hs_sim_opts_t *o, const hs_cluster_t *c, const hs_thrtable_
 		res->cpu_s = cpu_now() - cpu0;
 		if (s.e)
 			hs_engine_mech_stats(s.e, &res->mech);
+		if (s.e)
+			hs_engine_learn_stats(s.e, &res->learn);
 		hs_sim_progress(&s, 1);
 	}
 	hs_engine_free(s.e);

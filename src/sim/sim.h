@@ -41,6 +41,7 @@
 #include "core/mechanism.h"
 #include "core/policy.h"
 #include "core/thrtable.h"
+#include "sched/learn.h"
 #include "sched/sconf.h"
 #include "sim/users.h"
 #include "sim/workload.h"
@@ -62,6 +63,16 @@ typedef struct hs_sim_opts {
 	int pinned_preemptible;      /* pinned jobs checkpoint anyway (the
 	                              * old --pinned-admission ignore) */
 	int measure;                 /* jobs report measured throughputs (1) */
+	double unknown_models;       /* fraction of jobs (evenly spread, the
+	                              * spread's phase from conf.seed) whose
+	                              * model the engine is not told: no
+	                              * HS_MODEL, their model as job name */
+	int anonymous_jobs;          /* ... and no job name either: every such
+	                              * job is its own learned kind */
+	const char *learned_in;      /* if set, the engine starts from this
+	                              * learned table (warm start) */
+	const char *learned_out;     /* if set, the learned table at the end
+	                              * is written there */
 	int ideal;
 	long window_first, window_last;  /* measured job ids; -1 = all */
 	double max_time_s;           /* stop (unfinished) after this much
@@ -142,6 +153,7 @@ typedef struct hs_sim_result {
 	double cpu_s;                /* process CPU time of the run */
 	long rejected;               /* jobs no type could ever run */
 	hs_mech_stats_t mech;
+	hs_learn_stats_t learn;      /* the engine's learning (Learning=) */
 	hs_sim_users_t users;        /* who submitted: the run's users and
 	                              * accounts (a copy; users.h) */
 	/* per user (index into users.users): GPU-seconds held by its running

@@ -157,17 +157,43 @@ static char *env_entry(const char *fmt, const char *v)
 	return s;
 }
 
-/* The hints the job was submitted with (doc/protocol.md (a)). */
+/* 1 when job k is one whose model the engine is not told
+ * (--unknown-models F): k is picked when floor(k F + phase) steps, so
+ * the picked jobs are evenly spread by arrival, F of them in every
+ * stretch, with a phase in [0, 1) drawn from the seed. */
+static int unknown_model(const hs_world_t *w, long k)
+{
+	double f = w->o.unknown_models;
+	if (!(f > 0))
+		return 0;
+	if (f >= 1)
+		return 1;
+	uint64_t h = (uint64_t)w->o.seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+	h ^= h >> 31;
+	double phase = (double)(h >> 11) / 9007199254740992.0;
+	return floor((double)(k + 1) * f + phase) > floor((double)k * f + phase);
+}
+
+/* The hints the job was submitted with (doc/protocol.md (a)), and its
+ * job name: a job whose model the engine is not told is submitted the
+ * way a user reruns a script, its model as job name and no HS_MODEL, so
+ * jobs of one model share a learned kind by name (sched/learn.h); with
+ * --anonymous-jobs it has no name either. */
 static int job_hints(hs_world_t *w, long k, const hs_sim_job_t *j)
 {
 	wjob_t *x = &w->wj[k];
 	char steps[32];
+	int unknown = unknown_model(w, k);
 	snprintf(steps, sizeof(steps), "%.0f", ceil(j->total_steps));
-	x->env[0] = env_entry("HS_MODEL=%s", j->model);
-	x->env[1] = env_entry("HS_STEPS=%s", steps);
-	x->env[2] = env_entry("HS_CKPT=%s", j->pinned && !w->o.pinned_preemptible ? "0" : "1");
-	x->nenv = 3;
-	return x->env[0] && x->env[1] && x->env[2] ? 0 : -1;
+	x->nenv = 0;
+	if (!unknown && !(x->env[x->nenv++] = env_entry("HS_MODEL=%s", j->model)))
+		return -1;
+	x->name = unknown && w->o.anonymous_jobs ? NULL : j->model;
+	x->env[x->nenv] = env_entry("HS_STEPS=%s", steps);
+	x->env[x->nenv + 1] =
+		env_entry("HS_CKPT=%s", j->pinned && !w->o.pinned_preemptible ? "0" : "1");
+	x->nenv += 2; /* wjob_free frees them (NULL included) */
+	return x->env[x->nenv - 2] && x->env[x->nenv - 1] ? 0 : -1;
 }
 
 /* The job's throughputs per type (true, alone), as the old simulator's
@@ -395,6 +421,7 @@ int hs_world_snapshot(hs_world_t *w, int64_t now, hs_snap_t *s, hs_err_t *err)
 			.eligible = x->state == HS_SJ_PENDING && x->begin_time <= now,
 			.gpus = j->sf, .nodes = 1, .shape_ok = 1, .nparts = 1,
 			.parts = &w->part0, .nenv = x->nenv, .env = x->env,
+			.name = (char *)x->name,
 			.record = x->rec,
 			.account = (char *)us->accounts[us->users[j->user].account].name,
 			.user = (char *)us->users[j->user].name, .assoc = us->naccounts + j->user + 1,

@@ -47,6 +47,9 @@ typedef struct hs_world_opts {
 	int pinned_preemptible;        /* pinned jobs checkpoint anyway
 	                                * (--pinned-admission ignore) */
 	int measure;                   /* jobs report measured throughputs */
+	double unknown_models;         /* hs_sim_opts_t's */
+	int anonymous_jobs;
+	unsigned long seed;            /* the spread's phase */
 	FILE *timeline;                /* run segments (hs_sim_timeline_header) */
 	FILE *trace;                   /* every act and its outcome (--trace-acts) */
 	hs_sim_users_t *users;         /* users and accounts (users.h); NULL:

@@ -41,6 +41,7 @@ typedef struct wjob {
 	int64_t ckpt_t;
 	char *env[4];
 	uint32_t nenv;
+	const char *name;          /* job name (borrowed model name), NULL */
 	hs_record_t *rec;          /* its AdminComment record (live jobs) */
 	int comment_dirty;         /* the record changed (not running) */
 	int meas_dirty;            /* a measured type was added */

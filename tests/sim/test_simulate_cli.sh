@@ -3,7 +3,8 @@
 # test_simulate_cli.sh — `hetsched simulate` end to end: the hand-worked
 # two-job case of test_sim.c (average JCT 901 s) through the command line,
 # the per-job CSV, determinism of generated workloads, --write-trace
-# replaying to the same result, --max-time, Gavel's own trace, and bad
+# replaying to the same result, --max-time, Gavel's own trace, learned
+# throughputs (--unknown-models, --learned-out/in, `hetsched learned`), and bad
 # input (malformed trace, unknown policy, missing options) giving a message
 # and a non-zero exit, never a crash. TAP output.
 b=${HS_BUILDDIR:-.}
@@ -19,7 +20,7 @@ check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
 # the value of a top-level number in the summary (json-c prints "k":v)
 val() { sed -n "s/^  \"$1\":\([^,]*\),*$/\1/p" "$2"; }
 
-echo 1..36
+echo 1..46
 printf '%s\n' "{\"fast\": {\"('A', 1)\": {\"null\": 1.0}}}" >"$tmp/table.json"
 printf 'A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\nA\tc\td\t-s\t0\t360\t1\t1\t-1\t0\n' >"$tmp/t.trace"
 common="--throughputs $tmp/table.json --cluster fast:1 --quiet"
@@ -155,4 +156,49 @@ expect_fail 2 "exactly one of --trace and --generate" "no workload" \
 expect_fail 1 "not in the throughput table" "cluster type missing from the table" \
 	--policy isolated --throughputs "$tmp/table.json" --cluster slow:1 --quiet \
 	--trace "$tmp/t.trace"
+# Learned throughputs (issue 26): jobs that name no model (--unknown-models
+# 1) teach the engine their true per-type rates (they report what they
+# measure, as the SPANK plugin does); the table is written
+# (--learned-out), `hetsched learned` exports it in Gavel's format, the
+# export loads as a throughput table, a later run starts from it
+# (--learned-in), and bad tables are refused with a message.
+# model A: 10 steps/s on fast, 1 on slow; B: 4 and 2
+printf '%s\n' "{\"fast\": {\"('A', 1)\": {\"null\": 10.0}, \"('B', 1)\": {\"null\": 4.0}}," \
+	"\"slow\": {\"('A', 1)\": {\"null\": 1.0}, \"('B', 1)\": {\"null\": 2.0}}}" >"$tmp/ltable.json"
+: >"$tmp/l.trace"
+for i in 0 1 2 3 4 5; do
+	printf 'A\tc\td\t-s\t0\t3000\t1\t1\t-1\t%d\n' $((i * 400)) >>"$tmp/l.trace"
+	printf 'B\tc\td\t-s\t0\t1500\t1\t1\t-1\t%d\n' $((i * 400 + 200)) >>"$tmp/l.trace"
+done
+lcommon="--throughputs $tmp/ltable.json --cluster fast:1,slow:1 --trace $tmp/l.trace --quiet"
+
+"$hs" simulate $lcommon --unknown-models 1 --learned-out "$tmp/l.json" >"$tmp/out" 2>"$tmp/err"
+check "simulate --unknown-models 1 --learned-out exits 0" test $? -eq 0
+check "the learned table was written" test -s "$tmp/l.json"
+"$hs" learned "$tmp/l.json" >"$tmp/gavel.json" 2>"$tmp/err"
+check "hetsched learned exits 0" test $? -eq 0
+# the kinds are the job names (the model) in the user's scope (uid 1000,
+# the simulator's first user), at the
+# jobs' true rates where they ran
+check "kind A on fast learned at its true 10 steps/s" python3 -c "
+import json, sys
+t = json.load(open('$tmp/gavel.json'))
+sys.exit(0 if abs(t['fast'][\"('u=1000/n=A', 1)\"]['null'] - 10) < 1e-6 else 1)"
+"$hs" learned --raw "$tmp/l.json" | grep -q '"format":"hetsched-learned"'
+check "--raw: the stored table" test $? -eq 0
+# the export is a throughput table the project reads: a job of type
+# ('u=user/n=A', 1) simulates on it
+printf 'u=1000/n=A\tc\td\t-s\t0\t100\t1\t1\t-1\t0\n' >"$tmp/k.trace"
+"$hs" simulate --throughputs "$tmp/gavel.json" --cluster fast:1 --trace "$tmp/k.trace" \
+	--quiet >"$tmp/out2" 2>"$tmp/err"
+check "the export loads as --throughputs" test $? -eq 0
+"$hs" simulate $lcommon --unknown-models 1 --learned-in "$tmp/l.json" >"$tmp/out3" 2>"$tmp/err"
+check "--learned-in (warm start) exits 0" test $? -eq 0
+printf '{"format":"hetsched-learned","version":1,"types":["fast"],"kinds":[{"kind":"s/n=x","sf":1,"seen":0,"cells":{"fast":[1e300,1,0,0]}}]}\n' >"$tmp/lbad.json"
+"$hs" learned "$tmp/lbad.json" >/dev/null 2>"$tmp/err"
+check "hetsched learned refuses an absurd rate" sh -c "test $? -eq 1 && grep -q 'bad cell' '$tmp/err'"
+"$hs" simulate $lcommon --learned-in "$tmp/lbad.json" >/dev/null 2>"$tmp/err"
+check "--learned-in refuses it too" sh -c "test $? -ne 0 && grep -q 'lbad.json' '$tmp/err'"
+"$hs" simulate $lcommon --unknown-models 2 >/dev/null 2>&1
+check "--unknown-models above 1 is refused" test $? -eq 2
 [ $failed -eq 0 ]

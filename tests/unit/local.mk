@@ -147,6 +147,17 @@ tests_unit_test_sched_engine_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_sched_engine
 endif
 if HAVE_CMOCKA
+# the learned throughput table (src/sched/learn.h)
+check_PROGRAMS += tests/unit/test_learn
+tests_unit_test_learn_SOURCES = tests/unit/test_learn.c
+tests_unit_test_learn_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_learn_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_learn
+check_PROGRAMS += tests/unit/test_sched_learn
+tests_unit_test_sched_learn_SOURCES = tests/unit/test_sched_learn.c tests/unit/sched_fixtures.h
+tests_unit_test_sched_learn_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_sched_learn_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_sched_learn
 check_PROGRAMS += tests/unit/test_sched_parts
 tests_unit_test_sched_parts_SOURCES = tests/unit/test_sched_parts.c
 tests_unit_test_sched_parts_LDADD = $(SCHED_UNIT_LDADD)

@@ -57,6 +57,7 @@ typedef struct fx_job {
 	uint32_t prio;
 	const char *account;
 	uint32_t uid;            /* owner */
+	const char *name;        /* job name (learned kinds), NULL = none */
 	int gone;                /* finished: left the cluster */
 	const char *only_node;   /* pending: Slurm lets it use only this
 	                          * node (hs_sjob_t.node_ok), NULL = any */
@@ -227,6 +228,7 @@ static inline void fx_snapshot(const fx_t *f, hs_snap_t *s)
 		sj->admin_comment = j->comment[0] ? strdup(j->comment) : NULL;
 		sj->account = fx_strdup(j->account);
 		sj->user_id = j->uid;
+		sj->name = fx_strdup(j->name);
 		sj->qos = strdup("normal");
 		sj->priority = j->prio;
 		sj->submit_time = j->submit;

@@ -619,6 +619,8 @@ static int copy_job(snap_ctx_t *c, hs_snap_t *s, job_record_t *job_ptr)
 	    strnlen(job_ptr->admin_comment, HS_MAX_COMMENT) < HS_MAX_COMMENT)
 		sj->admin_comment = strdup(job_ptr->admin_comment);
 	sj->account = dup_str(job_ptr->account);
+	sj->name = dup_str(job_ptr->name); /* learned kinds (sched/learn.h) */
+	sj->array_id = job_ptr->array_job_id; /* 0 = not an array */
 	sj->qos = dup_str(job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL);
 	if (copy_assoc(s, job_ptr, sj) < 0)
 		return -1;

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_sched_learn.c — the engine with learned throughputs (issue 26):
+ * a round feeds each job's reports to its kind once, estimates of jobs
+ * of the same kind come from them (and from the speedup matrix for types
+ * a kind has not run on), another user's jobs see nothing of them, the
+ * status names each type's source, the state keeps the table, and
+ * Learning=no estimates as before. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "sched/metrics.h"
+#include "sched_fixtures.h"
+
+static void logger(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	(void)msg;
+}
+
+/* alice (1000): 101 "train" measured v100 30, k80 10; 102 "other"
+ * measured k80 5; 103 "train" not measured; bob (2000): 104 "train" not
+ * measured. */
+static void four_jobs(fx_t *f)
+{
+	fx_init(f, "v100:1:2,k80:1:2");
+	fx_job_t *a = fx_add(f, 101, 1), *b = fx_add(f, 102, 1);
+	fx_job_t *c = fx_add(f, 103, 1), *d = fx_add(f, 104, 1);
+	a->name = c->name = d->name = "train";
+	b->name = "other";
+	a->uid = b->uid = c->uid = 1000;
+	d->uid = 2000;
+	fx_measure(a, "v100", 30);
+	fx_measure(a, "k80", 10);
+	fx_measure(b, "k80", 5);
+}
+
+static json_object *job_doc(json_object *st, int id)
+{
+	json_object *jobs, *v;
+	assert_true(json_object_object_get_ex(st, "jobs", &jobs));
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		if (json_object_object_get_ex(j, "id", &v) && json_object_get_int(v) == id)
+			return j;
+	}
+	fail_msg("job %d not in the status", id);
+	return NULL;
+}
+
+static const char *src_of(json_object *j, const char *type)
+{
+	json_object *e, *v;
+	assert_true(json_object_object_get_ex(j, "estimates", &e));
+	assert_true(json_object_object_get_ex(e, type, &v));
+	return json_object_get_string(v);
+}
+
+static double thr_of(json_object *j, const char *type)
+{
+	json_object *e, *v;
+	assert_true(json_object_object_get_ex(j, "throughput", &e));
+	assert_true(json_object_object_get_ex(e, type, &v));
+	return json_object_get_double(v);
+}
+
+static const char *str(json_object *j, const char *k)
+{
+	json_object *v;
+	assert_true(json_object_object_get_ex(j, k, &v));
+	return json_object_get_string(v);
+}
+
+/* One round of f on e; its status document (the caller puts it). */
+static json_object *round_status(fx_t *f, hs_engine_t *e)
+{
+	hs_plan_t p;
+	fx_counts_t c;
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(f, &s);
+	assert_int_equal(fx_round(f, e, &p, &c), 0);
+	json_object *st = hs_engine_status(e, &s, &p, NULL, f->now, &err);
+	assert_non_null(st);
+	hs_snap_free(&s);
+	hs_plan_free(&p);
+	return st;
+}
+
+static void learned_kinds(void **state)
+{
+	(void)state;
+	fx_t f;
+	four_jobs(&f);
+	hs_engine_t *e = fx_engine(NULL, logger); /* Learning=yes by default */
+	json_object *st = round_status(&f, e);
+	json_object *j103 = job_doc(st, 103), *j102 = job_doc(st, 102), *j104 = job_doc(st, 104);
+	/* 103 shares 101's kind: its rates */
+	assert_string_equal(str(j103, "estimate"), "learned");
+	assert_string_equal(src_of(j103, "v100"), "learned");
+	assert_float_equal(thr_of(j103, "v100"), 30, 1e-9);
+	assert_float_equal(thr_of(j103, "k80"), 10, 1e-9);
+	/* 102 ran on k80 only: v100 from alice's speedup (30 / 10) */
+	assert_string_equal(src_of(j102, "k80"), "measured");
+	assert_string_equal(src_of(j102, "v100"), "inferred");
+	assert_float_equal(thr_of(j102, "v100"), 15, 1e-9);
+	json_object *v;
+	assert_true(json_object_object_get_ex(j102, "learn_confidence", &v));
+	assert_true(json_object_get_double(v) > 0 && json_object_get_double(v) < 1);
+	/* bob's job of the same name learns nothing from alice */
+	assert_string_equal(str(j104, "estimate"), "agnostic");
+	assert_float_equal(thr_of(j104, "v100"), thr_of(j104, "k80"), 1e-12);
+	json_object_put(st);
+
+	/* the same reports again are not new samples */
+	json_object *t1 = hs_engine_learned_save(e);
+	f.now += 360;
+	json_object_put(round_status(&f, e));
+	json_object *t2 = hs_engine_learned_save(e);
+	json_object *k1 = json_object_object_get(t1, "kinds"), *k2 = json_object_object_get(t2, "kinds");
+	assert_int_equal(json_object_array_length(k1), json_object_array_length(k2));
+	for (size_t i = 0; i < json_object_array_length(k1); i++) {
+		json_object *c1 = json_object_object_get(json_object_array_get_idx(k1, i), "cells");
+		json_object *c2 = json_object_object_get(json_object_array_get_idx(k2, i), "cells");
+		assert_string_equal(json_object_to_json_string(c1), json_object_to_json_string(c2));
+	}
+	json_object_put(t1);
+
+	/* 103 now measures v100 at 33 where its kind's 30 was its estimate:
+	 * scored |ln(30 / 33)|, and exported as a metric */
+	fx_measure(fx_find(&f, 103), "v100", 33);
+	f.now += 360;
+	st = round_status(&f, e);
+	json_object *ln;
+	assert_true(json_object_object_get_ex(st, "learning", &ln));
+	assert_int_equal(json_object_get_int(json_object_object_get(ln, "learned_scored")), 1);
+	assert_float_equal(json_object_get_double(json_object_object_get(ln, "learned_error")),
+			   fabs(log(30.0 / 33.0)), 1e-9);
+	assert_int_equal(json_object_get_int(json_object_object_get(ln, "kinds")), 2);
+	size_t mlen;
+	hs_err_t merr;
+	char *metrics = hs_metrics_text(st, &mlen, &merr);
+	assert_non_null(metrics);
+	assert_non_null(strstr(metrics, "hetsched_learn_estimate_error{source=\"learned\"}"));
+	assert_non_null(strstr(metrics, "hetsched_learned_kinds 2"));
+	free(metrics);
+	json_object_put(st);
+	json_object_put(t2);
+	t2 = hs_engine_learned_save(e);
+
+	/* the state keeps the table: a restored engine estimates the same */
+	hs_err_t err;
+	json_object *saved = hs_engine_save(e, &err);
+	assert_non_null(saved);
+	hs_engine_t *e2 = fx_engine(NULL, logger);
+	assert_int_equal(hs_engine_restore(e2, saved, &err), 0);
+	json_object *t3 = hs_engine_learned_save(e2);
+	assert_string_equal(json_object_to_json_string(t2), json_object_to_json_string(t3));
+	/* a job of the kind arriving after the restart starts from it */
+	fx_t g;
+	fx_init(&g, "v100:1:2,k80:1:2");
+	fx_job_t *n = fx_add(&g, 201, 1);
+	n->name = "train";
+	n->uid = 1000;
+	st = round_status(&g, e2);
+	/* the mean of 101's 30 and 103's 33: 103 ran outside the policy
+	 * (it cannot be preempted) and still taught its kind */
+	assert_float_equal(thr_of(job_doc(st, 201), "v100"), 31.5, 1e-9);
+	json_object_put(st);
+	json_object_put(saved);
+	json_object_put(t2);
+	json_object_put(t3);
+	hs_engine_free(e2);
+	hs_engine_free(e);
+}
+
+static void learning_off(void **state)
+{
+	(void)state;
+	fx_t f;
+	four_jobs(&f);
+	hs_engine_t *e = fx_engine("Learning=no", logger);
+	json_object *st = round_status(&f, e);
+	json_object *j103 = job_doc(st, 103), *j102 = job_doc(st, 102);
+	assert_string_equal(str(j103, "estimate"), "agnostic");
+	assert_float_equal(thr_of(j103, "v100"), 1, 0);
+	/* the mean of what 102 measured (rule 5) */
+	assert_string_equal(src_of(j102, "v100"), "agnostic");
+	assert_float_equal(thr_of(j102, "v100"), 5, 1e-12);
+	json_object_put(st);
+	json_object *t = hs_engine_learned_save(e);
+	assert_int_equal(json_object_array_length(json_object_object_get(t, "kinds")), 0);
+	json_object_put(t);
+	hs_engine_free(e);
+}
+
+static double learning_num(json_object *st, const char *k)
+{
+	json_object *ln, *v;
+	assert_true(json_object_object_get_ex(st, "learning", &ln));
+	assert_true(json_object_object_get_ex(ln, k, &v));
+	return json_object_get_double(v);
+}
+
+/* On cluster spec: 101 "train" (preemptible) measured v100 30, k80 10;
+ * 102 "other" (preemptible) and 105 "third" (not) measured k80 5. */
+static void three_jobs(fx_t *f, const char *spec)
+{
+	fx_init(f, spec);
+	fx_job_t *a = fx_add(f, 101, 1), *b = fx_add(f, 102, 1), *c = fx_add(f, 105, 1);
+	a->name = "train";
+	b->name = "other";
+	c->name = "third";
+	a->uid = b->uid = c->uid = 1000;
+	a->ckpt = b->ckpt = 1;
+	fx_measure(a, "v100", 30);
+	fx_measure(a, "k80", 10);
+	fx_measure(b, "k80", 5);
+	fx_measure(c, "k80", 5);
+}
+
+/* LearnExplore: 102 (measured k80 5, v100 inferred 15 at confidence
+ * 1/3 * 1/3: one report each, one pair) is raised on v100 by 2 - 1/9;
+ * 105, the same but not preemptible, never is; once the GPU time on
+ * raised types passes the share, estimates are plain again. */
+static void exploration(void **state)
+{
+	(void)state;
+	fx_t f;
+	three_jobs(&f, "v100:1:2,k80:1:2");
+	hs_engine_t *off = fx_engine(NULL, logger);
+	json_object *st = round_status(&f, off);
+	assert_float_equal(thr_of(job_doc(st, 102), "v100"), 15, 1e-9);
+	json_object_put(st);
+	hs_engine_free(off);
+
+	/* v100s for every job: 102 runs on its raised type */
+	three_jobs(&f, "v100:1:4,k80:1:2");
+	hs_engine_t *e = fx_engine("LearnExplore=0.1", logger);
+	st = round_status(&f, e);
+	assert_float_equal(thr_of(job_doc(st, 102), "v100"), 15 * (2 - 1.0 / 9), 1e-9);
+	assert_float_equal(thr_of(job_doc(st, 105), "v100"), 15, 1e-9);
+	assert_float_equal(thr_of(job_doc(st, 101), "v100"), 30, 1e-9); /* measured */
+	json_object_put(st);
+	/* 102 is sent to v100 and runs there: its GPU time is exploration */
+	assert_string_equal(fx_type_of(&f, fx_find(&f, 102)), "v100");
+	int plain = 0, over = 0;
+	for (int r = 0; r < 4 && !plain; r++) {
+		f.now += 360;
+		st = round_status(&f, e);
+		/* the counters a round's estimates saw are the last round's:
+		 * once they were over the share, this round is plain */
+		if (over) {
+			assert_float_equal(thr_of(job_doc(st, 102), "v100"), 15, 1e-9);
+			plain = 1;
+		}
+		double ex = learning_num(st, "explore_gpu_s"), busy = learning_num(st, "busy_gpu_s");
+		assert_true(ex > 0 && busy >= ex);
+		over = ex > 0.1 * busy;
+		json_object_put(st);
+	}
+	assert_true(plain);
+	hs_engine_free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(learned_kinds),
+		cmocka_unit_test(learning_off),
+		cmocka_unit_test(exploration),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
