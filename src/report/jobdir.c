@@ -4,6 +4,7 @@
  * directory it works in is root's and checked to be, and every name is
  * opened relative to it without following symlinks. */
 #define _GNU_SOURCE
+#include "report/measure_err.h"
 #include "report/jobdir.h"
 
 #include <dirent.h>
@@ -30,20 +31,6 @@
 #define POLL_NS 10000000L     /* 10 ms between lock or socket polls */
 #define SMALL_FILE_MAX 512
 
-/* Local error helper, as in record.c and listener.c: the plugin links no
- * core library. */
-static int jerr(hs_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int jerr(hs_err_t *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static double mono_now(void)
 {
@@ -68,12 +55,12 @@ static int dir_is_ours(int fd, const char *what, hs_err_t *err)
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return jerr(err, "%s: %s", what, strerror(errno));
+		return hs_measure_err(err, "%s: %s", what, strerror(errno));
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
-		return jerr(err, "%s: not a directory of uid %u without group or other write "
+		return hs_measure_err(err, "%s: not a directory of uid %u without group or other write "
 			    "permission", what, (unsigned)geteuid());
 	if ((st.st_mode & 07777) != 0711 && fchmod(fd, 0711) < 0)
-		return jerr(err, "%s: chmod: %s", what, strerror(errno));
+		return hs_measure_err(err, "%s: chmod: %s", what, strerror(errno));
 	return 0;
 }
 
@@ -84,10 +71,10 @@ static int open_dir(int at, const char *name, int create, hs_err_t *err)
 	int fd;
 
 	if (create && mkdirat(at, name, 0711) < 0 && errno != EEXIST)
-		return jerr(err, "mkdir %s: %s", name, strerror(errno));
+		return hs_measure_err(err, "mkdir %s: %s", name, strerror(errno));
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return jerr(err, "%s: %s", name, strerror(errno));
+		return hs_measure_err(err, "%s: %s", name, strerror(errno));
 	if (dir_is_ours(fd, name, err) < 0) {
 		close(fd);
 		return -1;
@@ -130,13 +117,13 @@ static int job_name(const char *base, uint32_t job_id, const char *tag, char *na
 	size_t n = tag ? strlen(tag) : 0;
 
 	if (!base || base[0] != '/' || strlen(base) > HS_JOBDIR_BASE_MAX)
-		return jerr(err, "socket directory '%s': not an absolute path of at most %d bytes",
+		return hs_measure_err(err, "socket directory '%s': not an absolute path of at most %d bytes",
 			    base ? base : "", HS_JOBDIR_BASE_MAX);
 	if (n == 0 || n > HS_JOBDIR_TAG_MAX)
-		return jerr(err, "bad job directory tag");
+		return hs_measure_err(err, "bad job directory tag");
 	for (size_t i = 0; i < n; i++)
 		if (!name_char(tag[i]) && tag[i] != '.')
-			return jerr(err, "bad job directory tag");
+			return hs_measure_err(err, "bad job directory tag");
 	snprintf(name, size, "%" PRIu32 ".%s", job_id, tag);
 	return 0;
 }
@@ -175,18 +162,18 @@ static int write_small(int dfd, const char *name, const char *text, hs_err_t *er
 	(void)unlinkat(dfd, tmp, 0);
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return jerr(err, "%s: %s", tmp, strerror(errno));
+		return hs_measure_err(err, "%s: %s", tmp, strerror(errno));
 	if (write(fd, text, len) != (ssize_t)len || close(fd) < 0) {
 		int e = errno;
 
 		(void)unlinkat(dfd, tmp, 0);
-		return jerr(err, "%s: %s", tmp, strerror(e));
+		return hs_measure_err(err, "%s: %s", tmp, strerror(e));
 	}
 	if (renameat(dfd, tmp, dfd, name) < 0) {
 		int e = errno;
 
 		(void)unlinkat(dfd, tmp, 0);
-		return jerr(err, "%s: %s", name, strerror(e));
+		return hs_measure_err(err, "%s: %s", name, strerror(e));
 	}
 	return 0;
 }
@@ -222,10 +209,10 @@ int hs_jobdir_join(hs_jobdir_t *jd, double wait_s, hs_err_t *err)
 	double end = mono_now() + wait_s;
 
 	if (jd->dfd < 0)
-		return jerr(err, "no job directory");
+		return hs_measure_err(err, "no job directory");
 	jd->alive_fd = openat(jd->dfd, ALIVE_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (jd->alive_fd < 0)
-		return jerr(err, "%s/%s: %s", jd->path, ALIVE_NAME, strerror(errno));
+		return hs_measure_err(err, "%s/%s: %s", jd->path, ALIVE_NAME, strerror(errno));
 	if (flock(jd->alive_fd, LOCK_EX | LOCK_NB) == 0) {
 		/* the only step here: whatever is cached may be an earlier
 		 * incarnation's (same job id after a requeue) */
@@ -236,7 +223,7 @@ int hs_jobdir_join(hs_jobdir_t *jd, double wait_s, hs_err_t *err)
 	 * wait for it (bounded) rather than load too. */
 	while (flock(jd->alive_fd, LOCK_SH | LOCK_NB) < 0) {
 		if (errno != EWOULDBLOCK && errno != EINTR)
-			return jerr(err, "flock %s/%s: %s", jd->path, ALIVE_NAME, strerror(errno));
+			return hs_measure_err(err, "flock %s/%s: %s", jd->path, ALIVE_NAME, strerror(errno));
 		if (mono_now() >= end)
 			return 0;   /* not locked: the cache is used if present */
 		pause_poll();
@@ -260,7 +247,7 @@ int hs_jobdir_cache_read(hs_jobdir_t *jd, char *buf, size_t size)
 int hs_jobdir_cache_write(hs_jobdir_t *jd, const char *text, hs_err_t *err)
 {
 	if (jd->dfd < 0)
-		return jerr(err, "no job directory");
+		return hs_measure_err(err, "no job directory");
 	return write_small(jd->dfd, CACHE_NAME, text, err);
 }
 
@@ -271,19 +258,19 @@ int hs_jobdir_claim(hs_jobdir_t *jd, hs_err_t *err)
 	int fd;
 
 	if (jd->dfd < 0)
-		return jerr(err, "no job directory");
+		return hs_measure_err(err, "no job directory");
 	if (jd->owner_fd >= 0)
 		return 1;
 	fd = openat(jd->dfd, OWNER_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return jerr(err, "%s/%s: %s", jd->path, OWNER_NAME, strerror(errno));
+		return hs_measure_err(err, "%s/%s: %s", jd->path, OWNER_NAME, strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
 
 		close(fd);
 		if (e == EWOULDBLOCK)
 			return 0;
-		return jerr(err, "flock %s/%s: %s", jd->path, OWNER_NAME, strerror(e));
+		return hs_measure_err(err, "flock %s/%s: %s", jd->path, OWNER_NAME, strerror(e));
 	}
 	jd->owner_fd = fd;
 	return 1;
@@ -312,33 +299,33 @@ int hs_jobdir_bind(hs_jobdir_t *jd, uid_t uid, gid_t gid, int *fd, char *path, s
 
 	*fd = -1;
 	if (jd->dfd < 0 || jd->owner_fd < 0)
-		return jerr(err, "the listener is not claimed");
+		return hs_measure_err(err, "the listener is not claimed");
 	if (getrandom(nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
-		return jerr(err, "getrandom: %s", strerror(errno));
+		return hs_measure_err(err, "getrandom: %s", strerror(errno));
 	snprintf(stage, sizeof(stage), STAGE_PREFIX "%02x%02x%02x%02x%02x%02x%02x%02x",
 		 nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7]);
 	n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s/s", jd->path, stage);
 	if (n < 0 || (size_t)n >= sizeof(sa.sun_path))
-		return jerr(err, "%s: socket path too long", jd->path);
+		return hs_measure_err(err, "%s: socket path too long", jd->path);
 	if (snprintf(path, size, "%s/%s", jd->path, HS_JOBDIR_SOCKET) >= (int)size)
-		return jerr(err, "%s: socket path too long", jd->path);
+		return hs_measure_err(err, "%s: socket path too long", jd->path);
 	/* root's and 0700 (mkdir's mode is cut by the umask, never widened):
 	 * no one else can reach the socket before it is the user's */
 	if (mkdirat(jd->dfd, stage, 0700) < 0)
-		return jerr(err, "mkdir %s/%s: %s", jd->path, stage, strerror(errno));
+		return hs_measure_err(err, "mkdir %s/%s: %s", jd->path, stage, strerror(errno));
 	sfd = openat(jd->dfd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0 || fchmod(sfd, 0700) < 0) {
-		jerr(err, "%s/%s: %s", jd->path, stage, strerror(errno));
+		hs_measure_err(err, "%s/%s: %s", jd->path, stage, strerror(errno));
 		goto fail;
 	}
 	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s < 0) {
-		jerr(err, "socket: %s", strerror(errno));
+		hs_measure_err(err, "socket: %s", strerror(errno));
 		goto fail;
 	}
 	if (bind(s, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 							 (size_t)n + 1)) < 0) {
-		jerr(err, "bind %s: %s", sa.sun_path, strerror(errno));
+		hs_measure_err(err, "bind %s: %s", sa.sun_path, strerror(errno));
 		goto fail;
 	}
 	/* only the job's user may send (write permission on the socket) */
@@ -346,7 +333,7 @@ int hs_jobdir_bind(hs_jobdir_t *jd, uid_t uid, gid_t gid, int *fd, char *path, s
 	    fchownat(sfd, "s", uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    renameat(sfd, "s", jd->dfd, HS_JOBDIR_SOCKET) < 0 ||
 	    fstatat(jd->dfd, HS_JOBDIR_SOCKET, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		jerr(err, "%s: %s", path, strerror(errno));
+		hs_measure_err(err, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	jd->sock_ino = st.st_ino;
@@ -386,7 +373,7 @@ int hs_jobdir_register(hs_jobdir_t *jd, pid_t pid, unsigned long long start, hs_
 	char name[32], text[32];
 
 	if (jd->dfd < 0)
-		return jerr(err, "no job directory");
+		return hs_measure_err(err, "no job directory");
 	snprintf(name, sizeof(name), "stepd.%ld", (long)pid);
 	snprintf(text, sizeof(text), "%llu\n", start);
 	if (write_small(jd->dfd, name, text, err) < 0)
@@ -455,10 +442,10 @@ int hs_jobdir_remove(const char *base, uint32_t job_id, const char *tag, hs_err_
 		return -1;
 	bfd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (bfd < 0)
-		return errno == ENOENT ? 0 : jerr(err, "%s: %s", base, strerror(errno));
+		return errno == ENOENT ? 0 : hs_measure_err(err, "%s: %s", base, strerror(errno));
 	dfd = openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0) {
-		rc = errno == ENOENT ? 0 : jerr(err, "%s/%s: %s", base, name, strerror(errno));
+		rc = errno == ENOENT ? 0 : hs_measure_err(err, "%s/%s: %s", base, name, strerror(errno));
 		close(bfd);
 		return rc;
 	}
@@ -466,7 +453,7 @@ int hs_jobdir_remove(const char *base, uint32_t job_id, const char *tag, hs_err_
 	if (!d) {
 		close(dfd);
 		close(bfd);
-		return jerr(err, "%s/%s: %s", base, name, strerror(errno));
+		return hs_measure_err(err, "%s/%s: %s", base, name, strerror(errno));
 	}
 	while ((de = readdir(d)) != NULL) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -478,7 +465,7 @@ int hs_jobdir_remove(const char *base, uint32_t job_id, const char *tag, hs_err_
 	}
 	closedir(d);
 	if (unlinkat(bfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		rc = jerr(err, "rmdir %s/%s: %s", base, name, strerror(errno));
+		rc = hs_measure_err(err, "rmdir %s/%s: %s", base, name, strerror(errno));
 	close(bfd);
 	return rc;
 }

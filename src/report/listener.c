@@ -2,6 +2,7 @@
 /* listener.c — the report listener thread of spank_hetsched; see
  * listener.h for its contract and doc/protocol.md (b) for the rules. */
 #define _GNU_SOURCE  /* struct ucred, SCM_CREDENTIALS */
+#include "report/measure_err.h"
 #include "report/listener.h"
 #include "report/proc.h"
 #include "report/wire.h"
@@ -77,18 +78,6 @@ static double mono_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int lerr(hs_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int lerr(hs_err_t *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static void logf_(hs_listener_t *l, int is_err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -558,35 +547,35 @@ static int make_socket(hs_listener_t *l, char *name, size_t size, hs_err_t *err)
 		if (name && size)
 			name[0] = '\0';
 		if (setsockopt(l->sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
-			return lerr(err, "SO_PASSCRED: %s", strerror(errno));
+			return hs_measure_err(err, "SO_PASSCRED: %s", strerror(errno));
 		(void)setsockopt(l->sock, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 		l->stamped = setsockopt(l->sock, SOL_SOCKET, SO_TIMESTAMPNS, &one,
 					sizeof(one)) == 0;
 		return 0;
 	}
 	if (!name)
-		return lerr(err, "no buffer for the socket name");
+		return hs_measure_err(err, "no buffer for the socket name");
 	if (getrandom(nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
-		return lerr(err, "getrandom: %s", strerror(errno));
+		return hs_measure_err(err, "getrandom: %s", strerror(errno));
 	for (int i = 0; i < 8; i++)
 		snprintf(hex + 2 * i, 3, "%02x", nonce[i]);
 	/* '@' in the printed name stands for the leading NUL of the
 	 * abstract namespace. */
 	n = snprintf(name, size, "@%s.%s", l->cfg.name_prefix, hex);
 	if (n < 0 || (size_t)n >= size || (size_t)n > sizeof(sa.sun_path))
-		return lerr(err, "socket name too long");
+		return hs_measure_err(err, "socket name too long");
 	memcpy(sa.sun_path + 1, name + 1, (size_t)n - 1);
 	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n);
 	l->sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (l->sock < 0)
-		return lerr(err, "socket: %s", strerror(errno));
+		return hs_measure_err(err, "socket: %s", strerror(errno));
 	if (setsockopt(l->sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
-		return lerr(err, "SO_PASSCRED: %s", strerror(errno));
+		return hs_measure_err(err, "SO_PASSCRED: %s", strerror(errno));
 	(void)setsockopt(l->sock, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	/* send times (see drain()); without them, read times */
 	l->stamped = setsockopt(l->sock, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) == 0;
 	if (bind(l->sock, (struct sockaddr *)&sa, len) < 0)
-		return lerr(err, "bind %s: %s", name, strerror(errno));
+		return hs_measure_err(err, "bind %s: %s", name, strerror(errno));
 	return 0;
 }
 
@@ -606,7 +595,7 @@ hs_listener_t *hs_listener_start(const hs_listener_cfg_t *cfg, char *name,
 	int rc;
 
 	if (!l) {
-		lerr(err, "out of memory");
+		hs_measure_err(err, "out of memory");
 		if (cfg->fd >= 0)
 			close(cfg->fd);
 		return NULL;
@@ -638,14 +627,14 @@ hs_listener_t *hs_listener_start(const hs_listener_cfg_t *cfg, char *name,
 	}
 	l->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (l->stopfd < 0) {
-		lerr(err, "eventfd: %s", strerror(errno));
+		hs_measure_err(err, "eventfd: %s", strerror(errno));
 		free_listener(l);
 		return NULL;
 	}
 	l->sec_start = mono_now();
 	rc = pthread_create(&l->thread, NULL, run, l);
 	if (rc) {
-		lerr(err, "pthread_create: %s", strerror(rc));
+		hs_measure_err(err, "pthread_create: %s", strerror(rc));
 		free_listener(l);
 		return NULL;
 	}

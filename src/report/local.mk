@@ -34,6 +34,7 @@ libhetsched_measure_la_SOURCES = \
 	src/report/proc.c src/report/proc.h \
 	src/report/listener.c src/report/listener.h \
 	src/report/jobdir.c src/report/jobdir.h \
+	src/report/measure_err.c src/report/measure_err.h \
 	src/report/hints.c src/report/hints.h
 libhetsched_measure_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 libhetsched_measure_la_LIBADD = $(JSONC_LIBS) -lpthread -lm

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* record.c — JSON codec of the AdminComment measurement record (record.h),
  * with json-c. */
+#include "report/measure_err.h"
 #include "report/record.h"
 
 #include <errno.h>
@@ -10,21 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Local error helper: this file is linked into the SPANK plugin without
- * the core library (which drags GLPK into every sbatch/slurmstepd). */
-static int rec_err(hs_err_t *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int rec_err(hs_err_t *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 void hs_record_init(hs_record_t *r)
 {
@@ -70,13 +56,13 @@ static int get_int64(json_object *o, const char *key, int64_t lo, int64_t hi,
 	int64_t x;
 
 	if (!json_object_object_get_ex(o, key, &v))
-		return required ? rec_err(err, "record: missing \"%s\"", key) : 1;
+		return required ? hs_measure_err(err, "record: missing \"%s\"", key) : 1;
 	if (!json_object_is_type(v, json_type_int))
-		return rec_err(err, "record: \"%s\" is not an integer", key);
+		return hs_measure_err(err, "record: \"%s\" is not an integer", key);
 	errno = 0;
 	x = json_object_get_int64(v);
 	if (errno || x < lo || x > hi)
-		return rec_err(err, "record: \"%s\" out of range", key);
+		return hs_measure_err(err, "record: \"%s\" out of range", key);
 	*out = x;
 	return 0;
 }
@@ -87,10 +73,10 @@ static int get_gpu(json_object *o, const char *key, char *out, hs_err_t *err)
 	const char *s;
 
 	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return rec_err(err, "record: \"%s\" must be a string", key);
+		return hs_measure_err(err, "record: \"%s\" must be a string", key);
 	s = json_object_get_string(v);
 	if (!hs_record_gpu_valid(s))
-		return rec_err(err, "record: invalid GPU type \"%.64s\"", s);
+		return hs_measure_err(err, "record: invalid GPU type \"%.64s\"", s);
 	strcpy(out, s);
 	return 0;
 }
@@ -101,26 +87,26 @@ static int get_gpu(json_object *o, const char *key, char *out, hs_err_t *err)
 static int parse_thr(hs_record_t *r, json_object *thr, hs_err_t *err)
 {
 	if (!json_object_is_type(thr, json_type_object))
-		return rec_err(err, "record: \"thr\" is not an object");
+		return hs_measure_err(err, "record: \"thr\" is not an object");
 	json_object_object_foreach(thr, gpu, ent) {
 		json_object *v;
 		int64_t n, t;
 		double sps;
 
 		if (r->nthr == HS_RECORD_MAX_TYPES)
-			return rec_err(err, "record: more than %d GPU types", HS_RECORD_MAX_TYPES);
+			return hs_measure_err(err, "record: more than %d GPU types", HS_RECORD_MAX_TYPES);
 		if (!hs_record_gpu_valid(gpu))
-			return rec_err(err, "record: invalid GPU type \"%.64s\"", gpu);
+			return hs_measure_err(err, "record: invalid GPU type \"%.64s\"", gpu);
 		if (hs_record_thr_find(r, gpu))
-			return rec_err(err, "record: GPU type \"%s\" twice", gpu);
+			return hs_measure_err(err, "record: GPU type \"%s\" twice", gpu);
 		if (!json_object_is_type(ent, json_type_object))
-			return rec_err(err, "record: thr.%s is not an object", gpu);
+			return hs_measure_err(err, "record: thr.%s is not an object", gpu);
 		if (!json_object_object_get_ex(ent, "sps", &v) ||
 		    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-			return rec_err(err, "record: thr.%s.sps must be a number", gpu);
+			return hs_measure_err(err, "record: thr.%s.sps must be a number", gpu);
 		sps = json_object_get_double(v);
 		if (!isfinite(sps) || sps <= 0 || sps > 1e15)
-			return rec_err(err, "record: thr.%s.sps out of range", gpu);
+			return hs_measure_err(err, "record: thr.%s.sps out of range", gpu);
 		if (get_int64(ent, "n", 1, MAX_COUNT, &n, 1, err) ||
 		    get_int64(ent, "t", 0, MAX_TIME, &t, 1, err))
 			return -1;
@@ -138,17 +124,17 @@ static int parse_hist(hs_record_t *r, json_object *hist, hs_err_t *err)
 	size_t len;
 
 	if (!json_object_is_type(hist, json_type_array))
-		return rec_err(err, "record: \"hist\" is not an array");
+		return hs_measure_err(err, "record: \"hist\" is not an array");
 	len = json_object_array_length(hist);
 	if (len > HS_RECORD_MAX_HIST)
-		return rec_err(err, "record: more than %d history entries", HS_RECORD_MAX_HIST);
+		return hs_measure_err(err, "record: more than %d history entries", HS_RECORD_MAX_HIST);
 	for (size_t i = 0; i < len; i++) {
 		json_object *ent = json_object_array_get_idx(hist, i);
 		hs_record_hist_t *h = &r->hist[r->nhist];
 		int64_t rc, t;
 
 		if (!json_object_is_type(ent, json_type_object))
-			return rec_err(err, "record: hist[%zu] is not an object", i);
+			return hs_measure_err(err, "record: hist[%zu] is not an object", i);
 		if (get_gpu(ent, "gpu", h->gpu, err) ||
 		    get_int64(ent, "rc", 0, 1000000, &rc, 1, err) ||
 		    get_int64(ent, "t", 0, MAX_TIME, &t, 1, err))
@@ -167,11 +153,11 @@ static int parse_obj(hs_record_t *r, json_object *o, hs_err_t *err)
 	int rc;
 
 	if (!json_object_is_type(o, json_type_object))
-		return rec_err(err, "record: not a JSON object");
+		return hs_measure_err(err, "record: not a JSON object");
 	if (get_int64(o, "hs", 0, 1000, &x, 1, err))
 		return -1;
 	if (x != HS_RECORD_VERSION)
-		return rec_err(err, "record: version %lld, expected %d", (long long)x, HS_RECORD_VERSION);
+		return hs_measure_err(err, "record: version %lld, expected %d", (long long)x, HS_RECORD_VERSION);
 	if (json_object_object_get_ex(o, "thr", &v) && parse_thr(r, v, err))
 		return -1;
 	if (json_object_object_get_ex(o, "hist", &v) && parse_hist(r, v, err))
@@ -188,13 +174,13 @@ static int parse_obj(hs_record_t *r, json_object *o, hs_err_t *err)
 		return -1;
 	if (rc == 0) {
 		if (!r->has_step)
-			return rec_err(err, "record: \"samples\" without \"step\"");
+			return hs_measure_err(err, "record: \"samples\" without \"step\"");
 		r->has_samples = 1;
 		r->samples = (uint64_t)x;
 	}
 	if (json_object_object_get_ex(o, "ckpt", &v)) {
 		if (!json_object_is_type(v, json_type_object))
-			return rec_err(err, "record: \"ckpt\" is not an object");
+			return hs_measure_err(err, "record: \"ckpt\" is not an object");
 		if (get_int64(v, "step", 0, MAX_COUNT, &x, 1, err) ||
 		    get_int64(v, "t", 0, MAX_TIME, &r->ckpt_t, 1, err))
 			return -1;
@@ -217,16 +203,16 @@ int hs_record_parse(hs_record_t *r, const char *text, hs_err_t *err)
 		return 0;
 	len = strlen(text);
 	if (len > 4 * HS_RECORD_MAX_BYTES)
-		return rec_err(err, "record: %zu bytes, too long", len);
+		return hs_measure_err(err, "record: %zu bytes, too long", len);
 	tok = json_tokener_new_ex(8);  /* the format nests 3 deep */
 	if (!tok)
-		return rec_err(err, "record: out of memory");
+		return hs_measure_err(err, "record: out of memory");
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	jerr = json_tokener_get_error(tok);
 	if (!o || jerr != json_tokener_success || json_tokener_get_parse_end(tok) != len) {
 		json_tokener_free(tok);
 		json_object_put(o);
-		return rec_err(err, "record: not valid JSON (%s)",
+		return hs_measure_err(err, "record: not valid JSON (%s)",
 			       jerr == json_tokener_success ? "trailing data" : json_tokener_error_desc(jerr));
 	}
 	json_tokener_free(tok);
@@ -359,13 +345,13 @@ int hs_record_format(const hs_record_t *in, char *buf, size_t size, hs_err_t *er
 	size_t limit = size - 1 < HS_RECORD_MAX_BYTES ? size - 1 : HS_RECORD_MAX_BYTES;
 
 	if (!buf || size < 16)
-		return rec_err(err, "record: output buffer too small");
+		return hs_measure_err(err, "record: output buffer too small");
 	for (int i = 0; i < r.nthr; i++)
 		if (!hs_record_gpu_valid(r.thr[i].gpu) || !isfinite(r.thr[i].sps) || r.thr[i].sps <= 0)
-			return rec_err(err, "record: invalid throughput entry %d", i);
+			return hs_measure_err(err, "record: invalid throughput entry %d", i);
 	for (int i = 0; i < r.nhist; i++)
 		if (!hs_record_gpu_valid(r.hist[i].gpu))
-			return rec_err(err, "record: invalid history entry %d", i);
+			return hs_measure_err(err, "record: invalid history entry %d", i);
 	for (;;) {
 		size_t n = format_raw(&r, buf, limit + 1);
 
@@ -377,7 +363,7 @@ int hs_record_format(const hs_record_t *in, char *buf, size_t size, hs_err_t *er
 		} else if (r.nthr > 1) {
 			thr_remove(&r, oldest_thr(&r));
 		} else {
-			return rec_err(err, "record: does not fit in %zu bytes", limit);
+			return hs_measure_err(err, "record: does not fit in %zu bytes", limit);
 		}
 	}
 }

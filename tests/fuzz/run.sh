@@ -25,14 +25,14 @@ status=0
 for t in $targets; do
 	case $t in
 	wire) src="$here/fuzz_wire.c $top/src/report/wire.c" ;;
-	record) src="$here/fuzz_record.c $top/src/report/record.c" ;;
+	record) src="$here/fuzz_record.c $top/src/report/record.c $top/src/report/measure_err.c" ;;
 	problem) src="$here/fuzz_problem.c $(cd "$top" && ls src/core/model.c src/core/thrtable.c \
 		src/core/lp.c src/core/alloc_lp.c src/core/problem_json.c src/core/policy*.c |
 		sed "s|^|$top/|" | tr '\n' ' ') -lglpk -lm" ;;
 	hints) src="$here/fuzz_hints.c $top/src/sched/hints.c $top/src/report/hints.c -lm" ;;
 	gres) src="$here/fuzz_gres.c $top/src/report/gres.c" ;;
 	proc) src="$here/fuzz_proc.c $top/src/report/proc.c" ;;
-	listener) src="$here/fuzz_listener.c $(for f in listener proc wire estimator; do
+	listener) src="$here/fuzz_listener.c $(for f in listener proc wire estimator measure_err; do
 		printf '%s ' "$top/src/report/$f.c"; done) -lpthread -lm" ;;
 	estimator) src="$here/fuzz_estimator.c $top/src/report/estimator.c -lm" ;;
 	*) echo "run.sh: unknown target $t" >&2; exit 2 ;;
