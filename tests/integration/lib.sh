@@ -251,6 +251,14 @@ it_hetsched_conf() {
 	done
 }
 
+# it_user NAME: make sure the local Unix user NAME exists (no home, group
+# users), for tests that need a second, unprivileged user. Not "nobody":
+# from 25.11 Slurm refuses `--uid=nobody` (uid_from_string answers
+# SLURM_AUTH_NOBODY for that name), and a real site's users are not it.
+it_user() {
+	id "$1" >/dev/null 2>&1 || useradd -M -N -s /bin/sh "$1" >/dev/null 2>&1 || id "$1" >/dev/null 2>&1
+}
+
 # it_procs_of DIR: pids of processes of the cluster in DIR: its daemons
 # (marked HS_CLUSTER_DAEMON=DIR by hs-cluster), its slurmstepds (they hold
 # a log file of DIR/log open: from 25.11 a slurmstepd's environment is

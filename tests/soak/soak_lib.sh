@@ -55,15 +55,17 @@ soak_reconf() {
 
 soak_event() { echo "$(date +%s) $*" >>"$work/events.log"; }
 
-# soak_user2_init: a second user (nobody, account hetsched) when it can
-# submit; else every job is root's and the report says so.
+# soak_user2_init: a second user (hs-other, account hetsched; lib.sh
+# it_user) when it can submit; else every job is root's and the report
+# says so.
 soak_user2_init() {
-	sacctmgr -i add user nobody account=hetsched >/dev/null 2>&1
-	if runuser -u nobody -- sbatch --parsable -D "$work" -o /dev/null --test-only \
+	it_user hs-other
+	sacctmgr -i add user hs-other account=hetsched >/dev/null 2>&1
+	if runuser -u hs-other -- sbatch --parsable -D "$work" -o /dev/null --test-only \
 		--gres=gpu:1 --wrap true >/dev/null 2>&1; then
-		soak_user2=nobody
+		soak_user2=hs-other
 	fi
-	echo "# second user: ${soak_user2:-none (nobody cannot submit here)}"
+	echo "# second user: ${soak_user2:-none (hs-other cannot submit here)}"
 }
 
 # ------------------------------------------------------------------ plan
