@@ -20,6 +20,8 @@ model="ResNet-18 (batch size 64)"
 scale=10
 log=$H_DIR/log
 secret=$work/secret
+# the other user exists before /etc/passwd is summed (useradd changes it)
+it_user hs-other || bail "cannot create user hs-other"
 echo "root only" >"$secret"
 chmod 600 "$secret"
 sum_before=$(stat -c '%s %Y %a %U' "$secret" /etc/passwd; md5sum "$secret" /etc/passwd)
@@ -33,7 +35,6 @@ squat=$((jv + 3))     # the job submitted after the hostile ones
 
 jh=$(sbatch --parsable -o "$work/hostile.out" --gres=gpu:1 -w v100-1 --hs-ckpt-dir="$work/ck/%j/dir" \
 	--wrap "python3 $HS_SRCDIR/tests/integration/hostile_job.py $jv $secret $squat")
-it_user hs-other || bail "cannot create user hs-other"
 mkdir -m 1777 "$work/other"
 jn=$(sbatch --parsable -D "$work/other" -o "$work/other/other.out" --uid=hs-other --gid="$(id -g hs-other)" --gres=gpu:1 -w v100-1 \
 	--wrap "python3 $HS_SRCDIR/tests/integration/hostile_job.py $jv $secret 0")
