@@ -49,6 +49,10 @@ static void usage(FILE *f)
 		"                        with Shares S in its account (default 1)\n"
 		"  --accounts A:S,...    accounts' Shares (default 1); a trace names\n"
 		"                        users and accounts in columns 12 and 13\n"
+		"  --strategy U:NAME[=X] user U of --users plays a strategy (repeatable):\n"
+		"                        honest, no-preempt, split[=K], ratio-slow[=F],\n"
+		"                        ratio-fast[=F], fake-model[=max|min|MODEL],\n"
+		"                        inflate-steps[=F], odd-shape (doc/strategic.md)\n"
 		"  --pinned-admission M  always (the plugin's default) or share:\n"
 		"                        PinnedAdmission=; ignore: pinned jobs\n"
 		"                        checkpoint and are preempted like any other\n"
@@ -235,14 +239,20 @@ enum {
 	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP, OPT_IGNORE_RESTART, OPT_SAVE_FAILED,
 	OPT_PRICES, OPT_TIMELINE, OPT_PIN_FRACTION, OPT_PIN_ADMISSION, OPT_CONF, OPT_CKPT_TIME,
 	OPT_TRACE_ACTS, OPT_USERS, OPT_ACCOUNTS, OPT_UNKNOWN_MODELS, OPT_ANONYMOUS,
-	OPT_LEARNED_IN, OPT_LEARNED_OUT,
+	OPT_LEARNED_IN, OPT_LEARNED_OUT, OPT_STRATEGY,
 };
+
+/* --strategy is repeatable, one user each; more users than this are not
+ * a strategic-user experiment. */
+#define MAX_STRATEGIES 16
 
 /* What the command line asked for (parse_args, check_args). */
 typedef struct sim_args {
 	const char *trace_path, *table_path, *cluster_spec, *csv_path, *timeline_path;
 	const char *trace_out, *cons, *prices, *pin_adm, *users_spec, *accounts_spec;
 	hs_sim_users_t users;
+	const char *strategies[MAX_STRATEGIES];
+	int nstrategies;
 	double pin_frac;
 	int generate, weights_set;
 	long seed, gps;
@@ -335,6 +345,7 @@ static const struct option sim_longopts[] = {
 	{ "trace-acts", no_argument, NULL, OPT_TRACE_ACTS },
 	{ "users", required_argument, NULL, OPT_USERS },
 	{ "accounts", required_argument, NULL, OPT_ACCOUNTS },
+	{ "strategy", required_argument, NULL, OPT_STRATEGY },
 	{ "save-failed", required_argument, NULL, OPT_SAVE_FAILED },
 	{ "unknown-models", required_argument, NULL, OPT_UNKNOWN_MODELS },
 	{ "anonymous-jobs", no_argument, NULL, OPT_ANONYMOUS },
@@ -378,6 +389,11 @@ static int sim_option(sim_args_t *a, int c, const char *v)
 	case OPT_TRACE_ACTS: o->trace_acts = stderr; return 0;
 	case OPT_USERS: a->users_spec = v; return 0;
 	case OPT_ACCOUNTS: a->accounts_spec = v; return 0;
+	case OPT_STRATEGY:
+		if (a->nstrategies == MAX_STRATEGIES)
+			return 1;
+		a->strategies[a->nstrategies++] = v;
+		return 0;
 	case OPT_UNKNOWN_MODELS:
 		return parse_num(v, 0.0, &o->unknown_models) || o->unknown_models > 1;
 	case OPT_ANONYMOUS: o->anonymous_jobs = 1; return 0;
@@ -460,6 +476,15 @@ static int check_args(sim_args_t *a)
 			"its users in its 12th column)\n");
 		return 2;
 	}
+	if (a->nstrategies > 0 && !a->users_spec) {
+		fprintf(stderr, "hetsched simulate: --strategy names a user of --users\n");
+		return 2;
+	}
+	for (int i = 0; i < a->nstrategies; i++)
+		if (hs_sim_users_strategy(&a->users, a->strategies[i], &uerr) < 0) {
+			fprintf(stderr, "hetsched simulate: %s\n", uerr.msg);
+			return 2;
+		}
 	o->users = &a->users;
 	if (o->anonymous_jobs && !(o->unknown_models > 0))
 		o->unknown_models = 1; /* alone it means every job */
@@ -515,6 +540,16 @@ static json_object *config_doc(const sim_args_t *a)
 		json_object_array_add(win, json_object_new_int64(o->window_first));
 		json_object_array_add(win, json_object_new_int64(o->window_last));
 		json_object_object_add(cfg, "window", win);
+	}
+	if (a->nstrategies > 0) {
+		json_object *st = json_object_new_object();
+		for (int i = 0; i < a->users.nusers; i++) {
+			char buf[HS_STRAT_MODEL_MAX + 32];
+			hs_sim_strategy_format(&a->users.users[i].strategy, buf, sizeof(buf));
+			json_object_object_add(st, a->users.users[i].name,
+					       json_object_new_string(buf));
+		}
+		json_object_object_add(cfg, "strategies", st);
 	}
 	char desc[4096];
 	hs_sconf_describe(&o->conf, desc, sizeof(desc));
