@@ -40,7 +40,8 @@ static void usage(FILE *f)
 		"  --multi-priority      20%% of generated jobs get priority weight 5\n"
 		"  --reference-type T    GPU type for duration -> steps (default: the\n"
 		"                        fastest type of the cluster in the table)\n"
-		"  --seed N              workload, policy and mechanism seed (default 0)\n"
+		"  --seed N              workload, policy and mechanism seed (default 0;\n"
+		"                        --conf Seed=M gives the engine its own)\n"
 		"  --write-trace FILE    also write the workload as a Gavel trace\n"
 		"  --pinned-fraction F   mark this fraction of the jobs (evenly spread\n"
 		"                        by arrival) as not preemptible (default 0)\n"
@@ -254,7 +255,7 @@ typedef struct sim_args {
 	const char *strategies[MAX_STRATEGIES];
 	int nstrategies;
 	double pin_frac;
-	int generate, weights_set;
+	int generate, weights_set, engine_seed_set;
 	long seed, gps;
 	hs_gen_opts_t g;
 	hs_sim_opts_t o;
@@ -268,6 +269,9 @@ static int conf_set(sim_args_t *a, const char *opt, const char *key, const char 
 	if (hs_sconf_set(&a->o.conf, key, value, &err) == 0) {
 		if (!strcasecmp(key, "WeightByPriority"))
 			a->weights_set = 1;
+		/* the engine's own seed, apart from the workload's */
+		if (!strcasecmp(key, "Seed") && !strcmp(opt, "--conf"))
+			a->engine_seed_set = 1;
 		return 0;
 	}
 	fprintf(stderr, "hetsched simulate: %s: %s\n", opt, err.msg);
@@ -494,7 +498,7 @@ static int check_args(sim_args_t *a)
 		return 2;
 	char seed[32];
 	snprintf(seed, sizeof(seed), "%ld", a->seed);
-	if (conf_set(a, "--seed", "Seed", seed) < 0)
+	if (!a->engine_seed_set && conf_set(a, "--seed", "Seed", seed) < 0)
 		return 2;
 	o->consolidation = strcmp(a->cons, "always") ? HS_CONS_PLACEMENT : HS_CONS_ALWAYS;
 	o->gpus_per_server = (int)a->gps;
