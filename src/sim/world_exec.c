@@ -328,7 +328,7 @@ void hs_world_fill(hs_world_t *w, int64_t now)
 			       .why = "GPU shape placed by Slurm" };
 		w->wj[best].fill_tried = 1;
 		do_start(w, best, &a, now);
-		if (w->o.trace)
+		if (w->o.trace && a.out != HS_OUT_REFUSED) /* refusals: every stop */
 			fprintf(w->o.trace, "t=%lld fill job %ld: %s %s\n",
 				(long long)(now - HS_SIM_EPOCH), best + 1,
 				hs_outcome_name(a.out), a.msg);
