@@ -95,7 +95,19 @@ def metrics(seed, extra, horizon):
     return out
 
 
+def ratio(a, b):
+    """a / b, where nothing over nothing is 1 and something over nothing
+    is infinite (a user that got no GPU time at all in the horizon)."""
+    if b == 0:
+        return 1.0 if a == 0 else math.inf
+    return a / b
+
+
 def gmean(xs):
+    if 0 in xs:
+        return math.nan if math.inf in xs else 0.0
+    if math.inf in xs:
+        return math.inf
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
@@ -111,9 +123,9 @@ for seed in seeds:
     noise = metrics(seed, ["--conf", "RoundLength=%.0f" % (round_s + 1)], horizon)
     for x, y in (("bob", "alice"), ("alice", "bob")):
         def paired(m):
-            g = (m[x][0] / m[y][0]) / (base[x][0] / base[y][0])
-            j = (m[x][1] / m[y][1]) / (base[x][1] / base[y][1])
-            return (g, j, m[y][0] / base[y][0], m[y][1] / base[y][1])
+            g = ratio(ratio(m[x][0], m[y][0]), ratio(base[x][0], base[y][0]))
+            j = ratio(ratio(m[x][1], m[y][1]), ratio(base[x][1], base[y][1]))
+            return (g, j, ratio(m[y][0], base[y][0]), ratio(m[y][1], base[y][1]))
         rows["honest"].append(paired(base))
         rows["round+1s"].append(paired(noise))
         for st in strategies:
