@@ -49,7 +49,7 @@ typedef struct hs_bound_in {
 	double table_factor;   /* RateTableFactor, 0 = off */
 	double kind_factor;    /* 0 = off */
 	double ratio_tol;      /* RateRatioTolerance, >= 1 */
-	double ratio_max;      /* RateRatioMax, >= 1 */
+	double ratio_max;      /* RateRatioMax; below 1 = no ceiling */
 } hs_bound_in_t;
 
 /* Bounds 1 and 2 on measured rates v[ntypes] (0 = not measured), in
