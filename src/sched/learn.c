@@ -196,6 +196,21 @@ static int ok_rate(double v)
 	return isfinite(v) && v >= 1e-6 && v < 1e12;
 }
 
+/* Entry i showed rate(t) / rate(u) = r: the two largest of distinct
+ * entries (one entry shows each pair once per speedup computation). */
+static void max_add(hs_learn_speedup_t *s, int t, int u, double r, int i)
+{
+	if (!isfinite(r))
+		return;
+	if (r > s->max1[t][u]) {
+		s->max2[t][u] = s->max1[t][u];
+		s->max1[t][u] = r;
+		s->arg1[t][u] = i;
+	} else if (r > s->max2[t][u]) {
+		s->max2[t][u] = r;
+	}
+}
+
 /* Folds sample v into cell c (rules in learn.h); 1 averaged in, 0 an
  * outlier. */
 static int cell_add(hs_learn_cell_t *c, double v, int64_t now)
@@ -247,21 +262,6 @@ void hs_learn_score(hs_learn_t *l, int inferred, double predicted, double measur
 		return;
 	l->err_n[inferred != 0]++;
 	l->err_sum[inferred != 0] += fabs(log(predicted / measured));
-}
-
-/* Entry i showed rate(t) / rate(u) = r: the two largest of distinct
- * entries (one entry shows each pair once per speedup computation). */
-static void max_add(hs_learn_speedup_t *s, int t, int u, double r, int i)
-{
-	if (!isfinite(r))
-		return;
-	if (r > s->max1[t][u]) {
-		s->max2[t][u] = s->max1[t][u];
-		s->max1[t][u] = r;
-		s->arg1[t][u] = i;
-	} else if (r > s->max2[t][u]) {
-		s->max2[t][u] = r;
-	}
 }
 
 /* The speedup matrix of the scope of `kind` (cached until l->gen moves). */

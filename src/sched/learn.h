@@ -76,14 +76,14 @@ typedef struct hs_learn_entry {
 typedef struct hs_learn_speedup {
 	char scope[HS_LEARN_KIND_MAX];
 	long gen;
-	double logr[HS_LEARN_TYPES][HS_LEARN_TYPES];  /* log S[t][u] */
-	double w[HS_LEARN_TYPES][HS_LEARN_TYPES];     /* its weight, 0 = unknown */
 	/* the largest rate(t) / rate(u) of one entry's confident cells
 	 * (max1, entry index arg1) and of any other entry (max2): the
 	 * ratio bound of a kind leaves the kind itself out (bound.h) */
 	double max1[HS_LEARN_TYPES][HS_LEARN_TYPES];
 	double max2[HS_LEARN_TYPES][HS_LEARN_TYPES];
 	int arg1[HS_LEARN_TYPES][HS_LEARN_TYPES];
+	double logr[HS_LEARN_TYPES][HS_LEARN_TYPES];  /* log S[t][u] */
+	double w[HS_LEARN_TYPES][HS_LEARN_TYPES];     /* its weight, 0 = unknown */
 } hs_learn_speedup_t;
 
 #define HS_LEARN_SPEEDUP_CACHE 32     /* scopes (about 4 KB each) */
