@@ -26,8 +26,9 @@ int hs_bound_round_init(const hs_engine_t *e, hs_round_build_t *b)
 }
 
 void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, const hs_sjob_t *sj,
-		     const char *model, const double *lrate, const unsigned char *linf,
-		     const double *lconf, double *kind, double *maxr, hs_bound_in_t *bi)
+		     const char *model, int measured, const double *lrate,
+		     const unsigned char *linf, const double *lconf, double *kind, double *maxr,
+		     hs_bound_in_t *bi)
 {
 	const int J = b->problem.cluster.ntypes;
 	memcpy(maxr, b->tab_maxr, (size_t)J * (size_t)J * sizeof(double));
@@ -37,10 +38,19 @@ void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, const hs_sjob_t 
 			       .ratio_max = e->conf.rate_ratio_max };
 	if (!e->conf.learning || !lrate)
 		return;
-	for (int j = 0; j < J; j++)
+	int learned = 0;
+	for (int j = 0; j < J; j++) {
 		kind[j] = !linf[j] && lconf[j] >= CONF_MIN - 1e-12 ? lrate[j] : 0;
+		learned |= lrate[j] > 0;
+	}
 	bi->kind = kind;
 	bi->kind_factor = HS_LEARN_OUTLIER;
+	/* a job that reported nothing and has nothing learned has table or
+	 * agnostic estimates only, which the tables' ratios and the ceiling
+	 * bound: the scope's ratios (a speedup-cache lookup per job, a
+	 * miss when users alternate) are not needed for it */
+	if (!measured && !learned)
+		return;
 	char k[HS_LEARN_KIND_MAX];
 	hs_learn_job_kind(e, sj, model, k);
 	/* only the job's own scope: LearnScope decides whose reports may

@@ -407,10 +407,11 @@ void hs_build_free(hs_round_build_t *b);
 int hs_bound_round_init(const hs_engine_t *e, hs_round_build_t *b);
 /* Job sj's bound inputs into *bi: kind[ntypes] (from its learned rates
  * lrate, linf, lconf, NULL with Learning=no) and maxr[ntypes^2] are the
- * caller's room. */
+ * caller's room; measured: its record reports a rate. */
 void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, const hs_sjob_t *sj,
-		     const char *model, const double *lrate, const unsigned char *linf,
-		     const double *lconf, double *kind, double *maxr, hs_bound_in_t *bi);
+		     const char *model, int measured, const double *lrate,
+		     const unsigned char *linf, const double *lconf, double *kind, double *maxr,
+		     hs_bound_in_t *bi);
 /* Logs job id's bounds when one applies that did not the round before. */
 void hs_bound_note(hs_engine_t *e, uint32_t id, unsigned prev, unsigned now);
 

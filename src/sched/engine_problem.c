@@ -300,8 +300,8 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 	/* bounds on what the job reports (sched/bound.h) */
 	double kind[J > 0 ? J : 1], maxr[J > 0 ? J * J : 1];
 	hs_bound_in_t bin;
-	hs_bound_job_in(e, b, sj, b->hints[i].model, e->conf.learning ? lrate : NULL, linf, lconf,
-			kind, maxr, &bin);
+	hs_bound_job_in(e, b, sj, b->hints[i].model, recp && recp->nthr > 0,
+			e->conf.learning ? lrate : NULL, linf, lconf, kind, maxr, &bin);
 	ein.bound = &bin;
 	ein.bounded = &b->bounded[k];
 	b->src[k] = hs_estimate(&ein, jb->thr, &b->meas[(size_t)k * J]);
