@@ -174,23 +174,17 @@ static void logger(void *arg, int level, const char *msg)
 
 static json_object *job_doc(json_object *st, int id)
 {
-	json_object *jobs, *v;
-	assert_true(json_object_object_get_ex(st, "jobs", &jobs));
-	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
-		json_object *j = json_object_array_get_idx(jobs, i);
-		if (json_object_object_get_ex(j, "id", &v) && json_object_get_int(v) == id)
-			return j;
-	}
-	fail_msg("job %d not in the status", id);
-	return NULL;
+	json_object *j = fx_status_job(st, id);
+	if (!j)
+		fail_msg("job %d not in the status", id);
+	return j;
 }
 
 static double thr_of(json_object *j, const char *type)
 {
-	json_object *e, *v;
-	assert_true(json_object_object_get_ex(j, "throughput", &e));
-	assert_true(json_object_object_get_ex(e, type, &v));
-	return json_object_get_double(v);
+	double v = fx_status_thr(j, type);
+	assert_true(v >= 0);
+	return v;
 }
 
 static const char *bounded_of(json_object *j)
@@ -217,16 +211,8 @@ static hs_engine_t *engine_counting(const char *conf, int *logged)
 
 static json_object *round_status(fx_t *f, hs_engine_t *e)
 {
-	hs_plan_t p;
-	fx_counts_t c;
-	hs_snap_t s;
-	hs_err_t err;
-	fx_snapshot(f, &s);
-	assert_int_equal(fx_round(f, e, &p, &c), 0);
-	json_object *st = hs_engine_status(e, &s, &p, NULL, f->now, &err);
+	json_object *st = fx_round_status(f, e);
 	assert_non_null(st);
-	hs_snap_free(&s);
-	hs_plan_free(&p);
 	return st;
 }
 
