@@ -269,6 +269,8 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 		if (!ac)
 			continue;
 		ac->src = b->src[k];
+		hs_bound_note(e, ac->id, ac->bounded, b->bounded[k]);
+		ac->bounded = b->bounded[k];
 		ac->learn_conf = b->lconf[k];
 		ac->src_table = ac->src_learned = ac->src_inferred = ac->src_explore = 0;
 		ac->weight = pb->jobs[k].weight;

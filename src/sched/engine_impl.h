@@ -60,6 +60,7 @@ typedef struct hs_jacct {
 	uint64_t src_table, src_learned, src_inferred;
 	uint64_t src_explore;      /* types whose estimate was raised to try
 	                            * them (LearnExplore) */
+	unsigned bounded;          /* HS_BOUND_* bits of the last round */
 	double learn_conf;
 	double weight;             /* policy weight in the last round */
 	char account[64];          /* entity (Slurm account) in the last round */
@@ -383,6 +384,9 @@ typedef struct hs_round_build {
 	double *lconf;             /* [njobs] least confidence of its learned
 	                            * or inferred types (1 = none used) */
 	double *meas;              /* [njobs * ntypes] */
+	unsigned *bounded;         /* [njobs] HS_BOUND_* bits (sched/bound.h) */
+	double *tab_maxr;          /* [ntypes * ntypes] ratios between types
+	                            * the tables show (engine_bound.c) */
 	double *units;             /* [njobs] the job's estimates / problem's
 	                            * (1, or its factor in table units for
 	                            * packed policies: engine_problem.c) */
@@ -397,6 +401,19 @@ typedef struct hs_round_build {
 
 int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_err_t *err);
 void hs_build_free(hs_round_build_t *b);
+
+/* engine_bound.c: the engine's side of sched/bound.h. */
+/* b->tab_maxr for the round's types (after the problem's cluster). */
+int hs_bound_round_init(const hs_engine_t *e, hs_round_build_t *b);
+/* Job sj's bound inputs into *bi: kind[ntypes] (from its learned rates
+ * lrate, linf, lconf, NULL with Learning=no) and maxr[ntypes^2] are the
+ * caller's room; measured: its record reports a rate. */
+void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, const hs_sjob_t *sj,
+		     const char *model, int measured, const double *lrate,
+		     const unsigned char *linf, const double *lconf, double *kind, double *maxr,
+		     hs_bound_in_t *bi);
+/* Logs job id's bounds when one applies that did not the round before. */
+void hs_bound_note(hs_engine_t *e, uint32_t id, unsigned prev, unsigned now);
 
 /* engine_preempt.c: the preemption stage. Who loses GPUs is the round
  * mechanism's choice among the jobs hs_preempt_able allows; how a job

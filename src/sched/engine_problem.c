@@ -41,6 +41,8 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->lconf);
 	free(b->explore);
 	free(b->meas);
+	free(b->bounded);
+	free(b->tab_maxr);
 	free(b->units);
 	free(b->tmap);
 	if (b->job_servers)
@@ -243,8 +245,9 @@ static int init_problem(const hs_snap_t *s, const hs_round_scratch_t *sc, hs_rou
 	b->tsrc = calloc((size_t)npj * (size_t)J + 1, 1);
 	b->lconf = malloc(((size_t)npj + 1) * sizeof(double));
 	b->explore = calloc((size_t)npj + 1, sizeof(uint64_t));
+	b->bounded = calloc((size_t)npj + 1, sizeof(unsigned));
 	if (!b->pjob_snap || !b->run || !b->run_space || !b->src || !b->meas || !b->units ||
-	    !b->tsrc || !b->lconf || !b->explore)
+	    !b->tsrc || !b->lconf || !b->explore || !b->bounded)
 		return hs_err_set(err, "out of memory");
 	for (int k = 0; k < npj; k++) {
 		b->units[k] = 1.0;
@@ -294,6 +297,13 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 		ein.learned_inferred = linf;
 	}
 	ein.type_src = tsrc;
+	/* bounds on what the job reports (sched/bound.h) */
+	double kind[J > 0 ? J : 1], maxr[J > 0 ? J * J : 1];
+	hs_bound_in_t bin;
+	hs_bound_job_in(e, b, sj, b->hints[i].model, recp && recp->nthr > 0,
+			e->conf.learning ? lrate : NULL, linf, lconf, kind, maxr, &bin);
+	ein.bound = &bin;
+	ein.bounded = &b->bounded[k];
 	b->src[k] = hs_estimate(&ein, jb->thr, &b->meas[(size_t)k * J]);
 	for (int j = 0; j < J; j++) {
 		b->tsrc[(size_t)k * J + j] = (unsigned char)tsrc[j];
@@ -328,10 +338,25 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 	return nthr ? thr_mean / nthr : 1;
 }
 
+/* Seconds of the job's time limit left (at least 60), 0 = no limit. */
+static double time_left(const hs_snap_t *s, const hs_sjob_t *sj)
+{
+	if (sj->time_limit_min == 0)
+		return 0;
+	double left = sj->time_limit_min * 60.0;
+	if (sj->state == HS_SJ_RUNNING && sj->start_time > 0)
+		left -= (double)(s->now - sj->start_time);
+	return left < 60 ? 60 : left;
+}
+
 /* Remaining work in steps: HS_STEPS less the progress the record shows,
- * else UnknownJobSeconds (capped by the time limit left) at thr_mean. */
+ * at most the time limit left at the job's best rate thr_max (bound.h
+ * rule 4: a declared HS_STEPS never makes a job look longer than its
+ * time limit); else UnknownJobSeconds (capped by the time limit left) at
+ * thr_mean. */
 static double remaining_steps(const hs_sconf_t *c, const hs_snap_t *s, const hs_sjob_t *sj,
-			      const hs_hints_t *h, const hs_record_t *recp, double thr_mean)
+			      const hs_hints_t *h, const hs_record_t *recp, double thr_mean,
+			      double thr_max, unsigned *bounded)
 {
 	double rem;
 	if (h->steps > 0) {
@@ -343,17 +368,11 @@ static double remaining_steps(const hs_sconf_t *c, const hs_snap_t *s, const hs_
 		if (sj->state != HS_SJ_RUNNING && !h->ckpt && !(recp && recp->has_ckpt))
 			progress = 0;
 		rem = progress < h->steps ? (double)(h->steps - progress) : 1.0;
+		rem = hs_bound_steps(rem, time_left(s, sj), thr_max, bounded);
 	} else {
-		double secs = c->unknown_steps_s;
-		if (sj->time_limit_min > 0) {
-			double left = sj->time_limit_min * 60.0;
-			if (sj->state == HS_SJ_RUNNING && sj->start_time > 0)
-				left -= (double)(s->now - sj->start_time);
-			if (left < 60)
-				left = 60;
-			if (left < secs)
-				secs = left;
-		}
+		double secs = c->unknown_steps_s, left = time_left(s, sj);
+		if (left > 0 && left < secs)
+			secs = left;
 		rem = thr_mean * secs;
 	}
 	if (!(rem >= 1.0) || !isfinite(rem))
@@ -427,6 +446,8 @@ static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
 	hs_problem_t *pb = &b->problem;
 	double prio_mean = mean_priority(s, sc);
 	int used = 0;
+	if (hs_bound_round_init(e, b) < 0)
+		return hs_err_set(err, "out of memory");
 	/* every report first, so that this round's estimates see them all
 	 * and the speedup matrix is computed once (learn.c caches it); the
 	 * reports of every modelled GPU job, not only the problem's: a job
@@ -452,8 +473,11 @@ static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
 		jb->scale_factor = sj->gpus;
 		hs_record_t rec;
 		const hs_record_t *recp = job_record(e, sj, &rec);
-		double thr_mean = job_estimates(e, s, sc, b, k, recp);
-		jb->remaining_steps = remaining_steps(c, s, sj, &b->hints[i], recp, thr_mean);
+		double thr_mean = job_estimates(e, s, sc, b, k, recp), thr_max = 0;
+		for (int j = 0; j < pb->cluster.ntypes; j++)
+			thr_max = jb->thr[j] > thr_max ? jb->thr[j] : thr_max;
+		jb->remaining_steps = remaining_steps(c, s, sj, &b->hints[i], recp, thr_mean,
+						      thr_max, &b->bounded[k]);
 		jb->age_s = job_age(e, s, sj);
 		jb->weight = job_weight(c, sj, prio_mean);
 		job_run(s, b, k, i, &used);

@@ -28,7 +28,7 @@
  *              "nodes": ["v100-1"], "gpus": 1, "op": "keep",
  *              "reason": "...", "estimate": "table",
  *              "estimates": {"v100": "measured", "k80": "inferred"},
- *              "learn_confidence": 0.4,
+ *              "learn_confidence": 0.4, "bounded": "ratio,steps",
  *              "target": {"v100": 0.5}, "received": {"v100": 0.48},
  *              "received_s": {"v100": 120}, "active_s": 250,
  *              "weight": 1.0, "account": "physics",
@@ -50,7 +50,11 @@
  * "remaining_s" come from engine_start.c; "estimates" names each usable
  * type's source (estimate.h: measured, table, learned, inferred,
  * agnostic) and "learn_confidence" (only with a learned or inferred
- * type) the least confidence of those (sched/learn.h); "entities" (accounts and users,
+ * type) the least confidence of those (sched/learn.h); "bounded" (only
+ * when one applied) names the bounds on what the job reported that
+ * changed its estimates or remaining work (sched/bound.h: table, kind,
+ * ratio, steps; "throughput" is then the bounded estimate and "measured"
+ * what the job reported); "entities" (accounts and users,
  * engine_entstatus.c) from the round's association tree. Those and "objective" came
  * after version 1 was
  * published: readers treat them as optional (metrics.c).
@@ -276,6 +280,11 @@ static json_object *plan_job_doc(const hs_engine_t *e, const hs_snap_t *s,
 		json_object_object_add(j, "estimates", type_sources(e, a));
 		if ((a->src_learned | a->src_inferred) && isfinite(a->learn_conf))
 			add_dbl(j, "learn_confidence", a->learn_conf);
+		if (a->bounded) {
+			char names[64];
+			hs_bound_names(a->bounded, names, sizeof(names));
+			json_object_object_add(j, "bounded", json_object_new_string(names));
+		}
 		json_object_object_add(j, "target", per_type(e, a->x, 1, 0));
 		json_object_object_add(j, "received",
 				       per_type(e, a->recv_reset, a->active_reset_s, 0));

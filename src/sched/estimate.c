@@ -108,6 +108,7 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 	int nm = 0, nt = 0, nboth = 0, nlboth = 0, nl = 0, ninf = 0;
 	double sum_m = 0, sum_t = 0, both_m = 0, both_t = 0, lboth_m = 0, lboth_l = 0;
 
+	double raw[J > 0 ? J : 1];
 	for (int j = 0; j < J; j++) {
 		const char *name = in->cluster->names[j];
 		tab[j] = ti >= 0 ? hs_thrtable_alone(&in->tables->t[ti], jt, name, 1) : 0;
@@ -119,6 +120,16 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 			if (r && ok_value(r->sps))
 				mea[j] = r->sps;
 		}
+		raw[j] = mea[j];
+	}
+	unsigned bits = 0;
+	if (in->bound) {
+		hs_bound_in_t bi = *in->bound;
+		bi.ntypes = J;
+		bi.table = tab;
+		bits |= hs_bound_measured(&bi, mea);
+	}
+	for (int j = 0; j < J; j++) {
 		if (in->allowed && !in->allowed[j])
 			continue;
 		double lv = learned_at(in, j);
@@ -156,7 +167,7 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 	double guess = nm ? sum_m / nm : nt ? sum_t / nt : 1.0;
 	for (int j = 0; j < J; j++) {
 		if (measured)
-			measured[j] = mea[j];
+			measured[j] = raw[j];
 		hs_estimate_source_t ts = HS_ESTIMATE_AGNOSTIC;
 		if (in->allowed && !in->allowed[j])
 			thr[j] = 0;
@@ -165,5 +176,13 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 		if (in->type_src)
 			in->type_src[j] = ts;
 	}
+	if (in->bound) {
+		hs_bound_in_t bi = *in->bound;
+		bi.ntypes = J;
+		bi.table = tab;
+		bits |= hs_bound_ratios(&bi, thr);
+	}
+	if (in->bounded)
+		*in->bounded = bits;
 	return src;
 }

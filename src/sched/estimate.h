@@ -20,6 +20,10 @@
  *     heterogeneity-agnostic estimate, the mean of what is known about the
  *     job (measured, then table values), or 1.0 when nothing is known.
  *     Measuring the job on a type replaces the guess there.
+ *  6. With bounds (in->bound, sched/bound.h): measured rates are bounded
+ *     against the table and the kind before rules 2-5 use them, and the
+ *     estimates of every source against the ratios between types the
+ *     site has seen after them; `measured` stays what the job reported.
  * Slurm-free, no global state.
  */
 #ifndef HS_SCHED_ESTIMATE_H
@@ -28,6 +32,7 @@
 #include "core/model.h"
 #include "core/thrtable.h"
 #include "report/record.h"
+#include "sched/bound.h"
 #include "sched/sconf.h"
 
 typedef struct hs_tables {
@@ -64,6 +69,10 @@ typedef struct hs_estimate_in {
 	                                * NULL = learning off */
 	const unsigned char *learned_inferred; /* [ntypes] 1 = inferred */
 	hs_estimate_source_t *type_src; /* out: [ntypes] each type's source
+	                                * (NULL = not wanted) */
+	const hs_bound_in_t *bound;    /* NULL = no bounds; its `table` is
+	                                * ignored (the lookup above is used) */
+	unsigned *bounded;             /* out: HS_BOUND_* bits that applied
 	                                * (NULL = not wanted) */
 } hs_estimate_in_t;
 

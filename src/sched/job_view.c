@@ -121,6 +121,12 @@ static void print_throughput(FILE *out, json_object *j)
 			fprintf(out, " (%s)", src);
 	}
 	fprintf(out, "\n");
+	/* sched/bound.h: the estimates or remaining work are not what the
+	 * job reported; said, so a user with a broken report sees why */
+	if (*str(j, "bounded"))
+		fprintf(out, "  bounded (%s): what the job reported was held to what the site "
+			     "has seen (hetsched.conf(5), RateRatioTolerance)\n",
+			str(j, "bounded"));
 }
 
 int hs_job_view_print(FILE *out, json_object *doc, json_object *j, time_t now)

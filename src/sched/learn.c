@@ -169,6 +169,7 @@ static hs_learn_entry_t *entry_add(hs_learn_t *l, const char *kind, int sf)
 	}
 	memmove(&l->e[i + 1], &l->e[i], (size_t)(l->n - i) * sizeof(*l->e));
 	l->n++;
+	l->gen++; /* entry indices moved: the speedup caches hold some */
 	hs_learn_entry_t *e = &l->e[i];
 	memset(e, 0, sizeof(*e));
 	snprintf(e->kind, sizeof(e->kind), "%s", kind);
@@ -193,6 +194,21 @@ static int type_index(hs_learn_t *l, const char *type, int add)
 static int ok_rate(double v)
 {
 	return isfinite(v) && v >= 1e-6 && v < 1e12;
+}
+
+/* Entry i showed rate(t) / rate(u) = r: the two largest of distinct
+ * entries (one entry shows each pair once per speedup computation). */
+static void max_add(hs_learn_speedup_t *s, int t, int u, double r, int i)
+{
+	if (!isfinite(r))
+		return;
+	if (r > s->max1[t][u]) {
+		s->max2[t][u] = s->max1[t][u];
+		s->max1[t][u] = r;
+		s->arg1[t][u] = i;
+	} else if (r > s->max2[t][u]) {
+		s->max2[t][u] = r;
+	}
 }
 
 /* Folds sample v into cell c (rules in learn.h); 1 averaged in, 0 an
@@ -291,6 +307,8 @@ static const hs_learn_speedup_t *speedup(hs_learn_t *l, const char *kind)
 				double w = a->n < b->n ? a->n : b->n;
 				s->logr[t][u] += w * log(a->rate / b->rate);
 				s->w[t][u] += w;
+				if (a->n >= HS_LEARN_CONFIDENT && b->n >= HS_LEARN_CONFIDENT)
+					max_add(s, t, u, a->rate / b->rate, i);
 			}
 	}
 	for (int t = 0; t < T; t++)
@@ -411,4 +429,26 @@ int hs_learn_estimate(hs_learn_t *l, const char *kind, int sf, const char *const
 			conf[i] = best;
 	}
 	return got;
+}
+
+void hs_learn_max_ratios(hs_learn_t *l, const char *kind, int sf, const char *const *types,
+			 int n, double *maxr)
+{
+	int ti[n > 0 ? n : 1];
+	for (int i = 0; i < n; i++)
+		ti[i] = type_index(l, types[i], 0);
+	const hs_learn_speedup_t *s = speedup(l, kind);
+	int self = find(l, kind, sf);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < n; k++) {
+			int t = ti[i], u = ti[k];
+			if (i == k || t < 0 || u < 0)
+				continue;
+			/* the kind's own reports do not widen its bound */
+			double r = s->arg1[t][u] == self && self >= 0 ? s->max2[t][u]
+								     : s->max1[t][u];
+			double *m = &maxr[(size_t)i * (size_t)n + (size_t)k];
+			if (r > *m)
+				*m = r;
+		}
 }

@@ -76,6 +76,12 @@ typedef struct hs_learn_entry {
 typedef struct hs_learn_speedup {
 	char scope[HS_LEARN_KIND_MAX];
 	long gen;
+	/* the largest rate(t) / rate(u) of one entry's confident cells
+	 * (max1, entry index arg1) and of any other entry (max2): the
+	 * ratio bound of a kind leaves the kind itself out (bound.h) */
+	double max1[HS_LEARN_TYPES][HS_LEARN_TYPES];
+	double max2[HS_LEARN_TYPES][HS_LEARN_TYPES];
+	int arg1[HS_LEARN_TYPES][HS_LEARN_TYPES];
 	double logr[HS_LEARN_TYPES][HS_LEARN_TYPES];  /* log S[t][u] */
 	double w[HS_LEARN_TYPES][HS_LEARN_TYPES];     /* its weight, 0 = unknown */
 } hs_learn_speedup_t;
@@ -137,6 +143,14 @@ typedef enum hs_learn_src {
  * an estimate. */
 int hs_learn_estimate(hs_learn_t *l, const char *kind, int sf, const char *const *types, int n,
 		      int64_t now, double *rate, hs_learn_src_t *src, double *conf);
+
+/* The largest rate(t) / rate(u) that any entry of the scope of `kind`
+ * other than (kind, sf) itself has shown with confident cells (at least
+ * HS_LEARN_CONFIDENT samples each) into maxr[i * n + k] for types[i],
+ * types[k] (0 = none); an entry's ratio replaces a smaller value already
+ * there. Entries of other scopes never count (LearnScope). */
+void hs_learn_max_ratios(hs_learn_t *l, const char *kind, int sf, const char *const *types,
+			 int n, double *maxr);
 
 /* Counts how far an estimate was from the job's first report on that
  * type: inferred = 1 for an inferred estimate, 0 for a learned one. */

@@ -13,6 +13,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/hints.c src/sched/hints.h \
 	src/sched/snapshot.c src/sched/snapshot.h \
 	src/sched/estimate.c src/sched/estimate.h \
+	src/sched/bound.c src/sched/bound.h \
 	src/sched/learn.c src/sched/learn_json.c src/sched/learn.h \
 	src/sched/engine.c src/sched/engine.h src/sched/engine_impl.h \
 	src/sched/engine_log.c \
@@ -22,7 +23,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/engine_pinned.c src/sched/engine_preempt.c src/sched/engine_entities.c \
 	src/sched/engine_plan.c src/sched/engine_plan_share.c \
 	src/sched/engine_acct.c src/sched/engine_reccache.c src/sched/engine_jobmemo.c \
-	src/sched/engine_learn.c \
+	src/sched/engine_learn.c src/sched/engine_bound.c \
 	src/sched/engine_warn.c \
 	src/sched/solve_leaving_out.c src/sched/solve_leaving_out.h \
 	src/sched/engine_ops.c src/sched/engine_optable.c \

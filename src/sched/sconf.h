@@ -102,6 +102,15 @@ typedef struct hs_sconf {
 	double learn_explore;        /* LearnExplore: share of the GPU time
 	                              * optimistic estimates may send jobs to
 	                              * types they have not run on; 0 = off */
+	/* Bounds on what jobs report (sched/bound.h) */
+	double rate_table_factor;    /* RateTableFactor: a measured rate
+	                              * within this factor of its table
+	                              * value; 0 = off */
+	double rate_ratio_tol;       /* RateRatioTolerance: a claimed ratio
+	                              * between two types may exceed the
+	                              * largest the site has seen by this */
+	double rate_ratio_max;       /* RateRatioMax: no ratio between two
+	                              * types above this */
 } hs_sconf_t;
 
 /* The i-th key of the table (sconf_keys.c), NULL past the last: the

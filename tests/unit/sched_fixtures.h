@@ -575,4 +575,46 @@ static inline const char *fx_type_of(const fx_t *f, const fx_job_t *j)
 	return j->nheld > 0 ? f->types[j->held[0].node] : NULL;
 }
 
+/* One round of f on e and its status document (the caller puts it);
+ * NULL when the round or the document failed. */
+static inline json_object *fx_round_status(fx_t *f, hs_engine_t *e)
+{
+	hs_plan_t p;
+	fx_counts_t c;
+	hs_snap_t s;
+	hs_err_t err;
+	fx_snapshot(f, &s);
+	json_object *st = NULL;
+	if (fx_round(f, e, &p, &c) == 0) {
+		st = hs_engine_status(e, &s, &p, NULL, f->now, &err);
+		hs_plan_free(&p);
+	}
+	hs_snap_free(&s);
+	return st;
+}
+
+/* Job id's entry of a status document, NULL if none. */
+static inline json_object *fx_status_job(json_object *st, int id)
+{
+	json_object *jobs, *v;
+	if (!json_object_object_get_ex(st, "jobs", &jobs))
+		return NULL;
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		if (json_object_object_get_ex(j, "id", &v) && json_object_get_int(v) == id)
+			return j;
+	}
+	return NULL;
+}
+
+/* Its estimate on type ("throughput"), -1 if none. */
+static inline double fx_status_thr(json_object *j, const char *type)
+{
+	json_object *e, *v;
+	if (!json_object_object_get_ex(j, "throughput", &e) ||
+	    !json_object_object_get_ex(e, type, &v))
+		return -1;
+	return json_object_get_double(v);
+}
+
 #endif /* HS_TESTS_SCHED_FIXTURES_H */

@@ -20,7 +20,7 @@ static const char *const DOC =
 	"\"target\":{\"v100\":0.5},\"received_total_s\":{\"v100\":120},"
 	"\"active_total_s\":3600,\"throughput\":{\"v100\":12.5,\"k80\":4},\"measured\":{\"v100\":11},"
 	"\"estimates\":{\"v100\":\"measured\",\"k80\":\"inferred\"},"
-	"\"estimate\":\"mixed\",\"ftf_rho\":1.5,\"remaining_s\":4000},"
+	"\"estimate\":\"mixed\",\"ftf_rho\":1.5,\"remaining_s\":4000,\"bounded\":\"ratio\"},"
 	"{\"id\":8,\"state\":\"running\",\"op\":\"keep\",\"type\":\"k80\",\"nodes\":[\"k80-1\"]},"
 	"{\"id\":9,\"state\":\"running\",\"op\":\"none\",\"outside_policy\":true,"
 	"\"reason\":\"outside the policy\",\"type\":\"v100\",\"nodes\":[\"v100-1\"]}]}";
@@ -51,6 +51,7 @@ static void test_pending(void **state)
 	assert_non_null(strstr(t, "  share in the current allocation: v100 50%\n"));
 	assert_non_null(strstr(t, "  has run: v100 2 min (in 1 h 00 min under hetsched)\n"));
 	assert_non_null(strstr(t, "v100 12.5 (measured 11) k80 4 (inferred)"));
+	assert_non_null(strstr(t, "  bounded (ratio): what the job reported"));
 	assert_non_null(strstr(t, "rho 1.50 (finishes later"));
 	assert_non_null(strstr(t, "about 1 h 06 min"));
 	free(t);

@@ -42,15 +42,10 @@ static void four_jobs(fx_t *f)
 
 static json_object *job_doc(json_object *st, int id)
 {
-	json_object *jobs, *v;
-	assert_true(json_object_object_get_ex(st, "jobs", &jobs));
-	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
-		json_object *j = json_object_array_get_idx(jobs, i);
-		if (json_object_object_get_ex(j, "id", &v) && json_object_get_int(v) == id)
-			return j;
-	}
-	fail_msg("job %d not in the status", id);
-	return NULL;
+	json_object *j = fx_status_job(st, id);
+	if (!j)
+		fail_msg("job %d not in the status", id);
+	return j;
 }
 
 static const char *src_of(json_object *j, const char *type)
@@ -63,10 +58,9 @@ static const char *src_of(json_object *j, const char *type)
 
 static double thr_of(json_object *j, const char *type)
 {
-	json_object *e, *v;
-	assert_true(json_object_object_get_ex(j, "throughput", &e));
-	assert_true(json_object_object_get_ex(e, type, &v));
-	return json_object_get_double(v);
+	double v = fx_status_thr(j, type);
+	assert_true(v >= 0);
+	return v;
 }
 
 static const char *str(json_object *j, const char *k)
@@ -79,16 +73,8 @@ static const char *str(json_object *j, const char *k)
 /* One round of f on e; its status document (the caller puts it). */
 static json_object *round_status(fx_t *f, hs_engine_t *e)
 {
-	hs_plan_t p;
-	fx_counts_t c;
-	hs_snap_t s;
-	hs_err_t err;
-	fx_snapshot(f, &s);
-	assert_int_equal(fx_round(f, e, &p, &c), 0);
-	json_object *st = hs_engine_status(e, &s, &p, NULL, f->now, &err);
+	json_object *st = fx_round_status(f, e);
 	assert_non_null(st);
-	hs_snap_free(&s);
-	hs_plan_free(&p);
 	return st;
 }
 
