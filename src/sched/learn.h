@@ -26,8 +26,13 @@
  * Inference: S[t][u], the weighted geometric mean of rate(t) / rate(u)
  * over the scope's cells measured on both t and u (weight: the lesser
  * sample count), gives rate(t) = rate(u) * S[t][u] for a kind measured on
- * u only. A kind measured nowhere gets the scope's relative type speeds
- * (geometric mean 1) as a prior. Each estimate has a confidence in [0, 1].
+ * u only. Across GPU counts: the scope's kinds measured on type t at two
+ * counts or more fit rate(sf) ~ sf^beta_t (weighted least squares on log
+ * ratios; beta over all types when t has no pair), so a kind measured
+ * on t at sf' only gets rate(sf') (sf / sf')^beta_t at sf, from the
+ * nearest count, at a lower confidence. A kind measured nowhere gets the
+ * scope's relative type speeds (geometric mean 1) as a prior. Each
+ * estimate has a confidence in [0, 1].
  *
  * Bounded: at most max_kinds entries (kind, GPU count); the least
  * recently seen is evicted. Slurm-free, no global state: everything lives
@@ -78,6 +83,10 @@ typedef struct hs_learn_speedup {
 	long gen;
 	double logr[HS_LEARN_TYPES][HS_LEARN_TYPES];  /* log S[t][u] */
 	double w[HS_LEARN_TYPES][HS_LEARN_TYPES];     /* its weight, 0 = unknown */
+	/* scaling with the GPU count: rate(sf) ~ sf^beta, fitted per type
+	 * ([t]) and over all types ([HS_LEARN_TYPES]) on the scope's kinds
+	 * measured at two counts or more; bw is the fit's weight, 0 = none */
+	double beta[HS_LEARN_TYPES + 1], bw[HS_LEARN_TYPES + 1];
 } hs_learn_speedup_t;
 
 #define HS_LEARN_SPEEDUP_CACHE 32     /* scopes (about 4 KB each) */
