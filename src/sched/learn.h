@@ -139,8 +139,10 @@ typedef enum hs_learn_src {
 } hs_learn_src_t;
 
 /* Estimates of kind `kind` on `sf` GPUs on each of types[0..n-1]:
- * rate[i] (0 = none), src[i], conf[i] (any output may be NULL). A kind
- * measured nowhere gets the scope's relative speeds (src INFERRED, rates
+ * rate[i] (0 = none), src[i], conf[i] (any output may be NULL). Types
+ * the kind has no cell on at sf are inferred across types or across GPU
+ * counts (above). A kind known at no count of its own that the scope can
+ * scale from gets the scope's relative speeds (src INFERRED, rates
  * with a geometric mean of 1 over the types that have one, low
  * confidence). Marks the kind seen at `now`. Returns how many types got
  * an estimate. */
