@@ -199,6 +199,11 @@ static int ok_rate(double v)
  * outlier. */
 static int cell_add(hs_learn_cell_t *c, double v, int64_t now)
 {
+	/* the newest sample seen, outliers included and never going back:
+	 * history imported out of order (learn_sacct.h) skips what is not
+	 * newer, so an import repeated changes nothing */
+	if (now > c->last)
+		c->last = now;
 	if (c->n >= HS_LEARN_CONFIDENT) {
 		double r = v / c->rate;
 		if (r > HS_LEARN_OUTLIER || r < 1.0 / HS_LEARN_OUTLIER) {
@@ -213,7 +218,6 @@ static int cell_add(hs_learn_cell_t *c, double v, int64_t now)
 	c->rate = c->n ? c->rate + (v - c->rate) / k : v;
 	if (c->n < UINT32_MAX)
 		c->n++;
-	c->last = now;
 	return 1;
 }
 

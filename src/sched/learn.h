@@ -66,7 +66,8 @@ typedef struct hs_learn_cell {
 	uint32_t n;                /* samples averaged in */
 	uint32_t outliers;         /* samples left out (total) */
 	uint32_t streak;           /* outliers in a row */
-	int64_t last;              /* unix time of the last accepted sample */
+	int64_t last;              /* unix time of the newest sample (an
+	                            * outlier too); never decreases */
 } hs_learn_cell_t;
 
 typedef struct hs_learn_entry {

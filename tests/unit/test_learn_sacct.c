@@ -118,6 +118,54 @@ static void fixture(void **state)
 	hs_learn_free(&l);
 }
 
+/* Feeds lines[0..n-1] (fields joined by '|') to l; returns the counts. */
+static hs_learn_sacct_t feed_lines(hs_learn_t *l, const char *const *lines, int n)
+{
+	hs_learn_sacct_t h;
+	hs_err_t err = { "" };
+	assert_int_equal(hs_learn_sacct_begin(&h, l, HS_LEARN_SCOPE_USER, "|", NOW, &err), 0);
+	for (int i = 0; i < n; i++)
+		(void)hs_learn_sacct_line(&h, l, lines[i], strlen(lines[i]));
+	hs_learn_sacct_t out = h;
+	out.seen = NULL;
+	memset(&out.base, 0, sizeof(out.base));
+	hs_learn_sacct_end(&h);
+	return out;
+}
+
+/* History out of time order, with an outlier: imported twice, the table
+ * is the same to the byte (the cell's last sample time is the newest). */
+static void repeat_out_of_order(void **state)
+{
+	(void)state;
+#define L(id, sps, t)                                                                  \
+	#id "|" #id "|7|x|gres/gpu=1|{\"hs\":1,\"thr\":{\"v100\":{\"sps\":" #sps \
+	    ",\"n\":1,\"t\":" #t "}}}|train"
+	static const char *const lines[] = { L(1, 10, 300), L(2, 10, 100), L(3, 10, 200),
+					     L(4, 1000, 150), L(5, 11, 50) };
+#undef L
+	hs_learn_t l;
+	hs_learn_init(&l, 0);
+	hs_learn_sacct_t h = feed_lines(&l, lines, 5);
+	assert_int_equal(h.samples, 5);
+	assert_int_equal(l.outliers, 1);
+	const hs_learn_cell_t *c = cell(&l, "u=7/n=train", 1, "v100");
+	assert_non_null(c);
+	assert_int_equal(c->n, 4);
+	assert_int_equal(c->last, 300);
+	json_object *a = hs_learn_save(&l);
+	char *before = strdup(json_object_to_json_string(a));
+	h = feed_lines(&l, lines, 5);
+	assert_int_equal(h.samples, 0);
+	assert_int_equal(h.old, 5);
+	json_object *b = hs_learn_save(&l);
+	assert_string_equal(before, json_object_to_json_string(b));
+	free(before);
+	json_object_put(a);
+	json_object_put(b);
+	hs_learn_free(&l);
+}
+
 static void scopes(void **state)
 {
 	(void)state;
@@ -187,6 +235,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fixture),
+		cmocka_unit_test(repeat_out_of_order),
 		cmocka_unit_test(scopes),
 		cmocka_unit_test(hostile_delimiter),
 	};
