@@ -7,9 +7,11 @@
 # survives a slurmctld restart after SIGTERM, one after SIGKILL and an
 # `scontrol reconfigure` (the same kind, as many samples or more); a new
 # job of the kind gets "learned" as the source of the estimate on the
-# type it does not run on; and `hetsched learned --from-sacct` builds the
+# type it does not run on; `hetsched learned --from-sacct` builds the
 # same kinds' cells (by job name: accounting does not keep --hs-model)
-# from slurmdbd's records, running sacct itself. TAP output.
+# from slurmdbd's records, running sacct itself; merged into the state
+# file of a stopped slurmctld (--into), the plugin restores and keeps it.
+# TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
 it_begin "sched/hetsched: the learned table across slurmctld restarts and from sacct"
@@ -107,6 +109,21 @@ for k in t["kinds"]:
         print(" ".join(sorted(k["cells"])))' "u=$(id -u)/n=learn-bert")
 check "--from-sacct: learn-bert on k80 and v100 from slurmdbd: '$hist_cells'" test "$hist_cells" = "k80 v100"
 check "--from-sacct: no bad line" grep -q ' 0 bad lines' "$work/sacct.err"
+
+# a warm start from history: merged into the state file while slurmctld
+# is stopped, the plugin restores it and keeps it (its next save)
+ctld=$(pid_of "$L_DIR" slurmctld)
+kill -TERM "$ctld"
+check "stopped for --into" wait_for 60 sh -c "! kill -0 $ctld 2>/dev/null"
+"$HS_CLI" learned --from-sacct --since "$(date -d @"$t0" +%Y-%m-%dT%H:%M:%S)" \
+	--into "$state" 2>&1 | diag
+nrest=$(grep -c 'sched/hetsched: state restored from' "$log")
+check "--into: up again" sched_cluster_up_again "$L_DIR" "$L_PORT"
+check "--into: state restored" wait_for 60 sh -c \
+	"[ \$(grep -c 'sched/hetsched: state restored from' '$log') -gt $nrest ]"
+wait_rounds "$L_DIR" 2 30
+check "--into: the plugin kept the history's kind and my-bert: $(cells "u=$(id -u)/n=learn-bert")" \
+	sh -c "[ -n \"\$1\" ] && [ \"\$2\" -ge $n2 ]" _ "$(cells "u=$(id -u)/n=learn-bert")" "$(samples "$kind")"
 check "no plugin error" sh -c "! grep -Ei 'error: sched/hetsched' '$log'"
 rm -rf "$work"
 it_done
