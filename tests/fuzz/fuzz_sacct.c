@@ -10,7 +10,10 @@
  *    samples >= 1, last sample no later than now), every kind starts
  *    with the scope's prefix and holds only [A-Za-z0-9._+@-/=];
  *  - importing the same input again feeds nothing and leaves the table
- *    the same to the byte (the merge rule).
+ *    the same to the byte (the merge rule);
+ *  - every kind's estimates at its own and other GPU counts (inference
+ *    across types and counts) are within the bounds, with a source and a
+ *    confidence in [0, 1] exactly where there is a rate.
  * Run with tests/fuzz/run.sh. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,6 +72,38 @@ static void check_table(const hs_learn_t *l, const char *prefix)
 	}
 }
 
+/* Estimates of every kind at a few GPU counts on the table's types and
+ * one it does not know. */
+static void check_estimates(hs_learn_t *l)
+{
+	static const int counts[] = { 1, 2, 3, 8, 1024 };
+	const char *types[HS_LEARN_TYPES + 1];
+	int n = 0;
+	for (int t = 0; t < l->ntypes; t++)
+		types[n++] = l->types[t];
+	types[n++] = "no-such-type";
+	for (int i = 0; i < l->n && i < 64; i++)
+		for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+			double rate[HS_LEARN_TYPES + 1], conf[HS_LEARN_TYPES + 1];
+			hs_learn_src_t src[HS_LEARN_TYPES + 1];
+			char kind[HS_LEARN_KIND_MAX];
+			memcpy(kind, l->e[i].kind, sizeof(kind));
+			int got = hs_learn_estimate(l, kind, counts[k], types, n, NOW, rate, src,
+						    conf);
+			int have = 0;
+			for (int j = 0; j < n; j++) {
+				if (rate[j] > 0) {
+					have++;
+					check(rate[j] >= 1e-6 && rate[j] < 1e12 &&
+					      src[j] != HS_LEARN_NONE && conf[j] >= 0 && conf[j] <= 1);
+				} else {
+					check(rate[j] == 0 && src[j] == HS_LEARN_NONE && conf[j] == 0);
+				}
+			}
+			check(got == have && rate[n - 1] == 0);
+		}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const prefix[] = { "u=", "a=", "s/" };
@@ -92,6 +127,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(before);
 	json_object_put(a);
 	json_object_put(b);
+	/* after the comparison: an estimate marks its kind seen */
+	check_estimates(&l);
 	hs_learn_free(&l);
 	return 0;
 }
