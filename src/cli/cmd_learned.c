@@ -4,7 +4,8 @@
  * StateSaveLocation, key "learned") or a table `hetsched simulate
  * --learned-out` wrote, printed in Gavel's throughput-table format for an
  * administrator to review and load as a ThroughputTable (or as it is
- * stored, --raw). The file is validated as the plugin validates it. */
+ * stored, --raw). The file is validated as the plugin validates it.
+ * --from-sacct builds a table from accounting (cmd_learned_sacct.c). */
 #include "cli/commands.h"
 #include "sched/learn.h"
 #include "sched/statefile.h"
@@ -17,6 +18,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: hetsched learned [--min-samples N] [--raw] FILE\n"
+		   "       hetsched learned --from-sacct [FILE|-] ... (--from-sacct --help)\n"
 		   "  FILE             StateSaveLocation/" HS_STATE_FILE " or a table of\n"
 		   "                   `hetsched simulate --learned-out`\n"
 		   "  --min-samples N  only rates resting on N reports or more (default 1)\n"
@@ -28,6 +30,9 @@ int hs_cmd_learned(int argc, char **argv)
 	long min_n = 1;
 	int raw = 0;
 	const char *path = NULL;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--from-sacct"))
+			return hs_cmd_learned_sacct(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		char *end;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

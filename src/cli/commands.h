@@ -13,6 +13,8 @@ int hs_cmd_status(int argc, char **argv);   /* cmd_status.c */
 int hs_cmd_timeline(int argc, char **argv); /* cmd_timeline.c */
 int hs_cmd_job(int argc, char **argv);      /* cmd_job.c */
 int hs_cmd_learned(int argc, char **argv);  /* cmd_learned.c */
+/* `hetsched learned --from-sacct` (cmd_learned_sacct.c) */
+int hs_cmd_learned_sacct(int argc, char **argv);
 /* The status document's path as `hetsched status` finds it (malloc'd,
  * NULL when none is configured; cmd_status.c). */
 char *hs_status_default_path(void);

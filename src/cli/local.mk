@@ -12,7 +12,7 @@ hetsched_LDADD = libhetsched_sim.la libhetsched_sched.la libhetsched_measure.la 
 # `hetsched status` reads the sched plugin's status document (src/sched).
 hetsched_SOURCES += src/cli/cmd_status.c src/cli/cmd_job.c
 # `hetsched learned` exports the learned throughputs (src/sched/learn.h).
-hetsched_SOURCES += src/cli/cmd_learned.c
+hetsched_SOURCES += src/cli/cmd_learned.c src/cli/cmd_learned_sacct.c
 # `hetsched timeline` runs the SVG drawer installed beside the Gavel data.
 hetsched_SOURCES += src/cli/cmd_timeline.c
 hstimelinedir = $(pkgdatadir)

@@ -215,6 +215,11 @@ static void max_add(hs_learn_speedup_t *s, int t, int u, double r, int i)
  * outlier. */
 static int cell_add(hs_learn_cell_t *c, double v, int64_t now)
 {
+	/* the newest sample seen, outliers included and never going back:
+	 * history imported out of order (learn_sacct.h) skips what is not
+	 * newer, so an import repeated changes nothing */
+	if (now > c->last)
+		c->last = now;
 	if (c->n >= HS_LEARN_CONFIDENT) {
 		double r = v / c->rate;
 		if (r > HS_LEARN_OUTLIER || r < 1.0 / HS_LEARN_OUTLIER) {
@@ -229,7 +234,6 @@ static int cell_add(hs_learn_cell_t *c, double v, int64_t now)
 	c->rate = c->n ? c->rate + (v - c->rate) / k : v;
 	if (c->n < UINT32_MAX)
 		c->n++;
-	c->last = now;
 	return 1;
 }
 
@@ -262,6 +266,46 @@ void hs_learn_score(hs_learn_t *l, int inferred, double predicted, double measur
 		return;
 	l->err_n[inferred != 0]++;
 	l->err_sum[inferred != 0] += fabs(log(predicted / measured));
+}
+
+/* Bounds of the fitted GPU-count exponent: from a job twice as slow on
+ * twice the GPUs to one that speeds up with the square of its GPUs, far
+ * outside what data-parallel training does (Gavel's table: 0.1 to 1.2),
+ * so a hostile scope cannot push an extrapolation further. */
+#define BETA_MIN (-1.0)
+#define BETA_MAX 2.0
+
+/* The scope's GPU-count scaling from its run [lo, hi) of the sorted table
+ * (a kind's counts are adjacent): rate(sf) ~ sf^beta, least squares
+ * through the origin of log(rate ratio) on log(count ratio) over every
+ * pair of a kind's counts measured on the same type, weight the lesser
+ * sample count; per type and over all types (learn.h). */
+static void fit_scaling(const hs_learn_t *l, int lo, int hi, hs_learn_speedup_t *s)
+{
+	enum { ALL = HS_LEARN_TYPES };
+	double num[HS_LEARN_TYPES + 1] = { 0 }, den[HS_LEARN_TYPES + 1] = { 0 };
+	for (int i = lo; i < hi; i++)
+		for (int j = i + 1; j < hi && !strcmp(l->e[j].kind, l->e[i].kind); j++) {
+			double ls = log((double)l->e[j].sf / l->e[i].sf);
+			for (int t = 0; t < l->ntypes; t++) {
+				const hs_learn_cell_t *a = &l->e[j].cell[t], *b = &l->e[i].cell[t];
+				if (!a->n || !b->n || ls == 0)
+					continue;
+				double w = a->n < b->n ? a->n : b->n, lr = log(a->rate / b->rate);
+				num[t] += w * lr * ls;
+				den[t] += w * ls * ls;
+				s->bw[t] += w;
+				num[ALL] += w * lr * ls;
+				den[ALL] += w * ls * ls;
+				s->bw[ALL] += w;
+			}
+		}
+	for (int t = 0; t <= ALL; t++) {
+		double b = den[t] > 0 ? num[t] / den[t] : 0;
+		s->beta[t] = b < BETA_MIN ? BETA_MIN : b > BETA_MAX ? BETA_MAX : b;
+		if (!(den[t] > 0))
+			s->bw[t] = 0;
+	}
 }
 
 /* The speedup matrix of the scope of `kind` (cached until l->gen moves). */
@@ -297,8 +341,10 @@ static const hs_learn_speedup_t *speedup(hs_learn_t *l, const char *kind)
 		else
 			hi = mid;
 	}
+	int end = lo; /* the scope's run is [lo, end) */
 	for (int i = lo; i < l->n && !strncmp(l->e[i].kind, kind, sl); i++) {
 		const hs_learn_entry_t *e = &l->e[i];
+		end = i + 1;
 		for (int t = 0; t < T; t++)
 			for (int u = 0; u < T; u++) {
 				const hs_learn_cell_t *a = &e->cell[t], *b = &e->cell[u];
@@ -315,6 +361,7 @@ static const hs_learn_speedup_t *speedup(hs_learn_t *l, const char *kind)
 		for (int u = 0; u < T; u++)
 			if (s->w[t][u] > 0)
 				s->logr[t][u] /= s->w[t][u];
+	fit_scaling(l, lo, end, s);
 	return s;
 }
 
@@ -366,10 +413,66 @@ static int prior(const hs_learn_speedup_t *s, const int *ti, int n, double *rate
 	return nh;
 }
 
+/* Across GPU counts: the kind's rate at sf on type t from its nearest
+ * other count measured on t, times (sf / sf')^beta of the scope (the
+ * type's fit, else the fit over all types); 0 when there is none. Half
+ * the confidence of an inference between types: a power law over counts
+ * is a coarser model than a ratio between two types at one count. */
+static double cross_count(const hs_learn_t *l, const hs_learn_speedup_t *s, const char *kind,
+			  int sf, int t, double *conf)
+{
+	const hs_learn_entry_t *best = NULL;
+	double bd = 0;
+	/* (kind, 0) is never stored (counts are > 0): its insertion point
+	 * is the kind's first entry */
+	for (int i = -find(l, kind, 0) - 1; i < l->n && !strcmp(l->e[i].kind, kind); i++) {
+		const hs_learn_entry_t *x = &l->e[i];
+		if (x->sf == sf || !x->cell[t].n)
+			continue;
+		double d = fabs(log((double)sf / x->sf));
+		if (!best || d < bd || (d == bd && x->cell[t].n > best->cell[t].n)) {
+			best = x;
+			bd = d;
+		}
+	}
+	int k = s->bw[t] > 0 ? t : HS_LEARN_TYPES;
+	if (!best || !(s->bw[k] > 0))
+		return 0;
+	double v = best->cell[t].rate * pow((double)sf / best->sf, s->beta[k]);
+	if (!ok_rate(v))
+		return 0;
+	*conf = 0.5 * conf_inferred(conf_cell(best->cell[t].n), s->bw[k]);
+	return v;
+}
+
+/* Type t from the kind's rates base[u] at its count (learned there, or
+ * across counts) through the speedup matrix: a weighted geometric mean
+ * over u; 0 when no pair is known. */
+static double across_types(const hs_learn_t *l, const hs_learn_speedup_t *s, const double *base,
+			   const double *bconf, int t, double *conf)
+{
+	double acc = 0, wsum = 0, best = 0;
+	for (int u = 0; u < l->ntypes; u++) {
+		if (u == t || !(base[u] > 0) || !(s->w[t][u] > 0))
+			continue;
+		double cf = conf_inferred(bconf[u], s->w[t][u]);
+		acc += cf * (log(base[u]) + s->logr[t][u]);
+		wsum += cf;
+		best = cf > best ? cf : best;
+	}
+	if (wsum <= 0)
+		return 0;
+	double v = exp(acc / wsum);
+	if (!ok_rate(v))
+		return 0;
+	*conf = best;
+	return v;
+}
+
 int hs_learn_estimate(hs_learn_t *l, const char *kind, int sf, const char *const *types, int n,
 		      int64_t now, double *rate, hs_learn_src_t *src, double *conf)
 {
-	int ti[n > 0 ? n : 1], got = 0, any_learned = 0;
+	int ti[n > 0 ? n : 1], got = 0;
 	for (int i = 0; i < n; i++) {
 		ti[i] = type_index(l, types[i], 0);
 		if (rate)
@@ -385,7 +488,6 @@ int hs_learn_estimate(hs_learn_t *l, const char *kind, int sf, const char *const
 		e->seen = now;
 	for (int i = 0; e && i < n; i++)
 		if (ti[i] >= 0 && e->cell[ti[i]].n) {
-			any_learned = 1;
 			got++;
 			if (rate)
 				rate[i] = e->cell[ti[i]].rate;
@@ -397,28 +499,35 @@ int hs_learn_estimate(hs_learn_t *l, const char *kind, int sf, const char *const
 	if (got == n)
 		return got;
 	const hs_learn_speedup_t *s = speedup(l, kind);
-	if (!any_learned)
+	/* the kind's rate at sf per learned type: learned there, else from
+	 * another GPU count of the kind */
+	double base[HS_LEARN_TYPES] = { 0 }, bconf[HS_LEARN_TYPES] = { 0 };
+	double xr[HS_LEARN_TYPES] = { 0 }, xc[HS_LEARN_TYPES] = { 0 };
+	int nb = 0;
+	for (int t = 0; t < l->ntypes; t++) {
+		if (e && e->cell[t].n) {
+			base[t] = e->cell[t].rate;
+			bconf[t] = conf_cell(e->cell[t].n);
+		} else {
+			base[t] = xr[t] = cross_count(l, s, kind, sf, t, &xc[t]);
+			bconf[t] = xc[t];
+		}
+		nb += base[t] > 0;
+	}
+	if (!nb)
 		return prior(s, ti, n, rate, src, conf);
-	/* rate(t) = rate(u) S[t][u], a weighted geometric mean over the
-	 * kind's measured types u */
 	for (int i = 0; i < n; i++) {
 		int t = ti[i];
-		if (t < 0 || e->cell[t].n)
+		if (t < 0 || (e && e->cell[t].n))
 			continue;
-		double acc = 0, wsum = 0, best = 0;
-		for (int u = 0; u < l->ntypes; u++) {
-			const hs_learn_cell_t *c = &e->cell[u];
-			if (u == t || !c->n || !(s->w[t][u] > 0))
-				continue;
-			double cf = conf_inferred(conf_cell(c->n), s->w[t][u]);
-			acc += cf * (log(c->rate) + s->logr[t][u]);
-			wsum += cf;
-			best = cf > best ? cf : best;
+		/* the more confident of: across counts on t itself, across
+		 * types at sf */
+		double c = 0, v = across_types(l, s, base, bconf, t, &c);
+		if (xr[t] > 0 && (!(v > 0) || xc[t] >= c)) {
+			v = xr[t];
+			c = xc[t];
 		}
-		if (wsum <= 0)
-			continue;
-		double v = exp(acc / wsum);
-		if (!ok_rate(v))
+		if (!(v > 0))
 			continue;
 		got++;
 		if (rate)
@@ -426,7 +535,7 @@ int hs_learn_estimate(hs_learn_t *l, const char *kind, int sf, const char *const
 		if (src)
 			src[i] = HS_LEARN_INFERRED;
 		if (conf)
-			conf[i] = best;
+			conf[i] = c;
 	}
 	return got;
 }

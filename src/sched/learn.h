@@ -26,8 +26,13 @@
  * Inference: S[t][u], the weighted geometric mean of rate(t) / rate(u)
  * over the scope's cells measured on both t and u (weight: the lesser
  * sample count), gives rate(t) = rate(u) * S[t][u] for a kind measured on
- * u only. A kind measured nowhere gets the scope's relative type speeds
- * (geometric mean 1) as a prior. Each estimate has a confidence in [0, 1].
+ * u only. Across GPU counts: the scope's kinds measured on type t at two
+ * counts or more fit rate(sf) ~ sf^beta_t (weighted least squares on log
+ * ratios; beta over all types when t has no pair), so a kind measured
+ * on t at sf' only gets rate(sf') (sf / sf')^beta_t at sf, from the
+ * nearest count, at a lower confidence. A kind measured nowhere gets the
+ * scope's relative type speeds (geometric mean 1) as a prior. Each
+ * estimate has a confidence in [0, 1].
  *
  * Bounded: at most max_kinds entries (kind, GPU count); the least
  * recently seen is evicted. Slurm-free, no global state: everything lives
@@ -61,7 +66,8 @@ typedef struct hs_learn_cell {
 	uint32_t n;                /* samples averaged in */
 	uint32_t outliers;         /* samples left out (total) */
 	uint32_t streak;           /* outliers in a row */
-	int64_t last;              /* unix time of the last accepted sample */
+	int64_t last;              /* unix time of the newest sample (an
+	                            * outlier too); never decreases */
 } hs_learn_cell_t;
 
 typedef struct hs_learn_entry {
@@ -84,6 +90,10 @@ typedef struct hs_learn_speedup {
 	int arg1[HS_LEARN_TYPES][HS_LEARN_TYPES];
 	double logr[HS_LEARN_TYPES][HS_LEARN_TYPES];  /* log S[t][u] */
 	double w[HS_LEARN_TYPES][HS_LEARN_TYPES];     /* its weight, 0 = unknown */
+	/* scaling with the GPU count: rate(sf) ~ sf^beta, fitted per type
+	 * ([t]) and over all types ([HS_LEARN_TYPES]) on the scope's kinds
+	 * measured at two counts or more; bw is the fit's weight, 0 = none */
+	double beta[HS_LEARN_TYPES + 1], bw[HS_LEARN_TYPES + 1];
 } hs_learn_speedup_t;
 
 #define HS_LEARN_SPEEDUP_CACHE 32     /* scopes (about 4 KB each) */
@@ -136,8 +146,10 @@ typedef enum hs_learn_src {
 } hs_learn_src_t;
 
 /* Estimates of kind `kind` on `sf` GPUs on each of types[0..n-1]:
- * rate[i] (0 = none), src[i], conf[i] (any output may be NULL). A kind
- * measured nowhere gets the scope's relative speeds (src INFERRED, rates
+ * rate[i] (0 = none), src[i], conf[i] (any output may be NULL). Types
+ * the kind has no cell on at sf are inferred across types or across GPU
+ * counts (above). A kind known at no count of its own that the scope can
+ * scale from gets the scope's relative speeds (src INFERRED, rates
  * with a geometric mean of 1 over the types that have one, low
  * confidence). Marks the kind seen at `now`. Returns how many types got
  * an estimate. */

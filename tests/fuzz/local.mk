@@ -9,6 +9,8 @@
 #   listener  the control messages (credentials, send time, passed
 #             descriptors) the listener decodes with each datagram
 #   estimator sequences of step reports through the steps/s estimator
+#   sacct     sacct history for `hetsched learned --from-sacct`, whose job
+#             names are the users'
 # tests/fuzz/run.sh [SECONDS] [TARGET...] fuzzes them with clang and grows
 # the corpus in tests/fuzz/corpus/<target>; `make check` builds each target
 # with the ordinary compiler and a replay main() (replay_main.c) and replays
@@ -16,7 +18,7 @@
 EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/corpus
 FUZZ_REPLAY = tests/fuzz/replay_wire tests/fuzz/replay_record tests/fuzz/replay_problem \
 	tests/fuzz/replay_hints tests/fuzz/replay_gres tests/fuzz/replay_proc \
-	tests/fuzz/replay_listener tests/fuzz/replay_estimator
+	tests/fuzz/replay_listener tests/fuzz/replay_estimator tests/fuzz/replay_sacct
 check_PROGRAMS += $(FUZZ_REPLAY)
 tests_fuzz_replay_wire_SOURCES = tests/fuzz/fuzz_wire.c tests/fuzz/replay_main.c
 tests_fuzz_replay_wire_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
@@ -37,5 +39,9 @@ tests_fuzz_replay_listener_SOURCES = tests/fuzz/fuzz_listener.c tests/fuzz/repla
 tests_fuzz_replay_listener_LDADD = libhetsched_measure.la $(JSONC_LIBS) -lpthread -lm
 tests_fuzz_replay_estimator_SOURCES = tests/fuzz/fuzz_estimator.c tests/fuzz/replay_main.c
 tests_fuzz_replay_estimator_LDADD = libhetsched_measure.la -lm
+tests_fuzz_replay_sacct_SOURCES = tests/fuzz/fuzz_sacct.c tests/fuzz/replay_main.c
+tests_fuzz_replay_sacct_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+tests_fuzz_replay_sacct_LDADD = libhetsched_sched.la libhetsched_measure.la libhetsched_core.la \
+	$(GLPK_LIBS) $(JSONC_LIBS) -lm
 TESTS += tests/fuzz/replay.sh
 EXTRA_DIST += tests/fuzz/replay.sh

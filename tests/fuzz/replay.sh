@@ -6,7 +6,7 @@
 # report (ASan build) or an aborted property fails it.
 b=${HS_BUILDDIR:-.}
 s=${HS_SRCDIR:-.}
-targets="wire record problem hints gres proc listener estimator"
+targets="wire record problem hints gres proc listener estimator sacct"
 n=0 failed=0
 set -- $targets
 echo "1..$#"

@@ -5,7 +5,7 @@
 # `make check` replays that corpus (tests/fuzz/replay.sh).
 #
 # Usage: tests/fuzz/run.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
-#        targets: wire record problem hints gres proc listener estimator
+#        targets: wire record problem hints gres proc listener estimator sacct
 #        (default: all, one after another)
 # Needs clang with libFuzzer (Debian: clang, libclang-rt-14-dev) and json-c.
 # Crashes are written to tests/fuzz/crashes/ and make the script fail.
@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-wire record problem hints gres proc listener estimator}
+targets=${*:-wire record problem hints gres proc listener estimator sacct}
 out=${HS_FUZZ_BUILD:-$top/_build/fuzz}
 CC=${CC_FUZZ:-clang}
 mkdir -p "$out" "$here/crashes"
@@ -35,6 +35,9 @@ for t in $targets; do
 	listener) src="$here/fuzz_listener.c $(for f in listener proc wire estimator measure_err; do
 		printf '%s ' "$top/src/report/$f.c"; done) -lpthread -lm" ;;
 	estimator) src="$here/fuzz_estimator.c $top/src/report/estimator.c -lm" ;;
+	sacct) src="$here/fuzz_sacct.c $top/src/sched/learn_sacct.c $top/src/sched/learn.c \
+		$top/src/sched/learn_json.c $top/src/report/record.c $top/src/report/measure_err.c \
+		$top/src/core/model.c -lm" ;;
 	*) echo "run.sh: unknown target $t" >&2; exit 2 ;;
 	esac
 	echo "== fuzz_$t: building" >&2

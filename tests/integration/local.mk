@@ -19,6 +19,7 @@ INTEGRATION_TESTS = \
 	tests/integration/sched_suspend.sh \
 	tests/integration/pack_end.sh \
 	tests/integration/sched_refused_restart.sh \
+	tests/integration/sched_learn_restart.sh \
 	tests/integration/sched_slurm_resources.sh \
 	tests/integration/sched_unmanaged.sh \
 	tests/integration/cluster.sh \
@@ -90,7 +91,7 @@ EXTRA_DIST += tests/integration/lib.sh tests/integration/sched_lib.sh \
 	tests/integration/pack_e2e.sh tests/integration/pytorch_job.sh \
 	tests/integration/soak_short.sh tests/integration/timeline.sh \
 	tests/integration/sched_invalid_assoc.sh tests/integration/spank_steps.sh \
-	tests/integration/sched_fair_users.sh
+	tests/integration/sched_fair_users.sh tests/integration/sched_learn_restart.sh
 # sched/hs_packtest, a TEST-ONLY sched plugin that
 # packs jobs through plugins/select/hetsched/hs_pack.h; built by `make check`
 # only, never installed (tests add its .libs dir to PluginDir).

@@ -153,6 +153,13 @@ tests_unit_test_learn_SOURCES = tests/unit/test_learn.c
 tests_unit_test_learn_LDADD = $(SCHED_UNIT_LDADD)
 tests_unit_test_learn_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_learn
+# the learned table from sacct's history (src/sched/learn_sacct.h)
+check_PROGRAMS += tests/unit/test_learn_sacct
+tests_unit_test_learn_sacct_SOURCES = tests/unit/test_learn_sacct.c
+tests_unit_test_learn_sacct_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_learn_sacct_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_learn_sacct
+EXTRA_DIST += tests/unit/data/sacct_learn.txt
 check_PROGRAMS += tests/unit/test_sched_learn
 tests_unit_test_sched_learn_SOURCES = tests/unit/test_sched_learn.c tests/unit/sched_fixtures.h
 tests_unit_test_sched_learn_LDADD = $(SCHED_UNIT_LDADD)
@@ -177,6 +184,8 @@ TESTS += tests/unit/test_statefile
 endif
 TESTS += tests/unit/test_status_cli.sh
 EXTRA_DIST += tests/unit/test_status_cli.sh
+TESTS += tests/unit/test_learned_sacct_cli.sh
+EXTRA_DIST += tests/unit/test_learned_sacct_cli.sh
 # OpenMetrics exposition of the status document
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_metrics

@@ -107,6 +107,67 @@ static void inference_hand_computed(void **state)
 	assert_float_equal(r[0], 0, 0);
 }
 
+/* Inference across GPU counts (learn.h): the scope's rate(sf) ~ sf^beta
+ * fit, per type or over all types, from the nearest count; none without
+ * an observed pair; the exponent bounded; a learned cell first. */
+static void cross_counts(void **state)
+{
+	hs_learn_t l;
+	static const char *const V[] = { "v100" }, *const K[] = { "k80" };
+	double r[2], c[2];
+	hs_learn_src_t s[2];
+	(void)state;
+	hs_learn_init(&l, 0);
+	/* kind A: v100 10 at 1 GPU, 20 at 4 (3 samples each): beta 0.5 */
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(hs_learn_observe(&l, "u=a/n=A", 1, "v100", 10, 1), 1);
+		assert_int_equal(hs_learn_observe(&l, "u=a/n=A", 4, "v100", 20, 1), 1);
+	}
+	/* kind B measured at 1 GPU only (2 samples) */
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(hs_learn_observe(&l, "u=a/n=B", 1, "v100", 6, 1), 1);
+	assert_int_equal(hs_learn_estimate(&l, "u=a/n=B", 4, V, 1, 2, r, s, c), 1);
+	assert_int_equal(s[0], HS_LEARN_INFERRED);
+	assert_float_equal(r[0], 6 * 2.0, 1e-9); /* 6 * 4^0.5 */
+	/* half of: B's cell (2 / 4) times W / (W + 2), W = 3 */
+	assert_float_equal(c[0], 0.5 * 0.5 * 3.0 / 5.0, 1e-12);
+	assert_true(c[0] < 0.5);
+	assert_int_equal(hs_learn_estimate(&l, "u=a/n=B", 2, V, 1, 2, r, s, c), 1);
+	assert_float_equal(r[0], 6 * sqrt(2.0), 1e-9);
+	/* the kind's learned cell at its count comes first */
+	assert_int_equal(hs_learn_estimate(&l, "u=a/n=A", 4, V, 1, 2, r, s, c), 1);
+	assert_int_equal(s[0], HS_LEARN_LEARNED);
+	assert_float_equal(r[0], 20, 1e-12);
+	/* the nearest count: measured at 1 and 8, asked at 4 -> from 8 */
+	assert_int_equal(hs_learn_observe(&l, "u=a/n=E", 1, "v100", 1, 1), 1);
+	assert_int_equal(hs_learn_observe(&l, "u=a/n=E", 8, "v100", 100, 1), 1);
+	assert_int_equal(hs_learn_estimate(&l, "u=a/n=F", 4, V, 1, 2, r, s, c), 0);
+	/* a type without pairs uses the fit over all types (A, E on v100) */
+	assert_int_equal(hs_learn_observe(&l, "u=a/n=C", 1, "k80", 3, 1), 1);
+	assert_int_equal(hs_learn_estimate(&l, "u=a/n=C", 4, K, 1, 2, r, s, c), 1);
+	assert_int_equal(s[0], HS_LEARN_INFERRED);
+	/* beta over A (weight 3, log 2 on log 4) and E (weight 1, log 100
+	 * on log 8): (3 log2 log4 + log100 log8) / (3 log4^2 + log8^2) */
+	double b = (3 * log(2.0) * log(4.0) + log(100.0) * log(8.0)) /
+		   (3 * log(4.0) * log(4.0) + log(8.0) * log(8.0));
+	assert_float_equal(r[0], 3 * pow(4.0, b), 1e-9);
+	double r8[1];
+	assert_int_equal(hs_learn_estimate(&l, "u=a/n=E", 4, V, 1, 2, r8, s, c), 1);
+	assert_float_equal(r8[0], 100 * pow(0.5, b), 1e-9);
+	/* another scope has no observed pair: no inference across counts */
+	assert_int_equal(hs_learn_observe(&l, "u=b/n=D", 1, "v100", 5, 1), 1);
+	assert_int_equal(hs_learn_estimate(&l, "u=b/n=D", 4, V, 1, 2, r, s, c), 0);
+	assert_int_equal(s[0], HS_LEARN_NONE);
+	/* a hostile exponent is bounded: 1 -> 1000 from 1 to 2 GPUs is
+	 * beta 10, used as 2 */
+	assert_int_equal(hs_learn_observe(&l, "u=c/n=X", 1, "v100", 1, 1), 1);
+	assert_int_equal(hs_learn_observe(&l, "u=c/n=X", 2, "v100", 1000, 1), 1);
+	assert_int_equal(hs_learn_observe(&l, "u=c/n=Y", 1, "v100", 1, 1), 1);
+	assert_int_equal(hs_learn_estimate(&l, "u=c/n=Y", 4, V, 1, 2, r, s, c), 1);
+	assert_float_equal(r[0], 16, 1e-9);
+	hs_learn_free(&l);
+}
+
 static void scope_isolation(void **state)
 {
 	hs_learn_t l;
@@ -362,6 +423,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kinds),
 		cmocka_unit_test(inference_hand_computed),
+		cmocka_unit_test(cross_counts),
 		cmocka_unit_test(scope_isolation),
 		cmocka_unit_test(hostile_reports),
 		cmocka_unit_test(eviction),
