@@ -279,6 +279,8 @@ static int maxmin_fold(const hs_alp_t *alp, hs_alp_work_t *w, const double *pi, 
 	const int J = alp->J;
 	const double *a = &alp->a[(size_t)i * J];
 	int k, l;
+	if (alp->beta[i] < 0.0)
+		return FREE_ITEM; /* see maxmin_first_fold */
 	double second, best = strategy(alp, pi, i, z, &k, &l, &second);
 	if (k < 0 || !isfinite(best))
 		return FREE_ITEM;
@@ -902,7 +904,9 @@ static void strategy_loads(const hs_alp_t *alp, const double *pi, double z, doub
 	for (int j = 0; j < J; j++)
 		L[j] = B[j] = 0.0;
 	for (int i = 0; i < n; i++) {
-		if (alp->alpha[i] == 0.0 && alp->beta[i] == 0.0)
+		/* items with a negative beta are never folded (their loads
+		 * are the LP's to find) */
+		if ((alp->alpha[i] == 0.0 && alp->beta[i] == 0.0) || alp->beta[i] < 0.0)
 			continue;
 		int k, l;
 		double second;
@@ -1228,6 +1232,11 @@ static int maxmin_first_fold(const hs_alp_t *alp, hs_alp_work_t *w, const double
 {
 	if (alp->alpha[i] == 0.0 && alp->beta[i] == 0.0)
 		return FOLD_NONE;
+	/* a negative beta (water filling's charged items: r >= z w' - q)
+	 * makes the demand negative at small z, which no fold can deliver
+	 * (x >= 0): such items keep rows of their own */
+	if (alp->beta[i] < 0.0)
+		return FREE_ITEM;
 	if (alp->hint && alp->alpha[i] == 0.0)
 		return hint_fold(alp, w, i);
 	return maxmin_fold(alp, w, pi, i, z);
