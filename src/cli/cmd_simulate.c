@@ -49,7 +49,7 @@ static void usage(FILE *f)
 		"                        with Shares S in its account (default 1)\n"
 		"  --accounts A:S,...    accounts' Shares (default 1); a trace names\n"
 		"                        users and accounts in columns 12 and 13\n"
-		"  --pinned-admission M  always (the plugin's default) or share:\n"
+		"  --pinned-admission M  share (the plugin's default) or always:\n"
 		"                        PinnedAdmission=; ignore: pinned jobs\n"
 		"                        checkpoint and are preempted like any other\n"
 		"  --unknown-models F    the engine is not told the model of this\n"
@@ -660,7 +660,7 @@ out:
 
 int hs_cmd_simulate(int argc, char **argv)
 {
-	sim_args_t a = { .cons = "placement", .pin_adm = "always", .gps = 1,
+	sim_args_t a = { .cons = "placement", .pin_adm = "share", .gps = 1,
 			 .g = { .jobs_per_hour = -1, .njobs = -1 } };
 	hs_err_t err;
 	if (hs_sim_opts_default(&a.o, &err) < 0) {

@@ -154,7 +154,8 @@ static int entity_of(ents_t *x, const hs_sconf_t *c, const hs_snap_t *s, const h
  * pinned ones) that much less, and everyone else that much more. Adds
  * the entity of a pinned job that has no job in the problem (a user
  * whose only jobs are pinned is still charged, through its account).
- * held stays NULL when no pinned job runs. */
+ * held stays NULL when no pinned job runs. PinnedCharge=no leaves it
+ * NULL (the behaviour before: their GPUs only left the cluster). */
 static int held_gpus(ents_t *x, const hs_sconf_t *c, const hs_snap_t *s,
 		     const hs_round_build_t *b)
 {
@@ -211,7 +212,7 @@ int hs_entities_build(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t
 			rc = hs_err_set(err, "out of memory");
 		pb->jobs[k].entity = ent;
 	}
-	if (rc == 0 && held_gpus(&x, c, s, b) < 0)
+	if (rc == 0 && c->pinned_charge && held_gpus(&x, c, s, b) < 0)
 		rc = hs_err_set(err, "out of memory");
 	free(x.of_assoc);
 	return rc;

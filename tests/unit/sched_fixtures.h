@@ -25,9 +25,13 @@ static inline hs_engine_t *fx_engine(const char *conf_text, hs_log_fn logger)
 	hs_err_t err;
 	hs_engine_t *e = NULL;
 	/* RestartDelay=0: a migration's restart follows its requeue in the
-	 * ticks fx_round runs at the same time (a test may set it again) */
+	 * ticks fx_round runs at the same time (a test may set it again).
+	 * PinnedAdmission=always: a fixture job cannot be preempted unless
+	 * it checkpoints (ckpt), and the tests written before share became
+	 * the default rely on every pending job entering the policy; the
+	 * admission's own tests (test_sched_pinned.c) set it. */
 	if (hs_sconf_defaults(&c, &err) == 0 &&
-	    hs_sconf_parse_text(&c, "RestartDelay=0", &err) == 0 &&
+	    hs_sconf_parse_text(&c, "RestartDelay=0\nPinnedAdmission=always", &err) == 0 &&
 	    (!conf_text || hs_sconf_parse_text(&c, conf_text, &err) == 0))
 		e = hs_engine_new(&c, logger, NULL, &err);
 	hs_sconf_free(&c);
