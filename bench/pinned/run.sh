@@ -59,6 +59,7 @@ hdr = ("seed", "run", "avg_jct/ref", "rho_mean", "rho_pin", "rho_pre", "pin/pre"
 print("| " + " | ".join(hdr) + " |")
 print("|" + "---|" * len(hdr))
 verdict = []
+agg = {}  # run -> column -> values over the seeds
 f3 = lambda v: "%.3f" % v if v is not None else "-"
 for seed in seeds:
     d = {n: json.load(open(os.path.join(out, "%s.%s.json" % (seed, n)))) for n in runs}
@@ -74,6 +75,10 @@ for seed in seeds:
             # bob is the pinned user, alice the preemptible one
             assert abs(b["ftf_rho_mean"] - pin) < 1e-9 and b["jobs"] == r["pinned"]["jobs"], n
             assert abs(a["ftf_rho_mean"] - pre) < 1e-9 and a["jobs"] == r["preemptible"]["jobs"], n
+        cols = (r["avg_jct_s"] / ref["avg_jct_s"], pin, pre, pin / pre if pin is not None else None,
+                a["received_over_entitled"] if a else None, b["received_over_entitled"] if b else None)
+        for i, v in enumerate(cols):
+            agg.setdefault(n, [[] for _ in cols])[i].append(v)
         print("| %s | %s | %.3f | %.3f | %s | %.3f | %s | %s | %s | %s | %s |" % (
             seed, n, r["avg_jct_s"] / ref["avg_jct_s"], r["ftf_rho"]["mean"], f3(pin), pre,
             f3(pin / pre) if pin is not None else "-",
@@ -83,6 +88,13 @@ for seed in seeds:
     for n in ("defaults", "u_defaults"):
         r = d[n]
         verdict.append((seed, n, r["pinned"]["ftf_rho_mean"], r["preemptible"]["ftf_rho_mean"]))
+print()
+print("mean over seeds %s:" % ",".join(seeds))
+print("| run | avg_jct/ref | rho_pin | rho_pre | pin/pre | alice_r/e | bob_r/e |")
+print("|---|---|---|---|---|---|---|")
+mean = lambda v: sum(v) / len(v) if v and None not in v else None
+for n in runs:
+    print("| %s | %s |" % (n, " | ".join(f3(mean(v)) for v in agg[n])))
 print()
 ok = all(p >= q for _, _, p, q in verdict)
 for seed, n, p, q in verdict:

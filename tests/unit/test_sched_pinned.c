@@ -327,13 +327,26 @@ static double status_target(json_object *st, uint32_t id, const char *type)
 	return -1;
 }
 
+/* pinned_gpus of the status's entity named name (-1: none). */
+static double status_pinned(json_object *st, const char *name)
+{
+	json_object *ents = json_object_object_get(st, "entities");
+	for (size_t i = 0; ents && i < json_object_array_length(ents); i++) {
+		json_object *x = json_object_array_get_idx(ents, i);
+		if (!strcmp(json_object_get_string(json_object_object_get(x, "name")), name))
+			return json_object_get_double(json_object_object_get(x, "pinned_gpus"));
+	}
+	return -1;
+}
+
 /* A running pinned job's GPUs count against its user (PinnedCharge=yes,
  * the default; issue 29): 4 GPUs, user 1's pinned job runs on 2 of them,
  * user 1 and user 2 (one account, equal Shares, the default policy and
  * Fairness=tree) have 2 pending checkpointing jobs each. User 1 holds its
  * half already, so user 2's jobs get the 2 free GPUs (target 1 each) and
  * user 1's none; PinnedCharge=no splits the free GPUs among the four
- * (1/2 each), as before. */
+ * (1/2 each), as before. The status shows the charge (pinned_gpus) on
+ * the user and its account. */
 static void test_pinned_charged_to_user(void **state)
 {
 	(void)state;
@@ -366,6 +379,9 @@ static void test_pinned_charged_to_user(void **state)
 				fail_msg("PinnedCharge=%s: job %u (user %d) gets %g, want %g",
 					 charge ? "yes" : "no", id, id <= 3 ? 1 : 2, got, want);
 		}
+		assert_true(fabs(status_pinned(st, "uid1@acct") - 2.0 * charge) < 1e-9);
+		assert_true(fabs(status_pinned(st, "acct") - 2.0 * charge) < 1e-9);
+		assert_true(fabs(status_pinned(st, "uid2@acct")) < 1e-9);
 		json_object_put(st);
 		hs_plan_free(&p);
 		hs_snap_free(&s);
