@@ -566,6 +566,21 @@ static inline int fx_round(fx_t *f, hs_engine_t *e, hs_plan_t *plan, fx_counts_t
 	return rc;
 }
 
+/* Job id's target share on type in a status document
+ * (hs_engine_status): 0 without one, -1 when the job is not in it. */
+static inline double fx_status_target(json_object *st, uint32_t id, const char *type)
+{
+	json_object *jobs = json_object_object_get(st, "jobs");
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		if ((uint32_t)json_object_get_int64(json_object_object_get(j, "id")) != id)
+			continue;
+		json_object *t = json_object_object_get(j, "target"), *v = NULL;
+		return t && json_object_object_get_ex(t, type, &v) ? json_object_get_double(v) : 0;
+	}
+	return -1;
+}
+
 static inline const hs_plan_job_t *plan_job(const hs_plan_t *p, uint32_t id)
 {
 	for (int i = 0; i < p->njobs; i++)

@@ -271,6 +271,22 @@ static void random_tree(hs_problem_t *p, int seed, int big, double fifo)
 	fx_tree(p, (unsigned long long)seed, A, S, U, fifo);
 }
 
+/* Both variants: the fast method with and without chains gives every
+ * job of p the full-LP method's level (to 1e-5). */
+static void fast_matches_full(const hs_problem_t *p, int seed, int big, int *chained)
+{
+	for (size_t i = 0; i < 2; i++) {
+		double *full = solve_levels(WF[i], p, 1, 0, big, NULL, NULL);
+		double *fast = solve_levels(WF[i], p, 0, 0, big, chained, NULL);
+		double *nochain = solve_levels(WF[i], p, 0, 1, big, NULL, NULL);
+		same_levels(WF[i], seed, p, fast, full, 1e-5);
+		same_levels("no chains", seed, p, nochain, full, 1e-5);
+		free(full);
+		free(fast);
+		free(nochain);
+	}
+}
+
 /* The fast method gives every job the full-LP method's level on random
  * trees (levels are unique), with saturation chains on and off; chains
  * must have been used. Small instances (classes, many levels) and
@@ -284,16 +300,7 @@ static void tree_fast_matches_full(void **state)
 		int big = seed > nsmall;
 		hs_problem_t p;
 		random_tree(&p, seed, big, seed % 3 ? 0.0 : 0.3);
-		for (size_t i = 0; i < 2; i++) {
-			double *full = solve_levels(WF[i], &p, 1, 0, big, NULL, NULL);
-			double *fast = solve_levels(WF[i], &p, 0, 0, big, &chained, NULL);
-			double *nochain = solve_levels(WF[i], &p, 0, 1, big, NULL, NULL);
-			same_levels(WF[i], seed, &p, fast, full, 1e-5);
-			same_levels("no chains", seed, &p, nochain, full, 1e-5);
-			free(full);
-			free(fast);
-			free(nochain);
-		}
+		fast_matches_full(&p, seed, big, &chained);
 		hs_problem_free(&p);
 	}
 	assert_true(chained > 0);
@@ -680,16 +687,8 @@ static void tree_pinned_fast_matches_full(void **state)
 				p.entities.held[e] = (double)(1 + (int)(fx_rand(&s) * 3));
 				charged++;
 			}
-		for (size_t i = 0; i < 2; i++) {
-			double *full = solve_levels(WF[i], &p, 1, 0, big, NULL, NULL);
-			double *fast = solve_levels(WF[i], &p, 0, 0, big, NULL, NULL);
-			double *nochain = solve_levels(WF[i], &p, 0, 1, big, NULL, NULL);
-			same_levels(WF[i], seed, &p, fast, full, 1e-5);
-			same_levels("no chains", seed, &p, nochain, full, 1e-5);
-			free(full);
-			free(fast);
-			free(nochain);
-		}
+		int chained = 0;
+		fast_matches_full(&p, seed, big, &chained);
 		hs_problem_free(&p);
 	}
 	assert_true(charged > 0);

@@ -313,20 +313,6 @@ static void test_no_usable_type_running(void **state)
 	no_usable_type(2);
 }
 
-/* A job's target share on type from the round's status (-1: no such job). */
-static double status_target(json_object *st, uint32_t id, const char *type)
-{
-	json_object *jobs = json_object_object_get(st, "jobs");
-	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
-		json_object *j = json_object_array_get_idx(jobs, i);
-		if ((uint32_t)json_object_get_int64(json_object_object_get(j, "id")) != id)
-			continue;
-		json_object *t = json_object_object_get(j, "target"), *v = NULL;
-		return t && json_object_object_get_ex(t, type, &v) ? json_object_get_double(v) : 0;
-	}
-	return -1;
-}
-
 /* pinned_gpus of the status's entity named name (-1: none). */
 static double status_pinned(json_object *st, const char *name)
 {
@@ -374,7 +360,7 @@ static void test_pinned_charged_to_user(void **state)
 		assert_non_null(st);
 		for (uint32_t id = 2; id <= 5; id++) {
 			double want = !charge ? 0.5 : id <= 3 ? 0.0 : 1.0;
-			double got = status_target(st, id, "v100");
+			double got = fx_status_target(st, id, "v100");
 			if (fabs(got - want) > 1e-6)
 				fail_msg("PinnedCharge=%s: job %u (user %d) gets %g, want %g",
 					 charge ? "yes" : "no", id, id <= 3 ? 1 : 2, got, want);
