@@ -279,12 +279,17 @@ static int maxmin_fold(const hs_alp_t *alp, hs_alp_work_t *w, const double *pi, 
 	const int J = alp->J;
 	const double *a = &alp->a[(size_t)i * J];
 	int k, l;
-	if (alp->beta[i] < 0.0)
-		return FREE_ITEM; /* see maxmin_first_fold */
 	double second, best = strategy(alp, pi, i, z, &k, &l, &second);
 	if (k < 0 || !isfinite(best))
 		return FREE_ITEM;
 	double d = alp->alpha[i] * z + alp->beta[i];
+	/* a negative beta (water filling's charged items: r >= z w' - q)
+	 * makes the demand negative below some z, where a fold's time
+	 * (affine in z) would go negative: fold only with room to move, as
+	 * the 3% time margin below (verify() unfolds one whose time is
+	 * negative at the LP's value) */
+	if (alp->beta[i] < 0.0 && !(d >= 0.03 * a[k]))
+		return FREE_ITEM;
 	/* the time margins leave room for z to move; a fixed demand (alpha
 	 * 0: water filling's frozen items) does not move, and may take all
 	 * the item's time (verify() then checks the fold with its time row
@@ -692,6 +697,10 @@ static int fold_ok(const hs_alp_t *alp, const hs_alp_work_t *w, int s, int i, do
 	if (s == FOLD_NONE)
 		return alp->alpha[i] == 0.0 && alp->beta[i] == 0.0;
 	const group_t *g = &w->g[s];
+	/* a negative beta: the demand, and so a one-type fold's time, is
+	 * negative below some value (maxmin_fold) */
+	if (g->type2 < 0 && alp->beta[i] < 0.0 && fold_need(alp, g, i, z) < 0.0)
+		return 0;
 	if (!primal_only)
 		return maxmin_fold_ok(alp, w, g, i, z);
 	if (g->type2 >= 0) {
@@ -904,9 +913,7 @@ static void strategy_loads(const hs_alp_t *alp, const double *pi, double z, doub
 	for (int j = 0; j < J; j++)
 		L[j] = B[j] = 0.0;
 	for (int i = 0; i < n; i++) {
-		/* items with a negative beta are never folded (their loads
-		 * are the LP's to find) */
-		if ((alp->alpha[i] == 0.0 && alp->beta[i] == 0.0) || alp->beta[i] < 0.0)
+		if (alp->alpha[i] == 0.0 && alp->beta[i] == 0.0)
 			continue;
 		int k, l;
 		double second;
@@ -1232,11 +1239,6 @@ static int maxmin_first_fold(const hs_alp_t *alp, hs_alp_work_t *w, const double
 {
 	if (alp->alpha[i] == 0.0 && alp->beta[i] == 0.0)
 		return FOLD_NONE;
-	/* a negative beta (water filling's charged items: r >= z w' - q)
-	 * makes the demand negative at small z, which no fold can deliver
-	 * (x >= 0): such items keep rows of their own */
-	if (alp->beta[i] < 0.0)
-		return FREE_ITEM;
 	if (alp->hint && alp->alpha[i] == 0.0)
 		return hint_fold(alp, w, i);
 	return maxmin_fold(alp, w, pi, i, z);

@@ -47,7 +47,7 @@ typedef struct hs_alp {
 	double *alpha;    /* [n] >= 0 (MAXMIN) */
 	double *beta;     /* [n] >= 0; MAXMIN: < 0 allowed (a demand that
 	                   * starts above z = 0: water filling's charged
-	                   * items), such an item is never folded */
+	                   * items), folded only where its demand is >= 0 */
 	double *c;        /* [n * J] objective (LINEAR) */
 	/* options */
 	int active_set;   /* MAXMIN: exact active-set method for large n (default on) */

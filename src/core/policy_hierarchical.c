@@ -154,14 +154,6 @@ int hs_wf_set_weights(hs_wf_t *s)
 	return active;
 }
 
-int hs_wf_charged_open(const hs_wf_t *s)
-{
-	for (int c = 0; s->charged && c < s->C; c++)
-		if (!s->frozen[c] && s->q[c] > 0.0)
-			return 1;
-	return 0;
-}
-
 double hs_wf_level(const hs_wf_t *s, int c, double z)
 {
 	double l = z * s->w[c] - s->q[c];
@@ -243,10 +235,7 @@ static int next_weights(hs_wf_t *s, hs_alp_t *alp, hs_policy_ctx_t *ctx, wf_run_
 			hs_err_t *err)
 {
 	int active = hs_wf_set_weights(s);
-	/* chains and closed types predict rounds from levels z w'; with a
-	 * charged class still open the levels are z w' - q (rare: users
-	 * with running pinned jobs), and the LP rounds do it */
-	if (active == 0 || !r->saturated || ctx->no_wf_chains || hs_wf_charged_open(s))
+	if (active == 0 || !r->saturated || ctx->no_wf_chains)
 		return active;
 	int closed = hs_wf_closed_types(s, alp->price, err);
 	if (closed < 0)

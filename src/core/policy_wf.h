@@ -47,10 +47,6 @@ typedef struct hs_wf {
  * ones get 0); returns how many have w' > 0. */
 int hs_wf_set_weights(hs_wf_t *s);
 
-/* Does an unfrozen class carry a charge (q > 0)? The saturation chains
- * and closed types assume levels z w' and are not used then. */
-int hs_wf_charged_open(const hs_wf_t *s);
-
 /* The level class c is frozen at when LP1 stops at z: z w' - q, not
  * below 0. */
 double hs_wf_level(const hs_wf_t *s, int c, double z);

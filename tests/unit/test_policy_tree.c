@@ -668,13 +668,14 @@ static void tree_pinned_charge_accounts(void **state)
 
 /* With random held GPUs on random trees (on users and accounts, some of
  * them without jobs), the fast method still gives every job the full-LP
- * method's level, with and without chains, on small instances (classes)
- * and on ones alloc_lp folds (charged items stay unfolded). */
+ * method's level, with and without chains (which ran), on small
+ * instances (classes) and on ones alloc_lp folds (charged items stay
+ * unfolded). */
 static void tree_pinned_fast_matches_full(void **state)
 {
 	(void)state;
 	const int nbig = RUNNING_ON_VALGRIND ? 1 : 4, nsmall = nseeds() / 4;
-	int charged = 0;
+	int charged = 0, chained = 0;
 	for (int seed = 1; seed <= nsmall + nbig; seed++) {
 		int big = seed > nsmall;
 		hs_problem_t p;
@@ -687,11 +688,11 @@ static void tree_pinned_fast_matches_full(void **state)
 				p.entities.held[e] = (double)(1 + (int)(fx_rand(&s) * 3));
 				charged++;
 			}
-		int chained = 0;
 		fast_matches_full(&p, seed, big, &chained);
 		hs_problem_free(&p);
 	}
 	assert_true(charged > 0);
+	assert_true(chained > 0); /* the chains ran with charges */
 }
 
 int main(void)
