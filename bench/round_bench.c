@@ -37,6 +37,7 @@ enum { NTYPES = 4, GPUS_PER_NODE = 16 };
 
 typedef struct opts {
 	int nodes, whole, running, queue, rounds, max_jobs, trim;
+	int users, accounts; /* 0 users: no association tree (per-job fairness) */
 	const char *dir;           /* table, state, status files */
 	const char *policy;
 } opts_t;
@@ -194,11 +195,47 @@ static int interleaved(int k, int nodes)
 	return (k % NTYPES) * per + k / NTYPES;
 }
 
+/* The association tree of --users/--accounts: the accounts under the
+ * root, then user k in account k % accounts; every Shares 1. */
+static void add_assocs(hs_snap_t *s, const opts_t *o)
+{
+	char acct[32], user[32];
+	for (int a = 0; a < o->accounts; a++) {
+		snprintf(acct, sizeof(acct), "acct%d", a);
+		if (!hs_snap_add_assoc(s, (uint32_t)(a + 2), -1, acct, NULL, 1))
+			exit(1);
+	}
+	for (int u = 0; u < o->users; u++) {
+		snprintf(acct, sizeof(acct), "acct%d", u % o->accounts);
+		snprintf(user, sizeof(user), "u%d", u);
+		if (!hs_snap_add_assoc(s, (uint32_t)(o->accounts + u + 2), u % o->accounts, acct, user, 1))
+			exit(1);
+	}
+}
+
+/* With --users: job `id` belongs to user id % users. */
+static void set_owner(hs_sjob_t *j, const opts_t *o)
+{
+	if (o->users <= 0)
+		return;
+	int u = (int)(j->id % (uint32_t)o->users);
+	char name[32];
+	snprintf(name, sizeof(name), "u%d", u);
+	j->user_id = 1000 + (uint32_t)u;
+	j->user = xstrdup(name);
+	free(j->account);
+	snprintf(name, sizeof(name), "acct%d", u % o->accounts);
+	j->account = xstrdup(name);
+	j->assoc = o->accounts + u + 1; /* index + 1 */
+}
+
 static void build_snapshot(hs_snap_t *s, const opts_t *o)
 {
 	hs_snap_init(s);
 	s->now = 1800000000;
 	add_nodes(s, o->nodes);
+	if (o->users > 0)
+		add_assocs(s, o);
 	uint32_t id = 1;
 	int model = 0;
 	for (int w = 0; w < o->whole; w++)
@@ -212,6 +249,8 @@ static void build_snapshot(hs_snap_t *s, const opts_t *o)
 	}
 	for (int q = 0; q < o->queue; q++)
 		add_job(s, id++, HS_SJ_PENDING, 1, model++);
+	for (int k = 0; k < s->njobs; k++)
+		set_owner(&s->jobs[k], o);
 }
 
 static void log_fn(void *arg, int level, const char *msg)
@@ -332,6 +371,7 @@ int main(int argc, char **argv)
 		{ "nodes", 1, 0, 'n' }, { "whole", 1, 0, 'w' }, { "running", 1, 0, 'r' },
 		{ "queue", 1, 0, 'q' }, { "rounds", 1, 0, 'k' }, { "max-jobs", 1, 0, 'm' },
 		{ "dir", 1, 0, 'd' },   { "policy", 1, 0, 'p' }, { "trim", 0, 0, 't' },
+		{ "users", 1, 0, 'u' }, { "accounts", 1, 0, 'a' },
 		{ 0, 0, 0, 0 },
 	};
 	int ch;
@@ -346,15 +386,18 @@ int main(int argc, char **argv)
 		case 'd': o.dir = optarg; break;
 		case 'p': o.policy = optarg; break;
 		case 't': o.trim = 1; break;
+		case 'u': o.users = atoi(optarg); break;
+		case 'a': o.accounts = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: round_bench --dir DIR [--nodes N] [--whole W] "
 					"[--running R] [--queue Q] [--rounds K] [--max-jobs M] "
-					"[--policy P] [--trim]\n");
+					"[--policy P] [--trim] [--users U [--accounts A]]\n");
 			return 2;
 		}
 	}
 	if (!o.dir || o.nodes < 4 || o.whole < 0 || o.running < 0 || o.queue < 0 ||
 	    o.rounds < 1 || o.max_jobs < 1 || o.nodes % NTYPES || o.whole >= o.nodes ||
+	    o.users < 0 || o.accounts < 0 || (o.users > 0 && o.accounts < 1) ||
 	    o.running > (o.nodes - o.whole) * GPUS_PER_NODE) {
 		fprintf(stderr, "round_bench: --dir is required, --nodes a multiple of 4, and "
 				"the running jobs must fit the nodes with one node left\n");

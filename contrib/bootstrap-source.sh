@@ -132,8 +132,11 @@ subdirs() {
 # runtime_dirs: the directories of the tree that hs-cluster's daemons, the
 # commands tests and the demo run, and the plugins they load need, in build
 # order. Left out (a full build is 1.6x the CPU; HETSCHED_SLURM_FULL=1 does
-# it): commands nothing here runs (sreport, sshare, sstat, sattach, sbcast,
-# scrontab, strigger, scrun, sackd, sh5util), and the plugin types that our
+# it): commands nothing here runs (sstat, sattach, sbcast, scrontab,
+# strigger, scrun, sackd, sh5util; sreport and sshare are built: the
+# accounting tests and the fairness docs run them, and without them the
+# PATH finds the distribution's, which cannot load this series' plugins),
+# and the plugin types that our
 # slurm.conf leaves at "none" or never asks for (REST data parsers, burst
 # buffers, energy/profile/interconnect/filesystem gathering, job
 # completion, cli_filter, job_submit, switch, site_factor, mcs, HTTP
@@ -147,7 +150,7 @@ runtime_dirs() {
 	echo src
 	for d in $(subdirs "$tree/src"); do
 		case "$d" in
-		sview|slurmrestd|sreport|sshare|sstat|sattach|sbcast|scrontab|strigger|scrun|sackd|sh5util|lua) ;;
+		sview|slurmrestd|sstat|sattach|sbcast|scrontab|strigger|scrun|sackd|sh5util|lua) ;;
 		plugins)
 			for t in $(subdirs "$tree/src/plugins"); do
 				case "$t" in

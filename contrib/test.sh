@@ -20,7 +20,7 @@
 # reported on stderr.
 #
 # Usage: contrib/test.sh [--no-integration] [--no-sanitizers] [--no-valgrind]
-#                        [--no-distcheck] [--no-deb] [--no-matrix]
+#                        [--no-distcheck] [--no-deb] [--no-matrix] [--no-newest]
 #        contrib/test.sh --slurm VERSION|PREFIX [--smoke]
 #   --slurm X        instead of all that: the unit and integration tests on
 #                    another Slurm. X is a version (22.05 = the packaged one;
@@ -39,7 +39,7 @@
 #              1 runs them one at a time).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-integration=1 sanitizers=1 valgrind=1 distcheck=1 deb=1 matrix=1
+integration=1 sanitizers=1 valgrind=1 distcheck=1 deb=1 matrix=1 newest=1
 on_slurm= smoke=0
 while [ $# -gt 0 ]; do
 	a=$1; shift
@@ -53,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--no-valgrind) valgrind=0 ;;
 	--no-deb) deb=0 ;;
 	--no-matrix) matrix=0 ;;
+	--no-newest) newest=0 ;;
 	-h|--help) sed -n '3,42p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option '$a'" >&2; exit 2 ;;
 	esac
@@ -133,9 +134,9 @@ configure_build() {
 # The smoke set: one test per runtime feature (see --smoke above).
 smoke_tests=${HETSCHED_SMOKE:-"plugins sched_rounds sched_policy spank_report pack_pair"}
 
-# on_slurm SPEC SMOKE: the unit tests and the integration suite (SMOKE=1:
-# the smoke set) against the Slurm SPEC names (see --slurm), counted.
-on_slurm() {
+# on_slurm_build SPEC: installs (once) the Slurm SPEC names (see --slurm)
+# and builds the plugins for it; sets bdir to the build directory.
+on_slurm_build() {
 	spec=$1
 	prefix= tree=
 	case "$spec" in
@@ -149,16 +150,27 @@ on_slurm() {
 		version=$(awk '$1 == "Version:" { print $2 }' "$tree/META")
 		prefix=/opt/slurm-$version ;;
 	esac
-	tests=
-	if [ "$2" = 1 ]; then
-		for t in $smoke_tests; do tests="$tests tests/integration/$t.sh"; done
-	fi
 	bdir=$broot/slurm-$version
-	say "Slurm ${prefix:-packaged} (tree $tree): build in $bdir, ${tests:+smoke set:}${tests:-every test}"
-	configure_build "$bdir" --with-slurm-source="$tree" ${prefix:+--with-slurm-prefix="$prefix"} || return 1
+	say "Slurm ${prefix:-packaged} (tree $tree): build in $bdir"
+	configure_build "$bdir" --with-slurm-source="$tree" ${prefix:+--with-slurm-prefix="$prefix"}
+}
+
+# on_slurm_check BDIR TESTS: the unit tests and the integration suite
+# (TESTS, a list of integration test names: only those) in BDIR, counted.
+on_slurm_check() {
+	tests=
+	for t in $2; do tests="$tests tests/integration/$t.sh"; done
+	say "tests in $1: ${tests:-every test}"
 	# shellcheck disable=SC2086
-	(cd "$bdir" && make -j"$it_jobs" check HETSCHED_INTEGRATION=1 ${tests:+TESTS="$tests"} >check.out 2>&1)
-	count "$bdir"
+	(cd "$1" && make -j"$it_jobs" check HETSCHED_INTEGRATION=1 ${tests:+TESTS="$tests"} >check.out 2>&1)
+	count "$1"
+}
+
+# on_slurm SPEC SMOKE: on_slurm_build, then on_slurm_check of every test
+# (SMOKE=1: the smoke set).
+on_slurm() {
+	on_slurm_build "$1" || return 1
+	if [ "$2" = 1 ]; then on_slurm_check "$bdir" "$smoke_tests"; else on_slurm_check "$bdir" ""; fi
 }
 
 if [ -n "$on_slurm" ]; then
@@ -206,6 +218,19 @@ if [ $matrix = 1 ] && [ ! -d "$tarballs" ]; then
 	say "no Slurm source tarballs at $tarballs: other Slurm series not compiled"
 	matrix=0
 fi
+# 7. The newest Slurm series, live: its release tarball installed into
+#    /opt (in the background, nice 19, while stage 1 runs) and, after
+#    stage 1, a set of integration tests on a cluster of it: the plugins
+#    load, a dead node's jobs are requeued and restarted (the node-failure
+#    path changed under 25.11), migration by checkpoint and requeue, a
+#    report reaches sacct. The whole suite on each series is
+#    `contrib/test.sh --slurm X` (doc/slurm-versions.md).
+newest_v=${HETSCHED_NEWEST:-26.05}
+newest_tests=${HETSCHED_NEWEST_TESTS:-"plugins sched_faults sched_policy spank_report"}
+if [ $newest = 1 ] && ! ls "$tarballs"/slurm-"$newest_v".*.tar.gz >/dev/null 2>&1; then
+	say "no Slurm $newest_v tarball in $tarballs: the newest series is not tested live"
+	newest=0
+fi
 
 # 1. The real build (plugins included) and its tests; integration tests run
 #    on a local cluster when enabled.
@@ -218,6 +243,22 @@ else
 fi
 # The background stages start once the main build is done, so they do not
 # slow it down.
+# 7, first half: Slurm $newest_v installed and the plugins built for it,
+# in a background chain of its own (about 700 s of CPU cold, the longest),
+# so that stage 7's tests wait only for it.
+newest_pid=
+if [ $newest = 1 ]; then
+	(
+		renice -n 19 -p "$(sh -c 'echo $PPID')" >/dev/null 2>&1
+		b0=$(date +%s)
+		rm -f "$broot/newest.bdir"
+		if HETSCHED_SLURM_TARBALLS=$tarballs on_slurm_build "$newest_v" >"$broot/newest.out" 2>&1; then
+			echo "$bdir" >"$broot/newest.bdir"
+		fi
+		say "Slurm $newest_v installed and the plugins built for it (background, nice 19) took $(($(date +%s) - b0)) s"
+	) </dev/null &
+	newest_pid=$!
+fi
 (
 	# The subshell's own pid is its sh -c child's parent; children inherit
 	# the niceness.
@@ -239,10 +280,18 @@ fi
 	if [ $matrix = 1 ]; then
 		b0=$(date +%s)
 		mv=${HETSCHED_MATRIX:-"24.11 26.05"}
-		[ "$mv" != all ] || mv=
+		[ "$mv" != all ] || mv="22.05 23.11 24.05 24.11 25.05 25.11 26.05"
+		# stage 7 configures and builds against $newest_v (its tree must
+		# not be configured twice at once)
+		[ $newest = 0 ] || mv=$(echo "$mv" | tr ' ' '\n' | grep -vx "$newest_v" | tr '\n' ' ')
+		[ -n "$(echo "$mv" | tr -d ' ')" ] || mv=none
 		# shellcheck disable=SC2086
-		HETSCHED_SLURM_TARBALLS=$tarballs HETSCHED_MATRIX_DIR=$broot/matrix MAKEFLAGS=-j2 \
-			"$top/contrib/compile-matrix.sh" $mv >"$broot/matrix.out" 2>&1
+		if [ "$mv" = none ]; then
+			echo "1..0 # no series left to compile" >"$broot/matrix.out"
+		else
+			HETSCHED_SLURM_TARBALLS=$tarballs HETSCHED_MATRIX_DIR=$broot/matrix MAKEFLAGS=-j2 \
+				"$top/contrib/compile-matrix.sh" $mv >"$broot/matrix.out" 2>&1
+		fi
 		say "plugins against Slurm $mv (background, nice 19) took $(($(date +%s) - b0)) s"
 	fi
 ) </dev/null &
@@ -250,6 +299,18 @@ bg_pid=$!
 if [ $main_built = 1 ]; then
 	(cd "$broot/main" && make -j"$it_jobs" check HETSCHED_INTEGRATION=$integration >check.out 2>&1)
 	count "$broot/main"
+fi
+# 7, second half: the tests on a cluster of the newest series.
+if [ $newest = 1 ]; then
+	stage "integration tests on Slurm $newest_v ($newest_tests)"
+	wait "$newest_pid"
+	if [ -f "$broot/newest.bdir" ]; then
+		on_slurm_check "$(cat "$broot/newest.bdir")" "$newest_tests"
+	else
+		say "Slurm $newest_v was not installed or the plugins not built for it:"
+		tail -n 30 "$broot/newest.out" >&2
+		failed=$((failed + 1))
+	fi
 fi
 stage "waiting for the background stages"
 wait "$bg_pid"

@@ -251,19 +251,48 @@ it_hetsched_conf() {
 	done
 }
 
-# it_procs_of DIR: pids of processes of the cluster in DIR: its daemons and
-# slurmstepds (marked HS_CLUSTER_DAEMON=DIR by hs-cluster) and its job tasks
+# it_user NAME: make sure the local Unix user NAME exists (no home, group
+# users), for tests that need a second, unprivileged user. Not "nobody":
+# from 25.11 Slurm refuses `--uid=nobody` (uid_from_string answers
+# SLURM_AUTH_NOBODY for that name), and a real site's users are not it.
+it_user() {
+	id "$1" >/dev/null 2>&1 || useradd -M -N -s /bin/sh "$1" >/dev/null 2>&1 || id "$1" >/dev/null 2>&1
+}
+
+# it_procs_of DIR: pids of processes of the cluster in DIR: its daemons
+# (marked HS_CLUSTER_DAEMON=DIR by hs-cluster), its slurmstepds (they hold
+# a log file of DIR/log open: from 25.11 a slurmstepd's environment is
+# overwritten by its process title, so the mark is gone) and its job tasks
 # (SLURM_CONF=DIR/etc/slurm.conf together with SLURM_JOB_ID).
 it_procs_of() {
 	local p
 	for p in /proc/[0-9]*; do
 		[ "${p#/proc/}" = $$ ] && continue
-		{ tr '\0' '\n' <"$p/environ"; } 2>/dev/null | awk -v d="$1" '
+		{ { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | awk -v d="$1" '
 			$0 == "HS_CLUSTER_DAEMON=" d { m = 1 }
 			$0 == "SLURM_CONF=" d "/etc/slurm.conf" { c = 1 }
 			/^SLURM_JOB_ID=/ { j = 1 }
-			END { exit !(m || (c && j)) }' && echo "${p#/proc/}"
+			END { exit !(m || (c && j)) }' ||
+			find "$p/fd" -maxdepth 1 -lname "$1/log/*" 2>/dev/null | grep -q .; } &&
+			echo "${p#/proc/}"
 	done
+}
+
+# it_node_die DIR NODE: NODE of the cluster in DIR dies at one instant, as
+# a crashed machine does: its slurmd, its slurmstepds and every process of
+# its jobs are SIGSTOPped together (tests/soak/soak_procs.py freeze), then
+# SIGKILLed. Nothing of the node reports anything, so what happens to its
+# jobs is Slurm's node-failure path (requeue or NODE_FAIL) once slurmctld
+# finds the node not responding, or an admin marks it down. Prints the
+# pids killed besides slurmd.
+it_node_die() {
+	local slurmd stopped
+	slurmd=$(tr -dc 0-9 <"$1/run/slurmd-$2.pid")
+	[ -n "$slurmd" ] || return 1
+	stopped=$(python3 "$HS_SRCDIR/tests/soak/soak_procs.py" freeze "$1" "$2" "$slurmd")
+	# shellcheck disable=SC2086 # one pid per word
+	kill -KILL "$slurmd" $stopped 2>/dev/null
+	echo "$stopped"
 }
 
 # it_sacct JOBID FIELD: FIELD of the job's allocation record from sacct,

@@ -76,14 +76,7 @@ B=$(sub -J B3 --no-requeue --gres=gpu:1 --comment="hs-pack-onto=$A" -- "$long")
 check "(c) B3 packed onto A3" wait_state 30 "$B" RUNNING
 # The node's slurmd, the jobs' slurmstepds and tasks die at once (a crash),
 # and the admin (or SlurmdTimeout) marks the node down.
-# Only among this cluster's processes (it_procs_of): other tests' clusters
-# run side by side and have jobs with the same ids.
-pids=$(cat "$PACKEND_DIR/run/slurmd-v100-1.pid"; for p in $(it_procs_of "$PACKEND_DIR"); do
-	{ tr '\0' ' ' <"/proc/$p/cmdline" | grep -Eq "^slurmstepd: \[($A|$B)\." ||
-		tr '\0' '\n' <"/proc/$p/environ" | grep -qxE "SLURM_JOB_ID=($A|$B)"; } 2>/dev/null && echo "$p"
-done)
-# shellcheck disable=SC2086
-kill -KILL $pids 2>/dev/null
+it_node_die "$PACKEND_DIR" v100-1 >/dev/null
 scontrol update nodename=v100-1 state=down reason=hs-test-node-killed
 check "(c) A3 ends NODE_FAIL" wait_state 30 "$A" NODE_FAIL
 check "(c) B3 ends NODE_FAIL" wait_state 30 "$B" NODE_FAIL

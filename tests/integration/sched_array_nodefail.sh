@@ -37,18 +37,7 @@ for i in $(seq 60); do
 done
 echo "dead node $dead, tasks there (unique ids): $victims" | diag
 check "a task runs on $dead" test -n "$victims"
-kill -9 "$(pid_of "$N_DIR" "slurmd-$dead")"
-for pass in 1 2 3; do
-	for p in $(it_procs_of "$N_DIR"); do
-		for j in $victims; do
-			{ { [ "$pass" = 1 ] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -q "^slurmstepd: \[$j\."; } ||
-				tr '\0' '\n' <"/proc/$p/environ" |
-				grep -cx -e "SLURM_JOB_ID=$j" -e "SLURMD_NODENAME=$dead" | grep -qx 2; } 2>/dev/null &&
-				kill -9 "$p" 2>/dev/null && echo "killed pid $p of $j" | diag
-		done
-	done
-	sleep 1
-done
+echo "pids $(it_node_die "$N_DIR" "$dead") killed with slurmd on $dead" | diag
 check "Slurm marks $dead DOWN" wait_node_state "$dead" DOWN 120
 check "hs-cluster up brings its slurmd back" sched_cluster_up_again "$N_DIR" "$N_PORT"
 check "every task ended within 300 s" sh -c "for i in \$(seq 300); do [ -z \"\$(squeue -h -r -j $arr)\" ] && exit 0; sleep 1; done; exit 1"

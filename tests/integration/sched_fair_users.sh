@@ -19,7 +19,7 @@ it_begin "sched/hetsched: two users share the GPUs by their Shares, not by their
 sched_cluster u v100:1:1,k80:1:1 || bail "cluster did not come up"
 cname=$(sed -n 's/^ClusterName=//p' "$U_DIR/etc/slurm.conf")
 for u in hs-alice hs-bob; do
-	id "$u" >/dev/null 2>&1 || useradd -M -N -s /bin/sh "$u" || bail "cannot create user $u"
+	it_user "$u" || bail "cannot create user $u"
 done
 check "account lab with users hs-alice and hs-bob in slurmdbd" sh -c "
 	sacctmgr -i add account lab cluster=$cname >/dev/null &&

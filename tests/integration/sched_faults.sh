@@ -77,15 +77,8 @@ check "three rounds with the jobs" wait_rounds "$F_DIR" 3 60
 dead=k80-1
 victims=$(squeue -h -t R -w "$dead" -o %i | tr '\n' ' ')
 check "dead node: jobs were running on $dead" test -n "$victims"
-kill -9 "$(pid_of "$F_DIR" "slurmd-$dead")"
-# its slurmstepds and job tasks, found by pid among the cluster's processes
-for p in $(it_procs_of "$F_DIR"); do
-	for j in $victims; do
-		{ tr '\0' ' ' <"/proc/$p/cmdline" | grep -q "^slurmstepd: \[$j\." ||
-			tr '\0' '\n' <"/proc/$p/environ" | grep -qx "SLURM_JOB_ID=$j"; } 2>/dev/null &&
-			kill -9 "$p" 2>/dev/null
-	done
-done
+# slurmd, its slurmstepds and the jobs' processes, at one instant
+echo "dead $dead: pids $(it_node_die "$F_DIR" "$dead") killed with its slurmd" | diag
 check "dead node: Slurm marks $dead down" wait_node_state "$dead" DOWN 120
 check "dead node: its jobs were requeued and restarted elsewhere" sh -c "
 	for i in \$(seq 120); do

@@ -3,7 +3,7 @@
 # sched_jobview.sh — what users see of sched/hetsched's plan:
 # `squeue --start` shows an expected start for a pending GPU job; `hetsched
 # job ID` shows the job's share and why it waits; under PrivateData=jobs
-# another user (nobody) cannot see someone else's job in the per-job view
+# another user (hs-other) cannot see someone else's job in the per-job view
 # but sees their own, from the per-user status document; and the
 # MetricsFile slurmctld writes after each round parses with the strict
 # OpenMetrics parser of python3-prometheus-client and counts this cluster;
@@ -26,11 +26,12 @@ chmod o+x "$J_DIR" "$J_DIR/spool" "$spool"
 work=$(mktemp -d /tmp/hs-it-jobview.XXXXXX)
 chmod 1777 "$work"
 
+it_user hs-other || bail "cannot create user hs-other"
 a=$(sbatch --parsable -o /dev/null --gres=gpu:1 -t 5 --wrap "sleep 300")
 b=$(sbatch --parsable -o /dev/null --gres=gpu:1 -t 3 --wrap "sleep 300")
-n=$(sbatch --parsable -D "$work" -o /dev/null --uid=nobody --gid=nogroup --gres=gpu:1 -t 3 \
+n=$(sbatch --parsable -D "$work" -o /dev/null --uid=hs-other --gid="$(id -g hs-other)" --gres=gpu:1 -t 3 \
 	--wrap "sleep 300")
-echo "jobs: root running $a, root pending $b, nobody pending $n" | diag
+echo "jobs: root running $a, root pending $b, hs-other pending $n" | diag
 
 # wait until a round planned all three (B pending with an expected start)
 start_of() { squeue -h -j "$1" -o %S 2>/dev/null; }
@@ -96,19 +97,19 @@ check "hetsched job $a (running, pinned): exit 0, shown running on v100" \
 	sh -c "[ $rc -eq 0 ] && grep -q '^job $a: running' '$work/a.txt' && grep -q '^  runs on: v100' '$work/a.txt'"
 check "hetsched job $a: says it keeps its GPUs until it ends" grep -q 'keeps its GPUs until it ends' "$work/a.txt"
 
-# PrivateData=jobs: nobody reads only their own per-user document
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
-check "per-user document of nobody: mode 0600, owned by nobody" \
-	test "$(stat -c '%a %U' "$spool/hetsched_status.users/$(id -u nobody).json")" = "600 nobody"
-as_nobody "$HS_CLI" job --file "$status" "$n" >"$work/n.txt" 2>&1
+# PrivateData=jobs: hs-other reads only their own per-user document
+as_other() { setpriv --reuid=hs-other --regid="$(id -g hs-other)" --clear-groups "$@"; }
+check "per-user document of hs-other: mode 0600, owned by hs-other" \
+	test "$(stat -c '%a %U' "$spool/hetsched_status.users/$(id -u hs-other).json")" = "600 hs-other"
+as_other "$HS_CLI" job --file "$status" "$n" >"$work/n.txt" 2>&1
 rc=$?
 diag <"$work/n.txt"
-check "nobody: hetsched job $n (own job) shows it" \
+check "hs-other: hetsched job $n (own job) shows it" \
 	sh -c "test $rc -eq 0 && grep -q '^job $n: pending' '$work/n.txt'"
-as_nobody "$HS_CLI" job --file "$status" "$b" >"$work/nb.txt" 2>&1
+as_other "$HS_CLI" job --file "$status" "$b" >"$work/nb.txt" 2>&1
 rc=$?
 diag <"$work/nb.txt"
-check "nobody: hetsched job $b (root's job) is refused" \
+check "hs-other: hetsched job $b (root's job) is refused" \
 	sh -c "test $rc -eq 1 && grep -q 'no job $b among' '$work/nb.txt' && ! grep -q '^job $b' '$work/nb.txt'"
 
 # A job array behind the running job: every pending task has an expected

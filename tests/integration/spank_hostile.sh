@@ -7,7 +7,7 @@
 # job's socket, floods its own listener with garbage, oversized and
 # "job=" reports and absurd steps, plants symlinks (to a root-only file and
 # /etc) where its checkpoint directory should be, and squats socket names of
-# a future job; a job of another user (nobody) tries the same. TAP output.
+# a future job; a job of another user (hs-other) tries the same. TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/spank_lib.sh"
 it_begin "spank_hetsched: hostile jobs change nothing outside themselves"
@@ -20,6 +20,8 @@ model="ResNet-18 (batch size 64)"
 scale=10
 log=$H_DIR/log
 secret=$work/secret
+# the other user exists before /etc/passwd is summed (useradd changes it)
+it_user hs-other || bail "cannot create user hs-other"
 echo "root only" >"$secret"
 chmod 600 "$secret"
 sum_before=$(stat -c '%s %Y %a %U' "$secret" /etc/passwd; md5sum "$secret" /etc/passwd)
@@ -33,8 +35,8 @@ squat=$((jv + 3))     # the job submitted after the hostile ones
 
 jh=$(sbatch --parsable -o "$work/hostile.out" --gres=gpu:1 -w v100-1 --hs-ckpt-dir="$work/ck/%j/dir" \
 	--wrap "python3 $HS_SRCDIR/tests/integration/hostile_job.py $jv $secret $squat")
-mkdir -m 1777 "$work/nobody"
-jn=$(sbatch --parsable -D "$work/nobody" -o "$work/nobody/nobody.out" --uid=nobody --gid=nogroup --gres=gpu:1 -w v100-1 \
+mkdir -m 1777 "$work/other"
+jn=$(sbatch --parsable -D "$work/other" -o "$work/other/other.out" --uid=hs-other --gid="$(id -g hs-other)" --gres=gpu:1 -w v100-1 \
 	--wrap "python3 $HS_SRCDIR/tests/integration/hostile_job.py $jv $secret 0")
 # the root hostile job squats the names of the next job while it holds them
 wait_for_line() {
@@ -62,7 +64,7 @@ scontrol release "$ja"
 
 it_wait_jobs 300 "$jv" "$jh" "$jn" "$jc" "$jk" "$js" "$jg" "$ja" || nok "every job finished"
 diag <"$work/hostile.out"
-diag <"$work/nobody/nobody.out"
+diag <"$work/other/other.out"
 
 # --- the victim is untouched
 rec=$(record "$jv")
@@ -79,18 +81,18 @@ grep "job $jv step batch" "$log/slurmd-k80-1.log" | diag
 # machine (concurrent test runs): look for the victim's own name.
 vsock=$(sed -n 's/^victim socket: //p' "$work/victim.out")
 check "both hostile jobs found the victim's socket ($vsock)" test -n "$vsock" -a \
-	"$(grep -cF "'$vsock'" "$work/hostile.out" "$work/nobody/nobody.out" | grep -c ':1$')" = 2
+	"$(grep -cF "'$vsock'" "$work/hostile.out" "$work/other/other.out" | grep -c ':1$')" = 2
 # Another user cannot even queue a datagram there: the socket is the job
 # user's (mode 0600), so the kernel refuses every send. (An abstract
 # socket took them, and a flood of them filled the queue the job's own
 # checkpoint acknowledgement needs; issue 28.)
-grep -F "to victim $vsock:" "$work/nobody/nobody.out" | diag
+grep -F "to victim $vsock:" "$work/other/other.out" | diag
 check "another user's sends to the victim's socket are all refused by the kernel" \
-	grep -Eq "^to victim $vsock: sent/refused \(0, [1-9][0-9]*\)$" "$work/nobody/nobody.out"
+	grep -Eq "^to victim $vsock: sent/refused \(0, [1-9][0-9]*\)$" "$work/other/other.out"
 
 # --- the hostile jobs themselves ended normally, their listeners survived
 check "hostile job (root): COMPLETED" test "$(sacct -j "$jh" -X -n -P -o State)" = COMPLETED
-check "hostile job (nobody): COMPLETED" test "$(sacct -j "$jn" -X -n -P -o State)" = COMPLETED
+check "hostile job (hs-other): COMPLETED" test "$(sacct -j "$jn" -X -n -P -o State)" = COMPLETED
 check "hostile job: its listener dropped the garbage and shut down cleanly" \
 	grep -Eq "job $jh step batch on v100: .*dropped" "$log/slurmd-v100-1.log"
 grep "job $jh step batch" "$log/slurmd-v100-1.log" | diag

@@ -51,25 +51,20 @@ check "task on one node ($dead)" test -n "$dead" -a "$dead" != "(null)"
 # the node dies at one instant: freeze first, SIGKILL then (soak_lib.sh,
 # soak_slurmd_kill; KILL_ONE_BY_ONE=1 kills as the soak did before
 # 2026-12-02, which is how finding 5 happened)
-slurmd=$(pid_of "$N_DIR" "slurmd-$dead")
-sig=STOP
-[ "${KILL_ONE_BY_ONE:-0}" = 1 ] && sig=KILL
-kill -"$sig" "$slurmd"
 victims=$(squeue -h -w "$dead" -o %A | tr '\n' ' ')
 echo "dead $dead at $(date +%T.%N), victims $victims" | diag
-stopped=""
-for pass in 1 2 3; do
+if [ "${KILL_ONE_BY_ONE:-0}" != 1 ]; then
+	echo "pids $(it_node_die "$N_DIR" "$dead") killed with slurmd" | diag
+else
+	kill -KILL "$(pid_of "$N_DIR" "slurmd-$dead")"
 	for p in $(it_procs_of "$N_DIR"); do
 		for v in $victims; do
-			{ { [ "$pass" = 1 ] && tr '\0' ' ' <"/proc/$p/cmdline" | grep -q "^slurmstepd: \[$v\."; } ||
+			{ tr '\0' ' ' <"/proc/$p/cmdline" | grep -q "^slurmstepd: \[$v\." ||
 				tr '\0' '\n' <"/proc/$p/environ" | grep -cx -e "SLURM_JOB_ID=$v" -e "SLURMD_NODENAME=$dead" | grep -qx 2; } 2>/dev/null &&
-				kill -"$sig" "$p" 2>/dev/null && stopped="$stopped $p" && echo "$sig pid $p of $v" | diag
+				kill -KILL "$p" 2>/dev/null && echo "KILL pid $p of $v" | diag
 		done
 	done
-	[ "$pass" = 3 ] || sleep 1
-done
-# shellcheck disable=SC2086 # one pid per word
-kill -KILL "$slurmd" $stopped 2>/dev/null
+fi
 check "DOWN" wait_node_state "$dead" DOWN 120
 sleep 3
 check "back" sched_cluster_up_again "$N_DIR" "$N_PORT"

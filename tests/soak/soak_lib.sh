@@ -55,15 +55,17 @@ soak_reconf() {
 
 soak_event() { echo "$(date +%s) $*" >>"$work/events.log"; }
 
-# soak_user2_init: a second user (nobody, account hetsched) when it can
-# submit; else every job is root's and the report says so.
+# soak_user2_init: a second user (hs-other, account hetsched; lib.sh
+# it_user) when it can submit; else every job is root's and the report
+# says so.
 soak_user2_init() {
-	sacctmgr -i add user nobody account=hetsched >/dev/null 2>&1
-	if runuser -u nobody -- sbatch --parsable -D "$work" -o /dev/null --test-only \
+	it_user hs-other
+	sacctmgr -i add user hs-other account=hetsched >/dev/null 2>&1
+	if runuser -u hs-other -- sbatch --parsable -D "$work" -o /dev/null --test-only \
 		--gres=gpu:1 --wrap true >/dev/null 2>&1; then
-		soak_user2=nobody
+		soak_user2=hs-other
 	fi
-	echo "# second user: ${soak_user2:-none (nobody cannot submit here)}"
+	echo "# second user: ${soak_user2:-none (hs-other cannot submit here)}"
 }
 
 # ------------------------------------------------------------------ plan
@@ -217,36 +219,21 @@ soak_ctld_kill() {
 # soak_slurmd_kill: a node dies — its slurmd, and the slurmstepds and tasks
 # of the jobs running there (as in sched_faults.sh) — stays dead until
 # Slurm marks it DOWN, then comes back. The node is the one with the most
-# running jobs. A node dies at one instant, so everything is frozen first
-# (SIGSTOP: a stopped slurmd starts no step, a stopped slurmstepd reports
-# nothing) and SIGKILLed only then. Killed one by one (as before
-# 2026-12-02), a batch slurmstepd outlived its slurmd by seconds on a
-# loaded machine: srun's step launch to the dying slurmd failed, the batch
-# script exited non-zero and its slurmstepd, which talks to slurmctld
-# directly, reported that: the job ended FAILED, not requeued for the node
-# failure (doc/robustness.md finding 5). The freeze is soak_procs.py
-# freeze: one scan of /proc collects the jobs' slurmstepds (by title: the
-# job may be started on another node later, and a title does not say
-# where) and tasks (SLURMD_NODENAME), then slurmd and all of them are
-# stopped together, so a slow scan on a loaded machine does not leave
-# slurmd stopped alone; two more scans over 2 s stop late ones (a
-# slurmstepd forked just before has no "[JOB.STEP]" title yet and starts
-# its task a moment later; one pass let a job's emulator live on, seed 11).
+# running jobs. A node dies at one instant: lib.sh it_node_die freezes
+# everything first (SIGSTOP) and SIGKILLs it only then. Killed one by one
+# (as before 2026-12-02), a batch slurmstepd outlived its slurmd by seconds
+# on a loaded machine: srun's step launch to the dying slurmd failed, the
+# batch script exited non-zero and its slurmstepd, which talks to
+# slurmctld directly, reported that: the job ended FAILED, not requeued
+# for the node failure (doc/robustness.md finding 5).
 soak_slurmd_kill() {
-	local node victims slurmd stopped
+	local node victims stopped
 	node=$(squeue -h -t R -o %N | grep -v , | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
 	[ -n "$node" ] || node=k80-1
-	slurmd=$(pid_of "$SOAK_DIR" "slurmd-$node")
-	# %A, the unique id of each array task (JobId=8), not %i (2_1):
-	# the tasks' processes and slurmstepd titles carry the unique id, so
-	# with %i an array task's processes on the dead node lived on
+	# %A, the unique id of each array task (JobId=8), not %i (2_1)
 	victims=$(squeue -h -w "$node" -o %A | tr '\n' ' ')
-	# shellcheck disable=SC2086 # one id per word
-	stopped=$(python3 "$HS_SRCDIR/tests/soak/soak_procs.py" freeze "$SOAK_DIR" "$node" "$slurmd" $victims)
-	soak_event "slurmd and pids ${stopped:-none} of jobs $victims SIGSTOPped on $node"
-	# shellcheck disable=SC2086 # one pid per word
-	kill -KILL "$slurmd" $stopped 2>/dev/null
-	soak_event "slurmd and${stopped:- no} processes SIGKILLed on $node"
+	stopped=$(it_node_die "$SOAK_DIR" "$node")
+	soak_event "slurmd and${stopped:- no} processes (jobs $victims) SIGKILLed on $node"
 	soak_slurmd_kills=$((soak_slurmd_kills + 1))
 	check "dead slurmd: Slurm marks $node DOWN" wait_node_state "$node" DOWN 120
 	soak_event "$node DOWN"

@@ -22,19 +22,25 @@
 #       never ran and are skipped; one without an end (Unknown) counts as
 #       still running. Open records that slurmctld's crash explains are
 #       listed on stderr only (see incarnations()).
-#   soak_procs.py freeze DIR NODE SLURMD_PID JOBID...
+#   soak_procs.py freeze DIR NODE SLURMD_PID
 #       The first half of a node's death: SIGSTOP the node's slurmd and
-#       every process of the cluster in DIR that belongs to one of the
-#       jobs on NODE — their slurmstepds by title ("slurmstepd: [JOBID.",
-#       first scan only) and their tasks (SLURM_JOB_ID and
-#       SLURMD_NODENAME=NODE). The first scan only collects; slurmd and
-#       all it found are stopped together right after it, so the node
+#       every process of the cluster in DIR that runs on NODE: its
+#       slurmstepds, found by the node's log file they hold open
+#       (DIR/log/slurmd-NODE.log; neither their title nor their
+#       environment says the cluster and the node: from 25.11 setproctitle
+#       overwrites a slurmstepd's environment, so a stepd found by
+#       HS_CLUSTER_DAEMON lived on, saw its tasks SIGKILLed and reported
+#       the job FAILED instead of leaving it to the node failure), and the
+#       jobs' processes (SLURM_CONF of DIR and SLURMD_NODENAME=NODE: the
+#       batch shell, srun, the tasks). The first scan only collects; slurmd
+#       and all it found are stopped together right after it, so the node
 #       stops at one instant however long the scan took on a loaded
 #       machine (a slurmd stopped alone for seconds refuses step launches
 #       by timeout while the batch slurmstepd still reports). Two more
 #       scans over 2 s stop late ones (a slurmstepd forked just before
-#       has no title yet and starts its task a moment later). Prints the
-#       pids stopped. One process reading /proc, no fork per process.
+#       opens the log a moment later). Prints the pids stopped. One
+#       process reading /proc, no fork per process. tests/integration/
+#       lib.sh it_node_die is the one caller of this.
 import os
 import signal
 import sys
@@ -163,29 +169,30 @@ def incarnations(path, kills):
     return bad
 
 
-def cmdline(pid):
+def holds_file(pid, path):
     try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode(errors="replace")
+        fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:
-        return ""
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == path:
+                return True
+        except OSError:
+            pass
+    return False
 
 
-def ours(env, cdir):
-    return env is not None and (env.get("HS_CLUSTER_DAEMON") == cdir or
-                                env.get("SLURM_CONF") == f"{cdir}/etc/slurm.conf")
-
-
-def freeze_scan(cdir, node, jobs, by_title, skip):
+def freeze_scan(cdir, node, skip):
     found = []
+    log = f"{cdir}/log/slurmd-{node}.log"
+    conf = f"{cdir}/etc/slurm.conf"
     for d in os.listdir("/proc"):
         if not d.isdigit() or int(d) == os.getpid() or int(d) in skip:
             continue
         env = environ(d)
-        if not ours(env, cdir):
-            continue
-        title = by_title and any(cmdline(d).startswith(f"slurmstepd: [{j}.") for j in jobs)
-        if title or (env.get("SLURM_JOB_ID") in jobs and env.get("SLURMD_NODENAME") == node):
+        task = env is not None and env.get("SLURM_CONF") == conf and env.get("SLURMD_NODENAME") == node
+        if task or holds_file(d, log):
             found.append(int(d))
     return found
 
@@ -201,21 +208,21 @@ def stop(pids):
     return done
 
 
-def freeze(cdir, node, slurmd, jobs):
-    first = freeze_scan(cdir, node, jobs, True, {slurmd})
+def freeze(cdir, node, slurmd):
+    first = freeze_scan(cdir, node, {slurmd})
     # slurmd and everything found, microseconds apart
     stop([slurmd])
     stopped = stop(first)
     for _ in range(2):
         time.sleep(1)
-        stopped += stop(freeze_scan(cdir, node, jobs, False, set(stopped) | {slurmd}))
+        stopped += stop(freeze_scan(cdir, node, set(stopped) | {slurmd}))
     print(" ".join(str(p) for p in stopped))
     return 0
 
 
 def main():
-    if len(sys.argv) >= 5 and sys.argv[1] == "freeze":
-        sys.exit(freeze(sys.argv[2], sys.argv[3], int(sys.argv[4]), set(sys.argv[5:])))
+    if len(sys.argv) == 5 and sys.argv[1] == "freeze":
+        sys.exit(freeze(sys.argv[2], sys.argv[3], int(sys.argv[4])))
     if len(sys.argv) == 4 and sys.argv[1] == "sample":
         sample(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 3 and sys.argv[1] == "overlaps":
@@ -224,7 +231,7 @@ def main():
         kills = [float(k) for k in sys.argv[3].split(",") if k]
         sys.exit(incarnations(sys.argv[2], kills))
     else:
-        sys.exit("usage: soak_procs.py sample CONF OUT | overlaps OUT | incarnations FILE KILLS")
+        sys.exit("usage: soak_procs.py sample CONF OUT | overlaps OUT | incarnations FILE KILLS | freeze DIR NODE SLURMD_PID")
 
 
 if __name__ == "__main__":

@@ -43,14 +43,19 @@
 
 /* Nodes of partition part the job may use now (NULL: none, or Slurm
  * would not start it in that partition now). job_ptr->part_ptr must be
- * part (the called functions read it). */
-static bitstr_t *part_nodes(job_record_t *job_ptr, part_record_t *part, time_t now, int w_short)
+ * part (the called functions read it). *limit is set to the partition
+ * limit that refuses the job (job_limits_check()), else left alone. */
+static bitstr_t *part_nodes(job_record_t *job_ptr, part_record_t *part, time_t now, int w_short,
+			    int *limit)
 {
 	job_details_t *d = job_ptr->details;
 	if (!(part->state_up & PARTITION_SCHED) || !part->node_bitmap)
 		return NULL;
-	if (job_limits_check(&job_ptr, true) != WAIT_NO_REASON)
+	int lim = job_limits_check(&job_ptr, true);
+	if (lim != WAIT_NO_REASON) {
+		*limit = lim;
 		return NULL;
+	}
 	time_t when = now;
 	bitstr_t *avail = NULL;
 	bool overlap = false;
@@ -131,6 +136,37 @@ static int limits_allow(job_record_t *job_ptr)
 	return 1;
 }
 
+/* Why a pending job got no node, the way schedule() says it: a partition
+ * limit's own reason (PartitionTimeLimit, ..., what _job_runnable_test2()
+ * sets from job_limits_check(); from 25.11 nothing else sets it before
+ * the job's first test), else "no node available now". Only over
+ * reasons that say nothing more specific (the generic ones, or a
+ * partition limit that no longer holds). */
+static int is_part_limit(int r)
+{
+	return r == WAIT_PART_NODE_LIMIT || r == WAIT_PART_TIME_LIMIT || r == WAIT_PART_CONFIG ||
+	       r == WAIT_PART_DOWN || r == WAIT_PART_INACTIVE;
+}
+
+static void set_no_node_reason(job_record_t *job_ptr, int limit, time_t now)
+{
+	int r = job_ptr->state_reason;
+	if (!IS_JOB_PENDING(job_ptr) ||
+	    !(r == WAIT_NO_REASON || r == WAIT_RESOURCES || r == WAIT_PRIORITY ||
+	      r == WAIT_NODE_NOT_AVAIL || is_part_limit(r)))
+		return;
+	int want = limit != WAIT_NO_REASON ? limit : WAIT_NODE_NOT_AVAIL;
+	if (r == want && (want != WAIT_NODE_NOT_AVAIL || job_ptr->state_desc))
+		return;
+	job_ptr->state_reason = want;
+	xfree(job_ptr->state_desc);
+	if (want == WAIT_NODE_NOT_AVAIL) /* like schedule() when no node can take it now */
+		job_ptr->state_desc = xstrdup("no node the job may use is available now "
+					      "(partition, -w/-x, --constraint, reservation, "
+					      "node state)");
+	last_job_update = now;
+}
+
 bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, int w_short)
 {
 	if (job_ptr->priority == 0 || !job_ptr->details || !job_ptr->part_ptr)
@@ -145,6 +181,7 @@ bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, i
 		return NULL;
 	time_t now = time(NULL);
 	bitstr_t *nodes = NULL;
+	int limit = WAIT_NO_REASON;
 	part_record_t *orig = job_ptr->part_ptr;
 	if (job_ptr->part_ptr_list) {
 		list_itr_t *it = list_iterator_create(job_ptr->part_ptr_list);
@@ -153,7 +190,7 @@ bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, i
 			if (!hs_sconf_manages(conf, p->name))
 				continue;
 			job_ptr->part_ptr = p; /* as backfill does per partition */
-			bitstr_t *b = part_nodes(job_ptr, p, now, w_short);
+			bitstr_t *b = part_nodes(job_ptr, p, now, w_short, &limit);
 			if (b && nodes) {
 				bit_or(nodes, b);
 				FREE_NULL_BITMAP(b);
@@ -164,18 +201,10 @@ bitstr_t *hs_job_runnable_nodes(const hs_sconf_t *conf, job_record_t *job_ptr, i
 		list_iterator_destroy(it);
 		job_ptr->part_ptr = orig;
 	} else if (hs_sconf_manages(conf, orig->name)) {
-		nodes = part_nodes(job_ptr, orig, now, w_short);
+		nodes = part_nodes(job_ptr, orig, now, w_short, &limit);
 	}
-	if (!nodes && IS_JOB_PENDING(job_ptr) &&
-	    (job_ptr->state_reason == WAIT_NO_REASON || job_ptr->state_reason == WAIT_RESOURCES ||
-	     job_ptr->state_reason == WAIT_PRIORITY)) {
-		/* like schedule() when no node can ever take the job now */
-		job_ptr->state_reason = WAIT_NODE_NOT_AVAIL;
-		xfree(job_ptr->state_desc);
-		job_ptr->state_desc = xstrdup("no node the job may use is available now "
-					      "(partition, -w/-x, --constraint, reservation, "
-					      "node state)");
-		last_job_update = now;
-	}
+	if (!nodes)
+		set_no_node_reason(job_ptr, limit, now);
 	return nodes;
 }
+
