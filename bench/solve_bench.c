@@ -24,6 +24,9 @@
  *                each (0: none), U users, jobs on users (add_tree)
  *   --no-chains  water filling without saturation chains (one LP round
  *                per level, as before them)
+ *   --held F     with --tree: a fraction F of the users (seeded) hold 1-4
+ *                GPUs through running pinned jobs, charged to them
+ *                (model.h's held; what the charge costs the solve)
  */
 #include "core/policy_impl.h"
 #include "core/thrtable.h"
@@ -189,6 +192,20 @@ static int add_tree(hs_problem_t *p, int A, int S, int U, unsigned long long see
 	return 0;
 }
 
+/* A fraction f of the U users (the forest's last U entities) hold 1-4
+ * GPUs through pinned jobs (model.h's held). */
+static int add_held(hs_problem_t *p, int U, double f, unsigned long long seed)
+{
+	hs_entities_t *es = &p->entities;
+	if (!(es->held = calloc((size_t)es->n + 1, sizeof(double))))
+		return -1;
+	unsigned long long s = seed * 104729 + 7;
+	for (int e = es->n - U; e < es->n; e++)
+		if (urand(&s) < f)
+			es->held[e] = 1 + (int)(urand(&s) * 4);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -206,12 +223,13 @@ int main(int argc, char **argv)
 		{ "entities", required_argument, NULL, 'E' },
 		{ "tree", required_argument, NULL, 'R' },
 		{ "no-chains", no_argument, NULL, 'C' },
+		{ "held", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policy = "max_min_fairness_perf", *table = NULL, *method = NULL;
 	int N = 1024, types = 3, baseline = 0, pop = 1, noscale = 0, nowarm = 0, nent = 0, nochains = 0;
 	int tA = 0, tS = 0, tU = 0;
-	double noise = 0.1;
+	double noise = 0.1, held = 0.0;
 	unsigned long long seed = 1;
 	int c;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -235,10 +253,11 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'C': nochains = 1; break;
+		case 'H': held = atof(optarg); break;
 		default:
 			fprintf(stderr, "usage: solve_bench --table FILE [--policy P] [--jobs N] [--types 3|4] "
 					"[--noise X] [--seed S] [--pop K] [--baseline] [--method primal|dual|interior] [--noscale] [--no-warm] [--entities K] "
-					"[--tree A,S,U] [--no-chains]\n");
+					"[--tree A,S,U] [--no-chains] [--held F]\n");
 			return 2;
 		}
 	}
@@ -252,6 +271,10 @@ int main(int argc, char **argv)
 	if (hs_thrtable_load(&t, table, &err) < 0 || build(&p, &t, N, types, noise, seed, &err) < 0 ||
 	    add_entities(&p, nent, &err) < 0 || (tA > 0 && add_tree(&p, tA, tS, tU, seed, &err) < 0)) {
 		fprintf(stderr, "solve_bench: %s\n", err.msg);
+		return 1;
+	}
+	if (held > 0 && tA > 0 && add_held(&p, tU, held, seed) < 0) {
+		fprintf(stderr, "solve_bench: out of memory\n");
 		return 1;
 	}
 	hs_policy_opts_t o;

@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		"                        honest, no-preempt, split[=K], ratio-slow[=F],\n"
 		"                        ratio-fast[=F], fake-model[=max|min|MODEL],\n"
 		"                        inflate-steps[=F], odd-shape (doc/strategic.md)\n"
-		"  --pinned-admission M  always (the plugin's default) or share:\n"
+		"  --pinned-admission M  share (the plugin's default) or always:\n"
 		"                        PinnedAdmission=; ignore: pinned jobs\n"
 		"                        checkpoint and are preempted like any other\n"
 		"  --unknown-models F    the engine is not told the model of this\n"
@@ -463,9 +463,9 @@ static int check_args(sim_args_t *a)
 		wrong = "--generate needs --jobs or --window";
 	else if (strcmp(a->cons, "placement") && strcmp(a->cons, "always"))
 		wrong = "--consolidation is 'placement' or 'always'";
-	else if (strcmp(a->pin_adm, "share") && strcmp(a->pin_adm, "always") &&
+	else if (a->pin_adm && strcmp(a->pin_adm, "share") && strcmp(a->pin_adm, "always") &&
 		 strcmp(a->pin_adm, "ignore"))
-		wrong = "--pinned-admission is 'always', 'share' or 'ignore'";
+		wrong = "--pinned-admission is 'share', 'always' or 'ignore'";
 	if (wrong) {
 		fprintf(stderr, "hetsched simulate: %s\n", wrong);
 		return 2;
@@ -492,9 +492,11 @@ static int check_args(sim_args_t *a)
 	o->users = &a->users;
 	if (o->anonymous_jobs && !(o->unknown_models > 0))
 		o->unknown_models = 1; /* alone it means every job */
-	if (!strcmp(a->pin_adm, "ignore"))
+	/* without --pinned-admission, PinnedAdmission is the plugin's default
+	 * or what --conf set (the option used to override --conf silently) */
+	if (a->pin_adm && !strcmp(a->pin_adm, "ignore"))
 		o->pinned_preemptible = 1;
-	else if (conf_set(a, "--pinned-admission", "PinnedAdmission", a->pin_adm) < 0)
+	else if (a->pin_adm && conf_set(a, "--pinned-admission", "PinnedAdmission", a->pin_adm) < 0)
 		return 2;
 	char seed[32];
 	snprintf(seed, sizeof(seed), "%ld", a->seed);
@@ -538,7 +540,8 @@ static json_object *config_doc(const sim_args_t *a)
 	json_object_object_add(cfg, "consolidation", json_object_new_string(a->cons));
 	json_object_object_add(cfg, "ideal", json_object_new_boolean(o->ideal));
 	json_object_object_add(cfg, "pinned_fraction", json_object_new_double(a->pin_frac));
-	json_object_object_add(cfg, "pinned_admission", json_object_new_string(a->pin_adm));
+	json_object_object_add(cfg, "pinned_admission", json_object_new_string(
+		o->pinned_preemptible ? "ignore" : o->conf.pinned_always ? "always" : "share"));
 	if (o->window_first >= 0) {
 		json_object *win = json_object_new_array();
 		json_object_array_add(win, json_object_new_int64(o->window_first));
@@ -699,7 +702,7 @@ out:
 
 int hs_cmd_simulate(int argc, char **argv)
 {
-	sim_args_t a = { .cons = "placement", .pin_adm = "always", .gps = 1,
+	sim_args_t a = { .cons = "placement", .pin_adm = NULL, .gps = 1,
 			 .g = { .jobs_per_hour = -1, .njobs = -1 } };
 	hs_err_t err;
 	if (hs_sim_opts_default(&a.o, &err) < 0) {

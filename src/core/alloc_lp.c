@@ -283,6 +283,13 @@ static int maxmin_fold(const hs_alp_t *alp, hs_alp_work_t *w, const double *pi, 
 	if (k < 0 || !isfinite(best))
 		return FREE_ITEM;
 	double d = alp->alpha[i] * z + alp->beta[i];
+	/* a negative beta (water filling's charged items: r >= z w' - q)
+	 * makes the demand negative below some z, where a fold's time
+	 * (affine in z) would go negative: fold only with room to move, as
+	 * the 3% time margin below (verify() unfolds one whose time is
+	 * negative at the LP's value) */
+	if (alp->beta[i] < 0.0 && !(d >= 0.03 * a[k]))
+		return FREE_ITEM;
 	/* the time margins leave room for z to move; a fixed demand (alpha
 	 * 0: water filling's frozen items) does not move, and may take all
 	 * the item's time (verify() then checks the fold with its time row
@@ -690,6 +697,10 @@ static int fold_ok(const hs_alp_t *alp, const hs_alp_work_t *w, int s, int i, do
 	if (s == FOLD_NONE)
 		return alp->alpha[i] == 0.0 && alp->beta[i] == 0.0;
 	const group_t *g = &w->g[s];
+	/* a negative beta: the demand, and so a one-type fold's time, is
+	 * negative below some value (maxmin_fold) */
+	if (g->type2 < 0 && alp->beta[i] < 0.0 && fold_need(alp, g, i, z) < 0.0)
+		return 0;
 	if (!primal_only)
 		return maxmin_fold_ok(alp, w, g, i, z);
 	if (g->type2 >= 0) {

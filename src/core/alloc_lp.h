@@ -45,7 +45,9 @@ typedef struct hs_alp {
 	double *scale;    /* [n] s_i >= 1 */
 	double *a;        /* [n * J] >= 0; 0 = item cannot use the type */
 	double *alpha;    /* [n] >= 0 (MAXMIN) */
-	double *beta;     /* [n] >= 0 */
+	double *beta;     /* [n] >= 0; MAXMIN: < 0 allowed (a demand that
+	                   * starts above z = 0: water filling's charged
+	                   * items), folded only where its demand is >= 0 */
 	double *c;        /* [n * J] objective (LINEAR) */
 	/* options */
 	int active_set;   /* MAXMIN: exact active-set method for large n (default on) */

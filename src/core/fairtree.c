@@ -12,6 +12,8 @@ void hs_ftree_free(hs_ftree_t *t)
 	free(t->order);
 	free(t->inner);
 	free(t->childsum);
+	free(t->hsub);
+	free(t->hact);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -25,6 +27,15 @@ int hs_ftree_init(hs_ftree_t *t, const hs_entities_t *es, hs_err_t *err)
 	t->order = malloc(((size_t)n + 1) * sizeof(int));
 	t->inner = calloc((size_t)n + 1, 1);
 	t->childsum = calloc((size_t)n + 1, sizeof(double));
+	t->held = es->held;
+	if (t->held) {
+		t->hsub = calloc((size_t)n + 1, sizeof(double));
+		t->hact = calloc((size_t)n + 1, sizeof(double));
+		if (!t->hsub || !t->hact) {
+			hs_ftree_free(t);
+			return hs_err_set(err, "out of memory");
+		}
+	}
 	int *depth = malloc(((size_t)n + 1) * sizeof(int));
 	int *count = calloc((size_t)n + 2, sizeof(int));
 	int *stack = malloc(((size_t)n + 1) * sizeof(int));
@@ -89,5 +100,43 @@ void hs_ftree_weights(hs_ftree_t *t, char *active, double *W)
 			W[e] = t->shares[e];
 		else
 			W[e] = W[par] * t->shares[e] / t->childsum[par];
+	}
+}
+
+void hs_ftree_charges(hs_ftree_t *t, const char *active, double *Q)
+{
+	const int n = t->n;
+	for (int e = 0; e < n; e++) {
+		Q[e] = 0.0;
+		if (t->held) {
+			t->hsub[e] = t->held[e] > 0.0 ? t->held[e] : 0.0;
+			t->hact[e] = 0.0;
+		}
+	}
+	if (!t->held)
+		return;
+	/* children before parents: subtree holdings, and the active
+	 * children's part of them */
+	for (int k = n - 1; k >= 0; k--) {
+		int e = t->order[k], par = t->parent ? t->parent[e] : -1;
+		if (par < 0)
+			continue;
+		t->hsub[par] += t->hsub[e];
+		if (active[e])
+			t->hact[par] += t->hsub[e];
+	}
+	/* parents before children: what an active parent is charged beyond
+	 * its active children's holdings is spread over them by Shares (the
+	 * same proportion as their weights) */
+	for (int k = 0; k < n; k++) {
+		int e = t->order[k], par = t->parent ? t->parent[e] : -1;
+		if (!active[e])
+			continue;
+		Q[e] = t->hsub[e];
+		if (par >= 0 && t->childsum[par] > 0.0) {
+			double extra = Q[par] - t->hact[par];
+			if (extra > 0.0)
+				Q[e] += extra * t->shares[e] / t->childsum[par];
+		}
 	}
 }

@@ -170,6 +170,7 @@ void hs_problem_free(hs_problem_t *p)
 	free(p->entities.weight);
 	free(p->entities.mode);
 	free(p->entities.parent);
+	free(p->entities.held);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -281,9 +282,12 @@ int hs_problem_validate(const hs_problem_t *p, hs_err_t *err)
 	for (size_t i = 0; i < (size_t)A * A * (size_t)c->ntypes; i++)
 		if (!finite_nonneg(p->jobtypes.pair_thr[i]))
 			return hs_err_set(err, "pair throughput table has an invalid entry");
-	for (int e = 0; e < p->entities.n; e++)
+	for (int e = 0; e < p->entities.n; e++) {
 		if (!isfinite(p->entities.weight[e]) || p->entities.weight[e] <= 0.0)
 			return hs_err_set(err, "entity '%s': weight must be > 0", p->entities.names[e]);
+		if (p->entities.held && !finite_nonneg(p->entities.held[e]))
+			return hs_err_set(err, "entity '%s': held GPUs must be >= 0", p->entities.names[e]);
+	}
 	if (validate_forest(p, err) < 0)
 		return -1;
 	if (p->reference_type < -1 || p->reference_type >= c->ntypes)

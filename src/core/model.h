@@ -130,6 +130,13 @@ typedef struct hs_entities {
 	double *weight;          /* [n] > 0: Shares */
 	hs_entity_mode_t *mode;  /* [n] */
 	int *parent;             /* [n] parent index or -1; NULL = all top-level */
+	double *held;            /* [n] or NULL (none): GPUs the entity's own jobs
+	                          * hold outside the problem (running jobs that
+	                          * cannot be preempted: their GPUs are not in
+	                          * the cluster's counts). The water-filling
+	                          * policies charge them to the entity and up
+	                          * its parents, in average-GPU units of r
+	                          * (doc/policies.md, "Pinned GPUs are charged") */
 } hs_entities_t;
 
 /* ---- Problem ------------------------------------------------------------ */

@@ -128,21 +128,36 @@ int hs_wf_set_weights(hs_wf_t *s)
 			s->oldest[e] = c;
 	}
 	hs_ftree_weights(&s->tree, s->active, s->W);
+	if (s->charged)
+		hs_ftree_charges(&s->tree, s->active, s->Q);
 	int active = 0;
 	for (int c = 0; c < s->C; c++) {
-		s->w[c] = 0.0;
+		s->w[c] = s->q[c] = 0.0;
 		if (s->frozen[c])
 			continue;
 		int m = s->cl.rep[c], e = p->jobs[m].entity;
-		if (e < 0)
+		if (e < 0) {
 			s->w[c] = p->jobs[m].weight;
-		else if (p->entities.mode[e] == HS_ENTITY_FIFO)
-			s->w[c] = s->oldest[e] == c ? s->W[e] : 0.0;
-		else
-			s->w[c] = s->W[e] * p->jobs[m].weight / s->wsum[e];
+		} else {
+			/* a job's part of its entity's charge goes with its
+			 * part of the entity's weight: summed over the
+			 * entity's unfrozen jobs, the demands are z W - Q */
+			double part = p->entities.mode[e] == HS_ENTITY_FIFO
+					      ? (s->oldest[e] == c ? 1.0 : 0.0)
+					      : p->jobs[m].weight / s->wsum[e];
+			s->w[c] = s->W[e] * part;
+			if (s->charged)
+				s->q[c] = s->Q[e] * part;
+		}
 		active += s->w[c] > 0.0;
 	}
 	return active;
+}
+
+double hs_wf_level(const hs_wf_t *s, int c, double z)
+{
+	double l = z * s->w[c] - s->q[c];
+	return l > 0.0 ? l : 0.0;
 }
 
 /* Adds alp's statistics since the last call to ctx (alp's counters add
@@ -260,7 +275,7 @@ static int freeze_marked(hs_wf_t *s, wf_run_t *r, double z, const double *x)
 	for (int c = 0; c < s->C; c++) {
 		if (s->frozen[c] == 2) {
 			s->frozen[c] = 1;
-			s->level[c] = z * s->w[c];
+			s->level[c] = hs_wf_level(s, c, z);
 			double t = 0.0;
 			for (int j = 0; j < s->J; j++)
 				t += x[(size_t)c * s->J + j];
@@ -316,7 +331,9 @@ static int waterfill_alp(hs_wf_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t *
 		}
 		for (int c = 0; c < C; c++) {
 			alp.alpha[c] = s->frozen[c] ? 0.0 : s->w[c];
-			alp.beta[c] = s->frozen[c] ? s->level[c] : 0.0;
+			/* charged: r >= z w' - q (alloc_lp never folds an item
+			 * with a negative beta) */
+			alp.beta[c] = s->frozen[c] ? s->level[c] : s->q[c] > 0.0 ? -s->q[c] : 0.0;
 		}
 		/* fresh after new weights (many demands change), warm for the
 		 * probe rounds (a few classes frozen) */
@@ -374,6 +391,8 @@ static void wf_free(hs_wf_t *s)
 	free(s->wsum);
 	free(s->oldest);
 	free(s->active);
+	free(s->q);
+	free(s->Q);
 	free(s->col);
 	hs_lp_free(s->lp);
 }
@@ -409,8 +428,12 @@ static int wf_init(hs_wf_t *s, const hs_policy_ctx_t *ctx, const hs_solve_in_t *
 	s->wsum = calloc((size_t)E + 1, sizeof(double));
 	s->oldest = calloc((size_t)E + 1, sizeof(int));
 	s->active = calloc((size_t)E + 1, 1);
+	s->q = calloc((size_t)C + 1, sizeof(double));
+	s->Q = calloc((size_t)E + 1, sizeof(double));
+	for (int e = 0; p->entities.held && e < E; e++)
+		s->charged |= p->entities.held[e] > 0.0;
 	if (!s->a || !s->rs || !s->w || !s->level || !s->frozen || !s->rmax || !s->rmaxo || !s->open ||
-	    !s->col || !s->W || !s->wsum || !s->oldest || !s->active)
+	    !s->col || !s->W || !s->wsum || !s->oldest || !s->active || !s->q || !s->Q)
 		return hs_err_set(err, "out of memory");
 	memset(s->open, 1, (size_t)J);
 	for (int c = 0; c < C; c++) {

@@ -19,6 +19,9 @@ typedef struct hs_wf {
 	double *a;        /* [C * J] normalized-throughput coefficients (no weight) */
 	double *rs;       /* [C] row normalization */
 	double *w;        /* [C] current w' per job of the class */
+	double *q;        /* [C] current charge per job of the class: its part
+	                   * of its entity's Q (held GPUs, fairtree.h); an
+	                   * unfrozen class's demand is r >= z w' - q */
 	double *level;    /* [C] frozen level (r units), valid when frozen */
 	int *frozen;      /* [C] 0, 1 = frozen, 2 = being frozen this round */
 	double *rmax;     /* [C] the most r a job of the class can get: its
@@ -32,15 +35,21 @@ typedef struct hs_wf {
 	double *wsum;     /* [E] sum of job weights of a leaf's unfrozen jobs */
 	int *oldest;      /* [E] a fifo leaf's oldest unfrozen class, or -1 */
 	char *active;     /* [E] */
+	double *Q;        /* [E] entity charges (hs_ftree_charges) */
+	int charged;      /* some entity holds GPUs (p->entities.held) */
 	/* the full-LP method's LP (policy_wf_full.c) */
 	int *col;         /* [C * J] x columns, -1 if unusable */
 	hs_lp_t *lp;
 	int zcol, ecol0, frow0, trow0, caprow0;
 } hs_wf_t;
 
-/* Sets w' of every unfrozen class from the entity forest (frozen ones get
- * 0); returns how many have w' > 0. */
+/* Sets w' and q of every unfrozen class from the entity forest (frozen
+ * ones get 0); returns how many have w' > 0. */
 int hs_wf_set_weights(hs_wf_t *s);
+
+/* The level class c is frozen at when LP1 stops at z: z w' - q, not
+ * below 0. */
+double hs_wf_level(const hs_wf_t *s, int c, double z);
 
 /* rmax of class c on the types with open[j] != 0 (open NULL: all). */
 double hs_wf_rmax(const hs_wf_t *s, int c, const char *open);

@@ -29,7 +29,9 @@
  *
  * Check k, one LP (alloc_lp's MAXMIN with t for z, capped at 1): the
  * chain's classes demand t rmax_c, the other unfrozen ones t (1 + delta)
- * Dmax_c with Dmax_c = max over steps i < k of their demand z_i w^i_c,
+ * Dmax_c with Dmax_c = max over steps i < k of their demand z_i w^i_c
+ * (less their charge q^i_c when their entity holds GPUs: the demand is
+ * z w' - q, and saturation is at z w' - q = rmax),
  * earlier frozen ones their level. t* = 1 (the chain's classes cap t at
  * 1) shows one allocation meeting every D_i (i < k) with each
  * non-saturating class strictly above (by delta = 1e-6, the method's
@@ -75,6 +77,7 @@ typedef struct chain {
 	double *lam;      /* [E + 1] largest demand factor so far (see demands()) */
 	char *act;        /* [E] */
 	double *W;        /* [E] */
+	double *Q;        /* [E] charges (held GPUs, fairtree.h), 0 without */
 	int *seq;         /* [C] the chain's classes, in the order they froze */
 	int nseq;
 	double z0;        /* step 0's level */
@@ -107,6 +110,7 @@ static void chain_free(chain_t *ch)
 	free(ch->lam);
 	free(ch->act);
 	free(ch->W);
+	free(ch->Q);
 	free(ch->seq);
 	free(ch->prices);
 	free(ch->d);
@@ -150,12 +154,13 @@ static int chain_init(chain_t *ch, hs_wf_t *s, hs_err_t *err)
 	ch->lam = malloc(((size_t)E + 2) * sizeof(double));
 	ch->act = calloc((size_t)E + 1, 1);
 	ch->W = calloc((size_t)E + 1, sizeof(double));
+	ch->Q = calloc((size_t)E + 1, sizeof(double));
 	ch->seq = malloc(((size_t)C + 1) * sizeof(int));
 	ch->prices = malloc((size_t)MAX_PRICES * J * sizeof(double));
 	ch->d = malloc(((size_t)C + 1) * sizeof(double));
 	skey_t *k = malloc(((size_t)C + 1) * sizeof(*k));
 	if (!ch->lstart || !ch->lcls || !ch->fifo || !ch->cf || !ch->head || !ch->left || !ch->wsum ||
-	    !ch->lam || !ch->act || !ch->W || !ch->seq || !ch->prices || !ch->d || !k) {
+	    !ch->lam || !ch->act || !ch->W || !ch->Q || !ch->seq || !ch->prices || !ch->d || !k) {
 		free(k);
 		return hs_err_set(err, "out of memory");
 	}
@@ -190,6 +195,18 @@ static double list_factor(const chain_t *ch, int L)
 	return ch->fifo[L] ? ch->W[L] : ch->W[L] / ch->wsum[L];
 }
 
+/* A list's charge term: a class of it demands z f - g (fifo: its head
+ * only) or that times its job weight; g = its leaf's charge Q split as
+ * the weight is (policy_hierarchical.c's q). Within a list the order by
+ * rmax / job weight is still the order of saturation: g / f = Q / W is
+ * the same for all its classes. */
+static double list_charge(const chain_t *ch, int L)
+{
+	if (L == ch->E || !ch->s->charged)
+		return 0.0;
+	return ch->fifo[L] ? ch->Q[L] : ch->Q[L] / ch->wsum[L];
+}
+
 /* The first unfrozen class of list L (it has one). */
 static int list_head(chain_t *ch, int L)
 {
@@ -198,11 +215,12 @@ static int list_head(chain_t *ch, int L)
 	return ch->lcls[ch->lstart[L] + ch->head[L]];
 }
 
-/* z at which class c of list L saturates under the current weights. */
+/* z at which class c of list L saturates under the current weights:
+ * z w' - q = rmax. */
 static double sat_z(const chain_t *ch, int L, int c)
 {
-	double w = list_factor(ch, L) * (ch->fifo[L] ? 1.0 : jobw(ch->s, c));
-	return ch->s->rmaxo[c] / w;
+	double jw = ch->fifo[L] ? 1.0 : jobw(ch->s, c);
+	return (ch->s->rmaxo[c] + list_charge(ch, L) * jw) / (list_factor(ch, L) * jw);
 }
 
 /* Starts again from the state before the chain and makes up to k steps
@@ -212,7 +230,8 @@ static double sat_z(const chain_t *ch, int L, int c)
  * classes of a round before the weights change; freezing tied ones one
  * by one with new weights in between would take another path). seq
  * gets the classes frozen, nseq how many. lam[L] ends as the largest z_i
- * f_L over those steps (fifo: since its head changed). */
+ * f_L - g_L over those steps, at least 0 (fifo: since its head
+ * changed). */
 static int replay(chain_t *ch, int k)
 {
 	const hs_wf_t *s = ch->s;
@@ -238,6 +257,8 @@ static int replay(chain_t *ch, int k)
 			for (int e = 0; e < E; e++)
 				ch->act[e] = ch->left[e] > 0;
 			hs_ftree_weights(&ch->s->tree, ch->act, ch->W);
+			if (s->charged)
+				hs_ftree_charges(&ch->s->tree, ch->act, ch->Q);
 			dirty = 0;
 		}
 		double best = INFINITY;
@@ -251,7 +272,7 @@ static int replay(chain_t *ch, int k)
 		if (i == 0)
 			ch->z0 = best;
 		for (int L = 0; L <= E; L++) {
-			double v = ch->left[L] > 0 ? best * list_factor(ch, L) : 0.0;
+			double v = ch->left[L] > 0 ? best * list_factor(ch, L) - list_charge(ch, L) : 0.0;
 			ch->lam[L] = v > ch->lam[L] ? v : ch->lam[L];
 		}
 		/* the tied classes, each list from its head while its z_sat

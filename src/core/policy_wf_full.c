@@ -62,8 +62,9 @@ static int build(hs_wf_t *s, hs_err_t *err)
 	return 0;
 }
 
-/* Sets the fair rows for this round: unfrozen r_c - w'_c z - e_c >= 0,
- * frozen r_c - e_c >= level_c. */
+/* Sets the fair rows for this round: unfrozen r_c - w'_c z - e_c >= -q_c
+ * (q_c: the class's charge, 0 without held GPUs), frozen r_c - e_c >=
+ * level_c. */
 static int set_round(hs_wf_t *s, hs_err_t *err)
 {
 	int *rows = malloc(((size_t)s->C + 1) * sizeof(int));
@@ -81,8 +82,8 @@ static int set_round(hs_wf_t *s, hs_err_t *err)
 	free(rows);
 	free(vals);
 	for (int c = 0; c < s->C && rc == 0; c++)
-		rc = hs_lp_set_row_bounds(s->lp, s->frow0 + c, s->frozen[c] ? s->level[c] * s->rs[c] : 0.0,
-					  INFINITY, err);
+		rc = hs_lp_set_row_bounds(s->lp, s->frow0 + c,
+					  (s->frozen[c] ? s->level[c] : -s->q[c]) * s->rs[c], INFINITY, err);
 	return rc;
 }
 
@@ -99,7 +100,8 @@ static int set_phase(hs_wf_t *s, int which, double z, int only, hs_err_t *err)
 	for (int c = 0; c < s->C; c++) {
 		double ub = 0.0, obj = 0.0;
 		if (which == 2 && !s->frozen[c] && s->w[c] > 0.0) {
-			ub = (z > 0.0 ? 0.05 * z * s->w[c] : 1.0) * s->rs[c];
+			double l = hs_wf_level(s, c, z);
+			ub = (l > 0.0 ? 0.05 * l : 1.0) * s->rs[c];
 			obj = s->cl.size[c];
 		} else if (which == 3 && c == only) {
 			ub = INFINITY;
@@ -126,11 +128,11 @@ static int solve_lp(hs_wf_t *s, hs_policy_ctx_t *ctx, hs_err_t *err)
 	return -1;
 }
 
-/* Freezes class c at level z w'_c. */
+/* Freezes class c at level z w'_c - q_c. */
 static void freeze(hs_wf_t *s, int c, double z)
 {
 	s->frozen[c] = 1;
-	s->level[c] = z * s->w[c];
+	s->level[c] = hs_wf_level(s, c, z);
 }
 
 /* Jobs whose fair row has a nonzero dual in LP1 are bottlenecks without
@@ -157,7 +159,8 @@ static int freeze_by_duals(hs_wf_t *s, double z)
 /* Is gain e of class c no improvement at level z? */
 static int stuck(const hs_wf_t *s, int c, double z, double e)
 {
-	return e <= IMPROVE_TOL * (z * s->w[c] > 1e-9 ? z * s->w[c] : 1e-9);
+	double l = hs_wf_level(s, c, z);
+	return e <= IMPROVE_TOL * (l > 1e-9 ? l : 1e-9);
 }
 
 /* The unfrozen classes LP1's duals did not settle (dual_froze of them

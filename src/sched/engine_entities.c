@@ -135,6 +135,60 @@ static int by_account(ents_t *x, const hs_sconf_t *c, const hs_sjob_t *sj)
 	return add(x, c, acct, w, -1);
 }
 
+/* The entity of snapshot job sj (Fairness=tree or accounts); -1 on out
+ * of memory. */
+static int entity_of(ents_t *x, const hs_sconf_t *c, const hs_snap_t *s, const hs_sjob_t *sj)
+{
+	if (c->fairness == HS_FAIR_ACCOUNTS)
+		return by_account(x, c, sj);
+	if (sj->assoc > 0)
+		return of_assoc(x, c, s, sj->assoc - 1);
+	return made_up(x, c, sj);
+}
+
+/* The GPUs running jobs that cannot be preempted hold (HS_ROLE_PINNED:
+ * outside the problem, their GPUs out of the cluster's counts), charged
+ * to their entities (x->e->held; model.h): the water-filling policies
+ * count them against the entity's and its parents' shares, so a user's
+ * pinned jobs leave its other jobs (and the admission of its pending
+ * pinned ones) that much less, and everyone else that much more. Adds
+ * the entity of a pinned job that has no job in the problem (a user
+ * whose only jobs are pinned is still charged, through its account).
+ * held stays NULL when no pinned job runs. PinnedCharge=no leaves it
+ * NULL (the behaviour before: their GPUs only left the cluster). */
+static int held_gpus(ents_t *x, const hs_sconf_t *c, const hs_snap_t *s,
+		     const hs_round_build_t *b)
+{
+	hs_entities_t *es = x->e;
+	double *held = NULL;
+	int size = 0; /* entries of held */
+	for (int i = 0; i < s->njobs; i++) {
+		const hs_sjob_t *sj = &s->jobs[i];
+		if (b->role[i] != HS_ROLE_PINNED || sj->nheld <= 0)
+			continue;
+		int ent = entity_of(x, c, s, sj);
+		if (ent < 0) {
+			free(held);
+			return -1;
+		}
+		if (es->n > size) { /* the forest may have grown */
+			int nsize = x->cap > es->n ? x->cap : es->n;
+			double *h = realloc(held, (size_t)nsize * sizeof(*h));
+			if (!h) {
+				free(held);
+				return -1;
+			}
+			for (int e = size; e < nsize; e++)
+				h[e] = 0.0;
+			held = h;
+			size = nsize;
+		}
+		held[ent] += sj->nheld;
+	}
+	es->held = held;
+	return 0;
+}
+
 int hs_entities_build(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b,
 		      hs_err_t *err)
 {
@@ -153,17 +207,13 @@ int hs_entities_build(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t
 	int rc = 0;
 	for (int k = 0; k < pb->njobs && rc == 0; k++) {
 		const hs_sjob_t *sj = &s->jobs[b->pjob_snap[k]];
-		int ent;
-		if (c->fairness == HS_FAIR_ACCOUNTS)
-			ent = by_account(&x, c, sj);
-		else if (sj->assoc > 0)
-			ent = of_assoc(&x, c, s, sj->assoc - 1);
-		else
-			ent = made_up(&x, c, sj);
+		int ent = entity_of(&x, c, s, sj);
 		if (ent < 0)
 			rc = hs_err_set(err, "out of memory");
 		pb->jobs[k].entity = ent;
 	}
+	if (rc == 0 && c->pinned_charge && held_gpus(&x, c, s, b) < 0)
+		rc = hs_err_set(err, "out of memory");
 	free(x.of_assoc);
 	return rc;
 }

@@ -4,7 +4,7 @@
  *
  *   "entities": [{"name": "physics", "parent": -1, "shares": 2,
  *                 "norm_shares": 0.667, "target": 0.61, "received": 0.58,
- *                 "jobs": 12, "gpus": 16}, ...]
+ *                 "jobs": 12, "gpus": 16, "pinned_gpus": 2}, ...]
  *
  * One element per entity of the round's problem (engine_entities.c):
  * accounts, then users as "user@account", parents before children.
@@ -20,6 +20,8 @@
  *                fractions times GPUs per job) over the usable GPUs
  *   received     GPU-seconds its jobs ran since the last allocation reset
  *                over usable GPUs times the time since that reset
+ *   pinned_gpus  GPUs its running jobs that cannot be preempted hold,
+ *                charged to it (PinnedCharge; not in target/received)
  * Each entity counts its own jobs and its descendants'. */
 #include "sched/engine_impl.h"
 
@@ -34,6 +36,7 @@ void hs_ents_free(hs_entities_t *x)
 	free(x->weight);
 	free(x->parent);
 	free(x->mode);
+	free(x->held);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -59,6 +62,12 @@ void hs_ents_keep(hs_engine_t *e, const hs_entities_t *src)
 		x->names[i] = strdup(src->names[i] ? src->names[i] : "");
 		x->weight[i] = src->weight[i];
 		x->parent[i] = src->parent ? src->parent[i] : -1;
+		if (src->held && !x->held && !(x->held = calloc((size_t)n, sizeof(double)))) {
+			hs_ents_free(x);
+			return;
+		}
+		if (src->held)
+			x->held[i] = src->held[i];
 		if (!x->names[i] || x->parent[i] < -1 || x->parent[i] >= n) {
 			hs_ents_free(x);
 			return;
@@ -125,6 +134,22 @@ static void sum_jobs(const hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *
 	}
 }
 
+/* GPUs held by running pinned jobs of entity i and its descendants
+ * (charged to it: PinnedCharge; outside "target" and "received", whose
+ * jobs are the problem's). O(n) per entity, from each entity up. */
+static double pinned_gpus(const hs_entities_t *x, int i)
+{
+	double h = 0;
+	for (int k = 0; x->held && k < x->n; k++) {
+		int hops = 0, a = k;
+		while (a >= 0 && a != i && hops++ <= x->n)
+			a = x->parent[a];
+		if (a == i)
+			h += x->held[k];
+	}
+	return h;
+}
+
 json_object *hs_entities_status(const hs_engine_t *e, const hs_snap_t *s, const hs_plan_t *plan,
 				int64_t now)
 {
@@ -153,6 +178,7 @@ json_object *hs_entities_status(const hs_engine_t *e, const hs_snap_t *s, const 
 				gpus > 0 && since > 0 ? sum[i].gpu_s / (gpus * since) : 0));
 			json_object_object_add(o, "jobs", json_object_new_int(sum[i].jobs));
 			json_object_object_add(o, "gpus", json_object_new_int(sum[i].gpus));
+			json_object_object_add(o, "pinned_gpus", json_object_new_double(pinned_gpus(x, i)));
 			json_object_array_add(arr, o);
 		}
 	}

@@ -60,6 +60,9 @@ typedef struct hs_sconf {
 	                              * that cannot be preempted enter the
 	                              * policy at once (else share: within
 	                              * their group's share, core/pinned.h) */
+	int pinned_charge;           /* PinnedCharge: running pinned jobs'
+	                              * GPUs count against their entities
+	                              * (engine_entities.c, model.h's held) */
 	int ckpt_grace_s;            /* CheckpointGrace */
 	int restart_delay_s;         /* RestartDelay: seconds after a requeue
 	                              * before the job may start again */

@@ -284,10 +284,13 @@ static const key_def_t keys[] = {
 	       "Gavel-format throughput tables, absolute paths"),
 	CUSTOM("PreemptMode", "requeue", set_preempt, show_preempt,
 	       "requeue, suspend or off"),
-	/* always (the old behaviour) stays the default until the integration
-	 * suite has run with share (doc/policies.md). */
-	CHOICE("PinnedAdmission", pinned_always, "always", "share|always",
+	/* share since issue 28 ("checkpointing is never a loss"):
+	 * under always, pinned jobs finished sooner than the preemptible
+	 * ones next to them (doc/policies.md) */
+	CHOICE("PinnedAdmission", pinned_always, "share", "share|always",
 	       "pending jobs that cannot be preempted: within their group's share, or always"),
+	BOOL("PinnedCharge", pinned_charge, "yes",
+	     "charge the GPUs running pinned jobs hold to their user and accounts (water filling)"),
 	INT("CheckpointGrace", ckpt_grace_s, "60", 0, 86400,
 	    "seconds a job may take to checkpoint before its requeue"),
 	INT("RestartDelay", restart_delay_s, "1", 0, 3600,

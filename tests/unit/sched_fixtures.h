@@ -25,9 +25,13 @@ static inline hs_engine_t *fx_engine(const char *conf_text, hs_log_fn logger)
 	hs_err_t err;
 	hs_engine_t *e = NULL;
 	/* RestartDelay=0: a migration's restart follows its requeue in the
-	 * ticks fx_round runs at the same time (a test may set it again) */
+	 * ticks fx_round runs at the same time (a test may set it again).
+	 * PinnedAdmission=always: a fixture job cannot be preempted unless
+	 * it checkpoints (ckpt), and the tests written before share became
+	 * the default rely on every pending job entering the policy; the
+	 * admission's own tests (test_sched_pinned.c) set it. */
 	if (hs_sconf_defaults(&c, &err) == 0 &&
-	    hs_sconf_parse_text(&c, "RestartDelay=0", &err) == 0 &&
+	    hs_sconf_parse_text(&c, "RestartDelay=0\nPinnedAdmission=always", &err) == 0 &&
 	    (!conf_text || hs_sconf_parse_text(&c, conf_text, &err) == 0))
 		e = hs_engine_new(&c, logger, NULL, &err);
 	hs_sconf_free(&c);
@@ -560,6 +564,21 @@ static inline int fx_round(fx_t *f, hs_engine_t *e, hs_plan_t *plan, fx_counts_t
 		fx_apply(f, e, &s, plan, c);
 	hs_snap_free(&s);
 	return rc;
+}
+
+/* Job id's target share on type in a status document
+ * (hs_engine_status): 0 without one, -1 when the job is not in it. */
+static inline double fx_status_target(json_object *st, uint32_t id, const char *type)
+{
+	json_object *jobs = json_object_object_get(st, "jobs");
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		json_object *j = json_object_array_get_idx(jobs, i);
+		if ((uint32_t)json_object_get_int64(json_object_object_get(j, "id")) != id)
+			continue;
+		json_object *t = json_object_object_get(j, "target"), *v = NULL;
+		return t && json_object_object_get_ex(t, type, &v) ? json_object_get_double(v) : 0;
+	}
+	return -1;
 }
 
 static inline const hs_plan_job_t *plan_job(const hs_plan_t *p, uint32_t id)

@@ -271,6 +271,22 @@ static void random_tree(hs_problem_t *p, int seed, int big, double fifo)
 	fx_tree(p, (unsigned long long)seed, A, S, U, fifo);
 }
 
+/* Both variants: the fast method with and without chains gives every
+ * job of p the full-LP method's level (to 1e-5). */
+static void fast_matches_full(const hs_problem_t *p, int seed, int big, int *chained)
+{
+	for (size_t i = 0; i < 2; i++) {
+		double *full = solve_levels(WF[i], p, 1, 0, big, NULL, NULL);
+		double *fast = solve_levels(WF[i], p, 0, 0, big, chained, NULL);
+		double *nochain = solve_levels(WF[i], p, 0, 1, big, NULL, NULL);
+		same_levels(WF[i], seed, p, fast, full, 1e-5);
+		same_levels("no chains", seed, p, nochain, full, 1e-5);
+		free(full);
+		free(fast);
+		free(nochain);
+	}
+}
+
 /* The fast method gives every job the full-LP method's level on random
  * trees (levels are unique), with saturation chains on and off; chains
  * must have been used. Small instances (classes, many levels) and
@@ -284,16 +300,7 @@ static void tree_fast_matches_full(void **state)
 		int big = seed > nsmall;
 		hs_problem_t p;
 		random_tree(&p, seed, big, seed % 3 ? 0.0 : 0.3);
-		for (size_t i = 0; i < 2; i++) {
-			double *full = solve_levels(WF[i], &p, 1, 0, big, NULL, NULL);
-			double *fast = solve_levels(WF[i], &p, 0, 0, big, &chained, NULL);
-			double *nochain = solve_levels(WF[i], &p, 0, 1, big, NULL, NULL);
-			same_levels(WF[i], seed, &p, fast, full, 1e-5);
-			same_levels("no chains", seed, &p, nochain, full, 1e-5);
-			free(full);
-			free(fast);
-			free(nochain);
-		}
+		fast_matches_full(&p, seed, big, &chained);
 		hs_problem_free(&p);
 	}
 	assert_true(chained > 0);
@@ -552,6 +559,142 @@ static void tree_split_keeps_share(void **state)
 	assert_true(compared > 0);
 }
 
+/* Running pinned jobs' GPUs charged to their entity (model.h's held;
+ * doc/policies.md "Pinned GPUs are charged"). 4 GPUs of one type, 2 held
+ * by user A's running pinned job, so the problem's cluster has the 2
+ * free ones. A has 2 pending jobs, B 2, equal Shares: each is entitled
+ * to 2, A holds its 2 already, so B's jobs get the 2 free GPUs (x = 1
+ * each) and A's none. Uncharged (held NULL), each job would get 1/2.
+ * Both variants, fast and full-LP methods; flat entities and a tree. */
+static void tree_pinned_charge_users(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 1, 1, 1 };
+	for (int tree = 0; tree < 2; tree++) {
+		hs_problem_t p;
+		fx_problem(&p, "t:2", 4, thr, NULL, NULL, NULL);
+		fx_entities(&p, tree ? 3 : 2, tree);
+		if (tree) /* e2 = an account over both users */
+			p.entities.parent[0] = p.entities.parent[1] = 2;
+		p.jobs[0].entity = p.jobs[1].entity = 0;
+		p.jobs[2].entity = p.jobs[3].entity = 1;
+		for (size_t i = 0; i < 2; i++)
+			for (int full = 0; full < 2; full++) {
+				hs_alloc_t a;
+				double *r = solve_levels(WF[i], &p, full, 0, 0, NULL, &a);
+				for (int m = 0; m < 4; m++)
+					if (!NEAR(r[m], 0.5))
+						fail_msg("uncharged, %s, full %d: job %d gets %g", WF[i], full, m, r[m]);
+				free(r);
+				hs_alloc_free(&a);
+			}
+		p.entities.held = calloc((size_t)p.entities.n, sizeof(double));
+		p.entities.held[0] = 2.0;
+		for (size_t i = 0; i < 2; i++)
+			for (int full = 0; full < 2; full++) {
+				hs_alloc_t a;
+				double *r = solve_levels(WF[i], &p, full, 0, 0, NULL, &a);
+				const double want[] = { 0, 0, 1, 1 };
+				for (int m = 0; m < 4; m++)
+					if (!NEAR(r[m], want[m]))
+						fail_msg("tree %d, %s, full %d: job %d gets %g, not %g", tree, WF[i],
+							 full, m, r[m], want[m]);
+				free(r);
+				hs_alloc_free(&a);
+			}
+		/* held 1 of 5 (4 free), B with 3 jobs: each entitled to 2.5,
+		 * A's 2 jobs get 1.5 (0.75 each), B's 3 jobs 2.5 */
+		hs_problem_free(&p);
+		const double thr5[] = { 1, 1, 1, 1, 1 };
+		fx_problem(&p, "t:4", 5, thr5, NULL, NULL, NULL);
+		fx_entities(&p, tree ? 3 : 2, tree);
+		if (tree)
+			p.entities.parent[0] = p.entities.parent[1] = 2;
+		p.jobs[0].entity = p.jobs[1].entity = 0;
+		p.jobs[2].entity = p.jobs[3].entity = p.jobs[4].entity = 1;
+		p.entities.held = calloc((size_t)p.entities.n, sizeof(double));
+		p.entities.held[0] = 1.0;
+		for (size_t i = 0; i < 2; i++)
+			for (int full = 0; full < 2; full++) {
+				double *r = solve_levels(WF[i], &p, full, 0, 0, NULL, NULL);
+				const double want[] = { 0.75, 0.75, 2.5 / 3, 2.5 / 3, 2.5 / 3 };
+				for (int m = 0; m < 5; m++)
+					if (!NEAR(r[m], want[m]))
+						fail_msg("held 1, tree %d, %s, full %d: job %d gets %g, not %g", tree,
+							 WF[i], full, m, r[m], want[m]);
+				free(r);
+			}
+		hs_problem_free(&p);
+	}
+}
+
+/* The charge goes up the tree. Accounts X and Y (equal Shares); X's
+ * user x1 has only a running pinned job on 2 GPUs (no job in the
+ * problem), x2 has 2 pending jobs; Y's user y1 has 2. The 2 free GPUs:
+ * X is entitled to 2 and holds them through x1, so y1 gets both and x2
+ * none. With the pinned job on a user of Y instead, x2 gets both. And
+ * held GPUs are never work lost: when y1 has only 1 job (it can use 1
+ * GPU), x2's jobs get the other GPU although X is over its share. */
+static void tree_pinned_charge_accounts(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 1, 1, 1 };
+	for (int where = 0; where < 3; where++) {
+		const int M = where == 2 ? 3 : 4;
+		hs_problem_t p;
+		fx_problem(&p, "t:2", M, thr, NULL, NULL, NULL);
+		/* e0 = X, e1 = Y, e2 = x1, e3 = x2, e4 = y1, e5 = y2 */
+		fx_entities(&p, 6, 1);
+		p.entities.parent[2] = p.entities.parent[3] = 0;
+		p.entities.parent[4] = p.entities.parent[5] = 1;
+		p.jobs[0].entity = p.jobs[1].entity = 3;
+		for (int m = 2; m < M; m++)
+			p.jobs[m].entity = 4;
+		p.entities.held = calloc(6, sizeof(double));
+		p.entities.held[where == 1 ? 5 : 2] = 2.0;
+		for (size_t i = 0; i < 2; i++)
+			for (int full = 0; full < 2; full++) {
+				double *r = solve_levels(WF[i], &p, full, 0, 0, NULL, NULL);
+				double want_x = where == 0 ? 0.0 : where == 1 ? 1.0 : 0.5, want_y = where == 1 ? 0.0 : 1.0;
+				for (int m = 0; m < M; m++)
+					if (!NEAR(r[m], m < 2 ? want_x : want_y))
+						fail_msg("case %d, %s, full %d: job %d gets %g, not %g", where, WF[i],
+							 full, m, r[m], m < 2 ? want_x : want_y);
+				free(r);
+			}
+		hs_problem_free(&p);
+	}
+}
+
+/* With random held GPUs on random trees (on users and accounts, some of
+ * them without jobs), the fast method still gives every job the full-LP
+ * method's level, with and without chains (which ran), on small
+ * instances (classes) and on ones alloc_lp folds (charged items stay
+ * unfolded). */
+static void tree_pinned_fast_matches_full(void **state)
+{
+	(void)state;
+	const int nbig = RUNNING_ON_VALGRIND ? 1 : 4, nsmall = nseeds() / 4;
+	int charged = 0, chained = 0;
+	for (int seed = 1; seed <= nsmall + nbig; seed++) {
+		int big = seed > nsmall;
+		hs_problem_t p;
+		random_tree(&p, seed + 300, big, seed % 3 ? 0.0 : 0.3);
+		unsigned long long s = (unsigned long long)seed * 13 + 7;
+		const int E = p.entities.n;
+		p.entities.held = calloc((size_t)E + 1, sizeof(double));
+		for (int e = 0; e < E; e++)
+			if (fx_rand(&s) < 0.4) {
+				p.entities.held[e] = (double)(1 + (int)(fx_rand(&s) * 3));
+				charged++;
+			}
+		fast_matches_full(&p, seed, big, &chained);
+		hs_problem_free(&p);
+	}
+	assert_true(charged > 0);
+	assert_true(chained > 0); /* the chains ran with charges */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -565,6 +708,9 @@ int main(void)
 		cmocka_unit_test(tree_work_conserving),
 		cmocka_unit_test(tree_shares_when_backlogged),
 		cmocka_unit_test(tree_split_keeps_share),
+		cmocka_unit_test(tree_pinned_charge_users),
+		cmocka_unit_test(tree_pinned_charge_accounts),
+		cmocka_unit_test(tree_pinned_fast_matches_full),
 	};
 	return cmocka_run_group_tests_name("policy_tree", tests, NULL, NULL);
 }

@@ -1694,19 +1694,6 @@ static void test_weights(void **state)
  * account "a" and one of "b" on one GPU share it account by account
  * (1/2 to b's job, 1/6 to each of a's), and AccountWeights weigh the
  * accounts (b:3 -> 3/4). Read back from the status document. */
-static double status_target(json_object *st, uint32_t id, const char *type)
-{
-	json_object *jobs = json_object_object_get(st, "jobs");
-	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
-		json_object *j = json_object_array_get_idx(jobs, i);
-		if ((uint32_t)json_object_get_int64(json_object_object_get(j, "id")) != id)
-			continue;
-		json_object *t = json_object_object_get(j, "target"), *v = NULL;
-		return t && json_object_object_get_ex(t, type, &v) ? json_object_get_double(v) : 0;
-	}
-	return -1;
-}
-
 static void test_accounts_entities(void **state)
 {
 	(void)state;
@@ -1732,11 +1719,11 @@ static void test_accounts_entities(void **state)
 		assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
 		json_object *st = hs_engine_status(e, &s, &p, NULL, f.now, &err);
 		assert_non_null(st);
-		double b = status_target(st, 4, "v100");
+		double b = fx_status_target(st, 4, "v100");
 		if (fabs(b - cases[k].b_share) > 1e-6)
 			fail_msg("case %zu: b's job gets %g, expected %g", k, b, cases[k].b_share);
 		for (uint32_t id = 1; id <= 3; id++)
-			assert_true(fabs(status_target(st, id, "v100") - (1 - cases[k].b_share) / 3) <
+			assert_true(fabs(fx_status_target(st, id, "v100") - (1 - cases[k].b_share) / 3) <
 				    1e-6);
 		json_object_put(st);
 		hs_plan_free(&p);

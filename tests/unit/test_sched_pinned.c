@@ -6,7 +6,9 @@
  * share of the GPUs (plus what the preemptible jobs leave), the
  * preemptible jobs time-share the rest; a pinned job that ends makes
  * room for the next one. PinnedAdmission=always (the old behaviour)
- * lets the pinned jobs take every GPU. */
+ * lets the pinned jobs take every GPU. A running pinned job's GPUs count
+ * against its user's share (PinnedCharge). */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -311,6 +313,68 @@ static void test_no_usable_type_running(void **state)
 	no_usable_type(2);
 }
 
+/* pinned_gpus of the status's entity named name (-1: none). */
+static double status_pinned(json_object *st, const char *name)
+{
+	json_object *ents = json_object_object_get(st, "entities");
+	for (size_t i = 0; ents && i < json_object_array_length(ents); i++) {
+		json_object *x = json_object_array_get_idx(ents, i);
+		if (!strcmp(json_object_get_string(json_object_object_get(x, "name")), name))
+			return json_object_get_double(json_object_object_get(x, "pinned_gpus"));
+	}
+	return -1;
+}
+
+/* A running pinned job's GPUs count against its user (PinnedCharge=yes,
+ * the default; issue 29): 4 GPUs, user 1's pinned job runs on 2 of them,
+ * user 1 and user 2 (one account, equal Shares, the default policy and
+ * Fairness=tree) have 2 pending checkpointing jobs each. User 1 holds its
+ * half already, so user 2's jobs get the 2 free GPUs (target 1 each) and
+ * user 1's none; PinnedCharge=no splits the free GPUs among the four
+ * (1/2 each), as before. The status shows the charge (pinned_gpus) on
+ * the user and its account. */
+static void test_pinned_charged_to_user(void **state)
+{
+	(void)state;
+	for (int charge = 0; charge < 2; charge++) {
+		fx_t f;
+		fx_init(&f, "v100:2:2");
+		fx_job_t *a = fx_add(&f, 1, 2);
+		a->uid = 1;
+		a->state = HS_SJ_RUNNING;
+		a->start = f.now - 60;
+		a->held[a->nheld++] = (hs_sgpu_t){ .node = 0, .gpu = 0 };
+		a->held[a->nheld++] = (hs_sgpu_t){ .node = 0, .gpu = 1 };
+		for (uint32_t id = 2; id <= 5; id++) {
+			fx_job_t *j = fx_add(&f, id, 1);
+			j->ckpt = 1;
+			j->uid = id <= 3 ? 1 : 2;
+		}
+		hs_engine_t *e = engine_with(charge ? NULL : "PinnedCharge=no\n");
+		hs_plan_t p;
+		hs_snap_t s;
+		hs_err_t err;
+		fx_snapshot(&f, &s);
+		assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+		json_object *st = hs_engine_status(e, &s, &p, NULL, f.now, &err);
+		assert_non_null(st);
+		for (uint32_t id = 2; id <= 5; id++) {
+			double want = !charge ? 0.5 : id <= 3 ? 0.0 : 1.0;
+			double got = fx_status_target(st, id, "v100");
+			if (fabs(got - want) > 1e-6)
+				fail_msg("PinnedCharge=%s: job %u (user %d) gets %g, want %g",
+					 charge ? "yes" : "no", id, id <= 3 ? 1 : 2, got, want);
+		}
+		assert_true(fabs(status_pinned(st, "uid1@acct") - 2.0 * charge) < 1e-9);
+		assert_true(fabs(status_pinned(st, "acct") - 2.0 * charge) < 1e-9);
+		assert_true(fabs(status_pinned(st, "uid2@acct")) < 1e-9);
+		json_object_put(st);
+		hs_plan_free(&p);
+		hs_snap_free(&s);
+		hs_engine_free(e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_no_usable_type_pinned),
 		cmocka_unit_test(test_no_usable_type_down),
 		cmocka_unit_test(test_no_usable_type_running),
+		cmocka_unit_test(test_pinned_charged_to_user),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
