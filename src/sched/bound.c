@@ -52,19 +52,13 @@ static double ratio_limit(const hs_bound_in_t *in, int t, int u)
 {
 	double cap = in->ratio_max >= 1 ? in->ratio_max : INFINITY;
 	double seen = in->maxr ? in->maxr[(size_t)t * (size_t)in->ntypes + (size_t)u] : 0;
-	double tol = in->ratio_tol >= 1 ? in->ratio_tol : 1;
 	if (usable(seen)) {
+		double tol = in->ratio_tol >= 1 ? in->ratio_tol : 1;
 		/* a seen ratio below 1 (t always slower than u) still allows
 		 * equal rates within the tolerance: the bound is on claimed
 		 * speed-ups, not on a job being alike on two types */
 		double lim = (seen > 1 ? seen : 1) * tol;
-		cap = lim < cap ? lim : cap;
-	}
-	if (in->table && usable(in->table[t]) && usable(in->table[u])) {
-		/* the job's own model: its table ratio, both ways (the pair
-		 * (u, t) bounds the other side) */
-		double lim = in->table[t] / in->table[u] * tol;
-		cap = lim < cap ? lim : cap;
+		return lim < cap ? lim : cap;
 	}
 	return cap;
 }

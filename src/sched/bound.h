@@ -18,10 +18,8 @@
  *     RateRatioMax), where R[t][u] is the largest ratio any throughput
  *     table row or any *other* learned kind of the job's learning scope
  *     has shown (learn.h: LearnScope), and RateRatioMax alone where none
- *     has; for a job whose model the table knows, also at most the
- *     model's own table ratio times RateRatioTolerance (so within the
- *     tolerance of it both ways). An excess lowers the faster rate: lying
- *     makes a job look slower, never faster.
+ *     has. An excess lowers the faster rate: lying makes a job look
+ *     slower, never faster.
  *  4. Steps: remaining work is at most the time limit left times the
  *     job's best bounded rate, so that no declared HS_STEPS makes a job
  *     look longer than its time limit (makespan, finish-time fairness).

@@ -179,7 +179,6 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 	if (in->bound) {
 		hs_bound_in_t bi = *in->bound;
 		bi.ntypes = J;
-		bi.table = tab;
 		bits |= hs_bound_ratios(&bi, thr);
 	}
 	if (in->bounded)

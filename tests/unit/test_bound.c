@@ -75,19 +75,6 @@ static void ratio_bounds(void **state)
 	double z[2] = { 1, 1e5 };
 	assert_int_equal(hs_bound_ratios(&none, z), HS_BOUND_RATIO);
 	assert_float_equal(z[1], 100, 1e-9);
-	/* the job's own table model: within the tolerance of its ratio,
-	 * both ways (a: 2 x b in the table) */
-	double tab[3] = { 20, 10, 0 };
-	in.table = tab;
-	double t1[3] = { 10, 40, 0 }; /* claims b 4 x a: b lowered to a x 0.5 x 1.25 */
-	assert_int_equal(hs_bound_ratios(&in, t1), HS_BOUND_RATIO);
-	assert_float_equal(t1[1], 6.25, 1e-9);
-	double t2[3] = { 26, 10, 0 }; /* a / b = 2.6 > 2.5 */
-	hs_bound_ratios(&in, t2);
-	assert_float_equal(t2[0], 25, 1e-9);
-	double t3[3] = { 24, 10, 0 };
-	assert_int_equal(hs_bound_ratios(&in, t3), 0);
-	in.table = NULL;
 	/* a ceiling below seen x tolerance wins */
 	in.ratio_max = 2;
 	double u[3] = { 100, 10, 0 };
