@@ -7,12 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_id(const void *k, const void *m)
-{
-	uint32_t a = *(const uint32_t *)k, b = ((const hs_jacct_t *)m)->id;
-	return a < b ? -1 : a > b;
-}
-
 /* Points a's rows into its block of tcap types. */
 static void acct_rows(hs_jacct_t *a, int tcap)
 {
@@ -89,11 +83,19 @@ int hs_acct_type_index(hs_engine_t *e, const char *name)
 	return e->ntypes++;
 }
 
+/* Called several times per job per round: a plain binary search, not
+ * bsearch(3) and its comparison callback. */
 hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id)
 {
-	if (!e->nacct)
-		return NULL;
-	return bsearch(&id, e->acct, (size_t)e->nacct, sizeof(*e->acct), cmp_id);
+	int lo = 0, hi = e->nacct;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (e->acct[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < e->nacct && e->acct[lo].id == id ? &e->acct[lo] : NULL;
 }
 
 hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)

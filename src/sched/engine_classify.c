@@ -60,6 +60,9 @@ void hs_classify_types(const hs_snap_t *s, hs_round_scratch_t *sc)
 		if (!sc->node_managed[n] || nd->ngpus <= 0 || !nd->gpu_type)
 			continue;
 		int found = 0;
+		/* nodes of a type usually share one string: pointers first */
+		for (int j = 0; j < J && !found; j++)
+			found = sc->tnames[j] == nd->gpu_type;
 		for (int j = 0; j < J && !found; j++)
 			found = !strcmp(sc->tnames[j], nd->gpu_type);
 		if (!found)
@@ -73,7 +76,11 @@ void hs_classify_types(const hs_snap_t *s, hs_round_scratch_t *sc)
 		sc->node_base[n] = total_gpus;
 		if (!sc->node_managed[n] || nd->ngpus <= 0 || !nd->gpu_type)
 			continue;
-		for (int j = 0; j < J; j++)
+		/* the names are unique: the first match is the only one */
+		for (int j = 0; j < J && sc->node_type[n] < 0; j++)
+			if (sc->tnames[j] == nd->gpu_type)
+				sc->node_type[n] = j;
+		for (int j = 0; j < J && sc->node_type[n] < 0; j++)
 			if (!strcmp(sc->tnames[j], nd->gpu_type))
 				sc->node_type[n] = j;
 		total_gpus += nd->ngpus;
@@ -358,7 +365,11 @@ int hs_classify_servers(const hs_snap_t *s, hs_round_scratch_t *sc, hs_round_bui
 	b->owner_base = calloc((size_t)N + 1, sizeof(int));
 	b->servers = calloc((size_t)N + 1, sizeof(*b->servers));
 	b->usable = calloc((size_t)N + 1, sizeof(*b->usable));
-	if (!b->owner || !b->owner2 || !b->owner_base || !b->servers || !b->usable)
+	/* every row at its node's slot: managed typed nodes have disjoint
+	 * slot ranges of total_gpus (hs_classify_types) */
+	b->usable_space = calloc((size_t)sc->total_gpus + 1, 1);
+	if (!b->owner || !b->owner2 || !b->owner_base || !b->servers || !b->usable ||
+	    !b->usable_space)
 		return -1;
 	for (int n = 0; n < N; n++) {
 		b->node_server[n] = -1;
@@ -366,9 +377,7 @@ int hs_classify_servers(const hs_snap_t *s, hs_round_scratch_t *sc, hs_round_bui
 			continue;
 		const hs_snode_t *nd = &s->nodes[n];
 		int sv = b->nservers;
-		b->usable[sv] = calloc((size_t)nd->ngpus + 1, 1);
-		if (!b->usable[sv])
-			return -1;
+		b->usable[sv] = b->usable_space + sc->node_base[n];
 		b->owner_base[sv] = sc->node_base[n];
 		for (int g = 0; g < nd->ngpus; g++) {
 			int slot = sc->node_base[n] + g;

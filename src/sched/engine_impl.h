@@ -361,7 +361,9 @@ typedef struct hs_round_build {
 	hs_problem_t problem;
 	int nservers;
 	hs_server_t *servers;      /* one per typed node of a managed partition */
-	unsigned char **usable;    /* [nservers][ngpus] */
+	unsigned char **usable;    /* [nservers][ngpus], rows in usable_space */
+	unsigned char *usable_space; /* one block for all rows (one allocation
+	                            * a round instead of one per server) */
 	int *node_server;          /* [snap nnodes] server index or -1 */
 	hs_job_run_t *run;         /* [njobs] */
 	hs_gpu_ref_t *run_space;

@@ -13,13 +13,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 8 bytes at a time (every round hashes every job's hints: FNV-1a byte
+ * by byte was 4% of a simulation), each word mixed in with a multiply and
+ * a shift; an entry's length is mixed in after it (the separator). */
+static uint64_t mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
 static uint64_t env_hash(char *const *env, uint32_t n)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (uint32_t i = 0; env && i < n; i++) {
-		for (const unsigned char *p = (const unsigned char *)(env[i] ? env[i] : ""); *p; p++)
-			h = (h ^ *p) * 1099511628211ull;
-		h = (h ^ 0xffu) * 1099511628211ull; /* entry separator */
+		const char *p = env[i] ? env[i] : "";
+		size_t len = strlen(p), k = 0;
+		for (; k + 8 <= len; k += 8) {
+			uint64_t w;
+			memcpy(&w, p + k, 8);
+			h = mix(h, w);
+		}
+		uint64_t tail = 0;
+		memcpy(&tail, p + k, len - k);
+		h = mix(mix(h, tail), (uint64_t)len + 0x100u);
 	}
 	return h;
 }

@@ -17,7 +17,7 @@ void hs_learn_job_kind(const hs_engine_t *e, const hs_sjob_t *sj, const char *mo
 	/* the uid, not the name: Slurm knows the name only through the
 	 * association, which a job may lack, and a kind must not change
 	 * with that */
-	snprintf(uid, sizeof(uid), "%u", sj->user_id);
+	hs_u32_text(sj->user_id, uid); /* every job every round: not snprintf */
 	hs_learn_job_t j = { .scope = (hs_learn_scope_t)e->conf.learn_scope, .user = uid,
 			     .account = sj->account, .model = model, .name = sj->name,
 			     .array_id = sj->array_id, .id = hs_sjob_act_id(sj) };

@@ -21,10 +21,8 @@ void hs_build_free(hs_round_build_t *b)
 		return;
 	hs_problem_free(&b->problem);
 	free(b->servers);
-	if (b->usable)
-		for (int i = 0; i < b->nservers; i++)
-			free(b->usable[i]);
 	free(b->usable);
+	free(b->usable_space);
 	free(b->node_server);
 	free(b->run);
 	free(b->run_space);

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Takes `want` free GPUs of node n for job k (into x->held from *nh);
@@ -43,11 +44,43 @@ static void commit(hs_world_t *w, long k, const hs_sgpu_t *held, int nh)
 	x->nheld = nh;
 }
 
+/* The node `name` if it is the k-th node of some type ("<type>-<k>",
+ * world.c builds the nodes type by type, so node types never decrease
+ * along the array): per type, its first node by binary search, plus k,
+ * checked by name; -1 otherwise. An op's restart used to compare the name
+ * with every node (2,100 strcmp a start, 7% of a large simulation). */
+static int node_by_index_name(const hs_world_t *w, const char *name)
+{
+	const char *dash = strrchr(name, '-');
+	if (!dash || dash[1] < '0' || dash[1] > '9')
+		return -1;
+	char *end;
+	long k = strtol(dash + 1, &end, 10);
+	if (*end || k < 0 || k >= w->nnodes)
+		return -1;
+	for (int j = 0; j < w->J; j++) {
+		int lo = 0, hi = w->nnodes;
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+			if (w->nodes[mid].type < j)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		long n = lo + k;
+		if (n < w->nnodes && w->nodes[n].type == j && !strcmp(w->nodes[n].name, name))
+			return (int)n;
+	}
+	return -1;
+}
+
 /* A target node: by its snapshot index when it has one (the plan's), else
  * by name (an op's copy outlives the snapshot), as slurmctld finds it. */
 static int node_named(const hs_world_t *w, int n, const char *name)
 {
 	if (n >= 0 && n < w->nnodes && !strcmp(w->nodes[n].name, name))
+		return n;
+	if ((n = node_by_index_name(w, name)) >= 0)
 		return n;
 	for (n = 0; n < w->nnodes; n++)
 		if (!strcmp(w->nodes[n].name, name))
