@@ -25,6 +25,23 @@ static int total_gpus(const hs_round_build_t *b)
 	return n;
 }
 
+/* GPUs the problem may give pending job sj: usable GPUs of the nodes its
+ * mask leaves (every usable GPU without a mask). Fewer than it asks for:
+ * it cannot start this round whatever the admission says, e.g. -w a
+ * node a pinned job holds. */
+static int usable_for(const hs_round_build_t *b, const hs_snap_t *s, const hs_sjob_t *sj)
+{
+	int cnt = 0;
+	for (int n = 0; n < s->nnodes; n++) {
+		int sv = b->node_server[n];
+		if (sv < 0 || (sj->node_ok && !sj->node_ok[n]))
+			continue;
+		for (int g = 0; g < b->servers[sv].ngpus; g++)
+			cnt += b->usable[sv][g];
+	}
+	return cnt;
+}
+
 int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
 {
 	const hs_sconf_t *c = &e->conf;
@@ -51,6 +68,13 @@ int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
 		hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
 		int pp = r == HS_ROLE_ACTIVE && sj->state == HS_SJ_PENDING &&
 			 !hs_preempt_able(&rules, &pjob);
+		/* Work conservation: a pinned job that cannot start now (too
+		 * few usable GPUs on its nodes) neither claims a place in the
+		 * group's share nor, in priority order, holds back the ones
+		 * behind it; it stays in the problem as under `always` and
+		 * is admitted the round its nodes free up. */
+		if (pp && usable_for(b, s, sj) < (sj->gpus > 0 ? sj->gpus : 1))
+			continue;
 		npending += pp;
 		/* the other jobs first (only their claims matter), then the
 		 * pending pinned ones in priority order (group 1) */

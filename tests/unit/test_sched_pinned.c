@@ -191,6 +191,43 @@ static void test_start_behind_pinned(void **state)
 	hs_engine_free(e);
 }
 
+/* Work conservation of the admission (PinnedAdmission=share): a pinned
+ * job that cannot start now (-w the node another pinned job holds) does
+ * not take the group's share, nor, being first in priority order, hold
+ * back a pinned job that can start on the free node (sched_slurm_limits
+ * (a) on a live cluster: the free node stayed idle). */
+static void test_unstartable_pinned_not_admitted(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1,k80:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->state = HS_SJ_RUNNING;
+	a->start = f.now - 60;
+	a->held[a->nheld++] = (hs_sgpu_t){ .node = 0, .gpu = 0 };
+	fx_job_t *w = fx_add(&f, 2, 1);
+	w->only_node = f.names[0]; /* -w the busy node */
+	w->prio = 2000;            /* ahead of r */
+	w->submit = f.now - 20;
+	fx_job_t *r = fx_add(&f, 3, 1);
+	r->submit = f.now - 10;
+	hs_engine_t *e = engine_with("RoundLength=360\nPinnedAdmission=share\n");
+	int started = 0;
+	for (int k = 0; k < 2 && !started; k++) {
+		hs_plan_t p;
+		fx_counts_t c;
+		f.now += 10;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		hs_plan_free(&p);
+		started = fx_find(&f, 3)->state == HS_SJ_RUNNING;
+	}
+	if (!started || fx_find(&f, 2)->state != HS_SJ_PENDING)
+		fail_msg("job 3 %s on the free k80, job 2 (-w the busy v100) %s",
+			 started ? "started" : "did not start",
+			 fx_find(&f, 2)->state == HS_SJ_PENDING ? "waits" : "did not wait");
+	hs_engine_free(e);
+}
+
 /* The old behaviour, kept as PinnedAdmission=always: every pending
  * pinned job got a time share, and each one started kept its GPU, until
  * pinned jobs held more than their share. */
@@ -382,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_pin_wait_reason),
 		cmocka_unit_test(test_start_behind_pinned),
 		cmocka_unit_test(test_half_pinned_always),
+		cmocka_unit_test(test_unstartable_pinned_not_admitted),
 		cmocka_unit_test(test_no_pinned),
 		cmocka_unit_test(test_no_usable_type_pinned),
 		cmocka_unit_test(test_no_usable_type_down),
