@@ -17,7 +17,7 @@ bench_solve_bench_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 bench_solve_bench_LDADD = libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
 EXTRA_DIST += bench/solve.sh
 # learned throughputs against the table (doc/learning.md)
-EXTRA_DIST += bench/learn.sh bench/fairness.sh
+EXTRA_DIST += bench/learn.sh bench/fairness.sh bench/strategic.sh
 # sched/hetsched on a local cluster against sched/backfill
 EXTRA_DIST += bench/cluster_bench.sh bench/cluster_report.py bench/start_error.py bench/cluster_jct.gp
 # job arrays: time to fill every GPU, sched/backfill vs sched/hetsched:

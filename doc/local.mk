@@ -30,3 +30,5 @@ EXTRA_DIST += doc/scale.md doc/results/sim-scale.png doc/results/scale-live.png 
 # expected start times and the per-job view
 dist_man_MANS += doc/man/hetsched-job.1
 EXTRA_DIST += doc/start-times.md
+# strategic users (issue 28): bench/strategic.sh's tables
+EXTRA_DIST += doc/strategic.md

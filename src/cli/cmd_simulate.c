@@ -40,7 +40,8 @@ static void usage(FILE *f)
 		"  --multi-priority      20%% of generated jobs get priority weight 5\n"
 		"  --reference-type T    GPU type for duration -> steps (default: the\n"
 		"                        fastest type of the cluster in the table)\n"
-		"  --seed N              workload, policy and mechanism seed (default 0)\n"
+		"  --seed N              workload, policy and mechanism seed (default 0;\n"
+		"                        --conf Seed=M gives the engine its own)\n"
 		"  --write-trace FILE    also write the workload as a Gavel trace\n"
 		"  --pinned-fraction F   mark this fraction of the jobs (evenly spread\n"
 		"                        by arrival) as not preemptible (default 0)\n"
@@ -49,6 +50,10 @@ static void usage(FILE *f)
 		"                        with Shares S in its account (default 1)\n"
 		"  --accounts A:S,...    accounts' Shares (default 1); a trace names\n"
 		"                        users and accounts in columns 12 and 13\n"
+		"  --strategy U:NAME[=X] user U of --users plays a strategy (repeatable):\n"
+		"                        honest, no-preempt, split[=K], ratio-slow[=F],\n"
+		"                        ratio-fast[=F], fake-model[=max|min|MODEL],\n"
+		"                        inflate-steps[=F], odd-shape (doc/strategic.md)\n"
 		"  --pinned-admission M  always (the plugin's default) or share:\n"
 		"                        PinnedAdmission=; ignore: pinned jobs\n"
 		"                        checkpoint and are preempted like any other\n"
@@ -235,16 +240,22 @@ enum {
 	OPT_WINDOW, OPT_MAXTIME, OPT_CSV, OPT_QUIET, OPT_HELP, OPT_IGNORE_RESTART, OPT_SAVE_FAILED,
 	OPT_PRICES, OPT_TIMELINE, OPT_PIN_FRACTION, OPT_PIN_ADMISSION, OPT_CONF, OPT_CKPT_TIME,
 	OPT_TRACE_ACTS, OPT_USERS, OPT_ACCOUNTS, OPT_UNKNOWN_MODELS, OPT_ANONYMOUS,
-	OPT_LEARNED_IN, OPT_LEARNED_OUT,
+	OPT_LEARNED_IN, OPT_LEARNED_OUT, OPT_STRATEGY,
 };
+
+/* --strategy is repeatable, one user each; more users than this are not
+ * a strategic-user experiment. */
+#define MAX_STRATEGIES 16
 
 /* What the command line asked for (parse_args, check_args). */
 typedef struct sim_args {
 	const char *trace_path, *table_path, *cluster_spec, *csv_path, *timeline_path;
 	const char *trace_out, *cons, *prices, *pin_adm, *users_spec, *accounts_spec;
 	hs_sim_users_t users;
+	const char *strategies[MAX_STRATEGIES];
+	int nstrategies;
 	double pin_frac;
-	int generate, weights_set;
+	int generate, weights_set, engine_seed_set;
 	long seed, gps;
 	hs_gen_opts_t g;
 	hs_sim_opts_t o;
@@ -258,6 +269,9 @@ static int conf_set(sim_args_t *a, const char *opt, const char *key, const char 
 	if (hs_sconf_set(&a->o.conf, key, value, &err) == 0) {
 		if (!strcasecmp(key, "WeightByPriority"))
 			a->weights_set = 1;
+		/* the engine's own seed, apart from the workload's */
+		if (!strcasecmp(key, "Seed") && !strcmp(opt, "--conf"))
+			a->engine_seed_set = 1;
 		return 0;
 	}
 	fprintf(stderr, "hetsched simulate: %s: %s\n", opt, err.msg);
@@ -335,6 +349,7 @@ static const struct option sim_longopts[] = {
 	{ "trace-acts", no_argument, NULL, OPT_TRACE_ACTS },
 	{ "users", required_argument, NULL, OPT_USERS },
 	{ "accounts", required_argument, NULL, OPT_ACCOUNTS },
+	{ "strategy", required_argument, NULL, OPT_STRATEGY },
 	{ "save-failed", required_argument, NULL, OPT_SAVE_FAILED },
 	{ "unknown-models", required_argument, NULL, OPT_UNKNOWN_MODELS },
 	{ "anonymous-jobs", no_argument, NULL, OPT_ANONYMOUS },
@@ -378,6 +393,11 @@ static int sim_option(sim_args_t *a, int c, const char *v)
 	case OPT_TRACE_ACTS: o->trace_acts = stderr; return 0;
 	case OPT_USERS: a->users_spec = v; return 0;
 	case OPT_ACCOUNTS: a->accounts_spec = v; return 0;
+	case OPT_STRATEGY:
+		if (a->nstrategies == MAX_STRATEGIES)
+			return 1;
+		a->strategies[a->nstrategies++] = v;
+		return 0;
 	case OPT_UNKNOWN_MODELS:
 		return parse_num(v, 0.0, &o->unknown_models) || o->unknown_models > 1;
 	case OPT_ANONYMOUS: o->anonymous_jobs = 1; return 0;
@@ -460,6 +480,15 @@ static int check_args(sim_args_t *a)
 			"its users in its 12th column)\n");
 		return 2;
 	}
+	if (a->nstrategies > 0 && !a->users_spec) {
+		fprintf(stderr, "hetsched simulate: --strategy names a user of --users\n");
+		return 2;
+	}
+	for (int i = 0; i < a->nstrategies; i++)
+		if (hs_sim_users_strategy(&a->users, a->strategies[i], &uerr) < 0) {
+			fprintf(stderr, "hetsched simulate: %s\n", uerr.msg);
+			return 2;
+		}
 	o->users = &a->users;
 	if (o->anonymous_jobs && !(o->unknown_models > 0))
 		o->unknown_models = 1; /* alone it means every job */
@@ -469,7 +498,7 @@ static int check_args(sim_args_t *a)
 		return 2;
 	char seed[32];
 	snprintf(seed, sizeof(seed), "%ld", a->seed);
-	if (conf_set(a, "--seed", "Seed", seed) < 0)
+	if (!a->engine_seed_set && conf_set(a, "--seed", "Seed", seed) < 0)
 		return 2;
 	o->consolidation = strcmp(a->cons, "always") ? HS_CONS_PLACEMENT : HS_CONS_ALWAYS;
 	o->gpus_per_server = (int)a->gps;
@@ -515,6 +544,16 @@ static json_object *config_doc(const sim_args_t *a)
 		json_object_array_add(win, json_object_new_int64(o->window_first));
 		json_object_array_add(win, json_object_new_int64(o->window_last));
 		json_object_object_add(cfg, "window", win);
+	}
+	if (a->nstrategies > 0) {
+		json_object *st = json_object_new_object();
+		for (int i = 0; i < a->users.nusers; i++) {
+			char buf[HS_STRAT_MODEL_MAX + 32];
+			hs_sim_strategy_format(&a->users.users[i].strategy, buf, sizeof(buf));
+			json_object_object_add(st, a->users.users[i].name,
+					       json_object_new_string(buf));
+		}
+		json_object_object_add(cfg, "strategies", st);
 	}
 	char desc[4096];
 	hs_sconf_describe(&o->conf, desc, sizeof(desc));

@@ -9,6 +9,7 @@ libhetsched_sim_la_SOURCES = \
 	src/sim/trace.c src/sim/trace.h \
 	src/sim/workload.c src/sim/workload.h \
 	src/sim/users.c src/sim/users.h src/sim/entitle.c src/sim/entitle.h \
+	src/sim/strategy.c src/sim/strategy.h \
 	src/sim/sim.c src/sim/sim.h src/sim/sim_impl.h src/sim/sim_ideal.c \
 	src/sim/sim_common.c \
 	src/sim/world.c src/sim/world.h src/sim/world_impl.h \

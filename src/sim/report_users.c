@@ -2,7 +2,8 @@
 /* report_users.c — the summary's per-user and per-account part (issue
  * 29): each user's and account's jobs, GPU time, the GPU time its Shares
  * entitled it to given what it asked for (entitle.h) and the ratio of
- * the two, and the JCT and finish-time fairness of its measured jobs;
+ * the two, and the JCT and finish-time fairness of its measured jobs,
+ * and the JCT of its submissions (a split array as one, strategy.h);
  * over all users, the lowest and highest ratio. */
 #include "sim/report.h"
 
@@ -13,6 +14,9 @@
 typedef struct agg {
 	long jobs, done;
 	double gpu_s, entitled_s, jct, rho;
+	long works;                /* submissions: an array of split tasks
+	                            * (strategy.h) counts once */
+	double work_jct;           /* their JCT: arrival to the last task's end */
 } agg_t;
 
 static json_object *num(double v)
@@ -32,7 +36,25 @@ static json_object *agg_doc(const agg_t *a, double tot_gpu)
 			       num(a->entitled_s > 0 ? a->gpu_s / a->entitled_s : NAN));
 	json_object_object_add(o, "avg_jct_s", num(a->done ? a->jct / a->done : NAN));
 	json_object_object_add(o, "ftf_rho_mean", num(a->done ? a->rho / a->done : NAN));
+	json_object_object_add(o, "works_completed", json_object_new_int64(a->works));
+	json_object_object_add(o, "avg_work_jct_s", num(a->works ? a->work_jct / a->works : NAN));
 	return o;
+}
+
+/* The JCT of the submission starting at job i (its array's tasks are
+ * the jobs after it, submitted together): arrival to the end of its last
+ * task; -1 when a task is unmeasured or did not finish. */
+static double work_jct(const hs_sim_result_t *r, long i)
+{
+	long n = r->jobs[i].array_tasks > 1 ? r->jobs[i].array_tasks : 1;
+	double end = -1;
+	for (long k = i; k < i + n; k++) {
+		if (k >= r->njobs || r->jobs[k].group != i || !r->jobs[k].measured ||
+		    r->jobs[k].finish_s < 0)
+			return -1;
+		end = end > r->jobs[k].finish_s ? end : r->jobs[k].finish_s;
+	}
+	return end - r->jobs[i].arrival_s;
 }
 
 /* Sums of the jobs of each user (u[], [nusers]) and account (a[]). */
@@ -51,6 +73,17 @@ static void sum_jobs(const hs_sim_result_t *r, agg_t *u, agg_t *a)
 				x[k]->jct += j->finish_s - j->arrival_s;
 				x[k]->rho += j->iso_steps / j->total_steps;
 			}
+		}
+	}
+	for (long i = 0; i < r->njobs; i++) {
+		const hs_sim_job_t *j = &r->jobs[i];
+		double jct;
+		if (j->group == i && j->user >= 0 && j->user < us->nusers &&
+		    (jct = work_jct(r, i)) >= 0) {
+			u[j->user].works++;
+			u[j->user].work_jct += jct;
+			a[us->users[j->user].account].works++;
+			a[us->users[j->user].account].work_jct += jct;
 		}
 	}
 	for (int i = 0; i < us->nusers && i < r->cap_users; i++) {

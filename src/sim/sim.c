@@ -195,6 +195,7 @@ static int run_engine(hs_sim_t *s, hs_err_t *err)
 		} else if (do_tick(s, now, err) < 0) {
 			return -1;
 		}
+		hs_world_fill(s->w, HS_SIM_EPOCH + now);
 		hs_sim_progress(s, 0);
 		int64_t next = next_time(s, now);
 		if (next < 0)

@@ -122,6 +122,9 @@ typedef struct hs_sim_job {
 	int measured;
 	int type, nservers, partner; /* where it runs (or ran last) */
 	int user;                    /* index into the result's users */
+	long group;                  /* index of the first job of its array
+	                              * (a split strategy), else its own */
+	int array_tasks;             /* jobs in that array, 0 = not one */
 	/* counters */
 	long starts, preemptions, migrations, restarts, keeps;
 	double lost_s, gpu_s, iso_steps;

@@ -43,6 +43,10 @@ typedef struct hs_trace_job {
 	char *user;           /* 12th column, NULL = none (users.h) */
 	char *account;        /* 13th column, NULL = none */
 	int line;             /* line number in the file (1-based) */
+	/* not in the file: a generated job a strategic user split into an
+	 * array (strategy.h "split"): its task number, and the array's
+	 * size (0 = not an array) */
+	int array_task, array_tasks;
 } hs_trace_job_t;
 
 typedef struct hs_trace {

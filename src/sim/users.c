@@ -79,6 +79,28 @@ static int add_user(hs_sim_users_t *u, const char *name, int account)
 	return u->nusers++;
 }
 
+int hs_sim_users_strategy(hs_sim_users_t *u, const char *spec, hs_err_t *err)
+{
+	const char *colon = strchr(spec, ':');
+	if (!colon || colon == spec || colon - spec >= HS_USER_NAME_MAX)
+		return hs_err_set(err, "--strategy '%s': not USER:NAME[=ARG]", spec);
+	size_t n = (size_t)(colon - spec);
+	hs_sim_strategy_t s;
+	if (hs_sim_strategy_parse(&s, colon + 1, err) < 0)
+		return -1;
+	int found = 0;
+	/* every user of that name (one per account it submits in) */
+	for (int i = 0; i < u->nusers; i++)
+		if (strlen(u->users[i].name) == n && !strncmp(u->users[i].name, spec, n)) {
+			u->users[i].strategy = s;
+			found = 1;
+		}
+	if (!found)
+		return hs_err_set(err, "--strategy '%s': no user '%.*s' in --users", spec, (int)n,
+				  spec);
+	return 0;
+}
+
 int hs_sim_users_find(hs_sim_users_t *u, const char *user, const char *account)
 {
 	int a = account_index(u, account ? account : "sim", 1);

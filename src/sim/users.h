@@ -9,6 +9,8 @@
  *       and Shares inside its account (default 1)
  *   --accounts NAME:SHARES,...                     the accounts' Shares
  *       (default 1; an account a user names need not be listed)
+ *   --strategy USER:NAME[=ARG]                     what a user plays
+ *       (strategy.h; repeatable, one user each)
  *
  * A trace's optional columns 12 (user) and 13 (account) name them per
  * job instead; users and accounts met there that no option lists get
@@ -19,6 +21,7 @@
 #define HS_SIM_USERS_H
 
 #include "core/model.h"
+#include "sim/strategy.h"
 
 #define HS_USER_NAME_MAX 64
 
@@ -32,6 +35,8 @@ typedef struct hs_sim_user {
 	int account;               /* index into accounts */
 	double fraction;           /* of the generated jobs, 0 = not drawn */
 	double shares;             /* inside its account */
+	hs_sim_strategy_t strategy; /* what it plays (strategy.h); honest
+	                            * by default */
 } hs_sim_user_t;
 
 typedef struct hs_sim_users {
@@ -47,6 +52,9 @@ int hs_sim_users_copy(hs_sim_users_t *dst, const hs_sim_users_t *src);
 /* Parses --users and --accounts (either may be NULL); the fractions must
  * add up to 1 (within 1e-6) when any is given. */
 int hs_sim_users_parse(hs_sim_users_t *u, const char *users, const char *accounts, hs_err_t *err);
+/* Parses one --strategy USER:NAME[=ARG] (strategy.h): USER must be one
+ * of u's users (by name); a second strategy for it replaces the first. */
+int hs_sim_users_strategy(hs_sim_users_t *u, const char *spec, hs_err_t *err);
 /* Is name a valid user or account name? */
 int hs_sim_name_ok(const char *name);
 /* The user (index) of generated job number n (0-based) when jobs[i] of

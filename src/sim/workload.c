@@ -59,17 +59,40 @@ int hs_workload_generator(hs_workload_t *w, const hs_thrtable_t *t, const hs_gen
 	return 0;
 }
 
+/* Jobs generated job n of user u becomes (split strategies). */
+static int user_tasks(const hs_sim_users_t *us, int u)
+{
+	return u >= 0 && us ? hs_sim_strategy_tasks(&us->users[u].strategy) : 1;
+}
+
 long hs_workload_size(const hs_workload_t *w)
 {
 	if (w->trace)
 		return w->trace->njobs;
-	return w->g.njobs >= 0 ? w->g.njobs : -1;
+	if (w->g.njobs < 0)
+		return -1;
+	const hs_sim_users_t *us = w->users;
+	int split = 0;
+	for (int u = 0; us && u < us->nusers; u++)
+		split |= user_tasks(us, u) > 1;
+	if (!split)
+		return w->g.njobs;
+	/* the users' spread is deterministic: replay it */
+	long *cnt = calloc((size_t)us->nusers + 1, sizeof(long)), total = 0;
+	if (!cnt)
+		return -1;
+	for (long n = 0; n < w->g.njobs; n++)
+		total += user_tasks(us, hs_sim_users_next(us, n, cnt));
+	free(cnt);
+	return total;
 }
 
 double hs_workload_peek(const hs_workload_t *w)
 {
 	if (w->trace)
 		return w->next < w->trace->njobs ? w->trace->jobs[w->next].arrival_s : -1.0;
+	if (w->split_left > 0)
+		return w->split_job.arrival_s;
 	if (w->g.njobs >= 0 && w->generated >= w->g.njobs)
 		return -1.0;
 	return w->next_arrival;
@@ -106,9 +129,37 @@ static int pinned_pick(long index, double f)
 	return floor((double)(index + 1) * f + 1e-9) > floor((double)index * f + 1e-9);
 }
 
+/* The next task of the array being split (strategy.h "split"). */
+static int next_task(hs_workload_t *w, hs_trace_job_t *job)
+{
+	*job = w->split_job;
+	job->array_task = job->array_tasks - w->split_left;
+	w->split_left--;
+	return 1;
+}
+
+/* A strategic user's job as the user submits it: pinned (no-preempt),
+ * or the first of K array tasks of 1/K of its steps (split; the other
+ * tasks come from next_task). */
+static void user_strategy(hs_workload_t *w, hs_trace_job_t *job, int u)
+{
+	const hs_sim_strategy_t *s = &w->users->users[u].strategy;
+	job->pinned |= hs_sim_strategy_pinned(s);
+	int k = hs_sim_strategy_tasks(s);
+	if (k <= 1)
+		return;
+	job->total_steps /= k;
+	job->array_tasks = k;
+	job->array_task = 0;
+	w->split_job = *job;
+	w->split_left = k - 1;
+}
+
 int hs_workload_next(hs_workload_t *w, hs_trace_job_t *job)
 {
 	memset(job, 0, sizeof(*job));
+	if (w->split_left > 0)
+		return next_task(w, job);
 	if (w->trace) {
 		if (w->next >= w->trace->njobs)
 			return 0;
@@ -151,6 +202,7 @@ int hs_workload_next(hs_workload_t *w, hs_trace_job_t *job)
 		/* borrowed from the users, which outlive the workload's jobs */
 		job->user = w->users->users[u].name;
 		job->account = w->users->accounts[w->users->users[u].account].name;
+		user_strategy(w, job, u);
 	}
 	w->generated++;
 	if (w->g.jobs_per_hour > 0) {

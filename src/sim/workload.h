@@ -20,6 +20,12 @@
  * Per job the draws happen in this order: scale factor, duration (two
  * draws), job type, priority (only for multi-priority workloads), then the
  * gap to the next arrival.
+ *
+ * A generated job of a user whose strategy splits (strategy.h "split=K")
+ * comes out as K jobs of 1/K of its steps at its arrival, one after the
+ * other (array tasks 0..K-1); the draws are the same as without the
+ * strategy, so every other job is unchanged. A user whose strategy is
+ * no-preempt submits every job pinned.
  */
 #ifndef HS_SIM_WORKLOAD_H
 #define HS_SIM_WORKLOAD_H
@@ -48,6 +54,10 @@ typedef struct hs_workload {
 	const hs_sim_users_t *users; /* generated jobs' users (users.h), by
 	                              * their fractions; NULL = none */
 	long *user_jobs;             /* generated jobs of each user so far */
+	/* a strategic user's job split into an array (strategy.h): the
+	 * tasks still to come, all copies of split_job but for the number */
+	hs_trace_job_t split_job;
+	int split_left;
 	int next;
 	/* generator mode */
 	const hs_thrtable_t *table;
@@ -69,7 +79,8 @@ int hs_workload_generator(hs_workload_t *w, const hs_thrtable_t *t, const hs_gen
 			  hs_err_t *err);
 void hs_workload_free(hs_workload_t *w);
 
-/* Total jobs the workload will produce, or -1 when unbounded. */
+/* Total jobs the workload will produce (split tasks counted), or -1 when
+ * unbounded. */
 long hs_workload_size(const hs_workload_t *w);
 /* Arrival time of the next job, or -1 when there is none. */
 double hs_workload_peek(const hs_workload_t *w);

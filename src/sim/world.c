@@ -184,11 +184,18 @@ static int job_hints(hs_world_t *w, long k, const hs_sim_job_t *j)
 	wjob_t *x = &w->wj[k];
 	char steps[32];
 	int unknown = unknown_model(w, k);
-	snprintf(steps, sizeof(steps), "%.0f", ceil(j->total_steps));
+	/* what a strategic user declares instead (strategy.h) */
+	const hs_sim_strategy_t *st = &w->users->users[j->user].strategy;
+	int djt = hs_sim_strategy_model(st, w->o.table, j->jt, w->o.cluster->names,
+					w->o.cluster->ntypes);
+	if (djt < 0)
+		return -2;
+	const char *model = w->o.table->models[djt];
+	snprintf(steps, sizeof(steps), "%.0f", ceil(hs_sim_strategy_steps(st, j->total_steps)));
 	x->nenv = 0;
-	if (!unknown && !(x->env[x->nenv++] = env_entry("HS_MODEL=%s", j->model)))
+	if (!unknown && !(x->env[x->nenv++] = env_entry("HS_MODEL=%s", model)))
 		return -1;
-	x->name = unknown && w->o.anonymous_jobs ? NULL : j->model;
+	x->name = unknown && w->o.anonymous_jobs ? NULL : model;
 	x->env[x->nenv] = env_entry("HS_STEPS=%s", steps);
 	x->env[x->nenv + 1] =
 		env_entry("HS_CKPT=%s", j->pinned && !w->o.pinned_preemptible ? "0" : "1");
@@ -272,8 +279,15 @@ int hs_world_submit(hs_world_t *w, const hs_trace_job_t *tj, int measured, hs_er
 	j->user = hs_sim_users_find(w->users, tj->user ? tj->user : "user", tj->account);
 	if (j->user < 0)
 		return hs_err_set(err, "out of memory");
+	j->group = k - tj->array_task;
+	j->array_tasks = tj->array_tasks;
 	int usable = job_rates(w, j);
-	if (usable < 0 || !x->held || !x->meas || !x->meas_t || !x->rec || job_hints(w, k, j) < 0)
+	int hints = usable < 0 ? -1 : job_hints(w, k, j);
+	if (hints == -2)
+		return hs_err_set(err, "--strategy fake-model=%s: no such model with scale factor "
+				  "%d in the throughput table",
+				  w->users->users[j->user].strategy.model, j->sf);
+	if (usable < 0 || !x->held || !x->meas || !x->meas_t || !x->rec || hints < 0)
 		return hs_err_set(err, "out of memory");
 	if (!usable) {
 		r->rejected++; /* no type can ever run it: never submitted */
@@ -419,7 +433,9 @@ int hs_world_snapshot(hs_world_t *w, int64_t now, hs_snap_t *s, hs_err_t *err)
 		*sj = (hs_sjob_t){
 			.id = (uint32_t)k + 1, .user_id = 1000 + (uint32_t)j->user, .state = x->state,
 			.eligible = x->state == HS_SJ_PENDING && x->begin_time <= now,
-			.gpus = j->sf, .nodes = 1, .shape_ok = 1, .nparts = 1,
+			.gpus = j->sf, .nodes = 1, .nparts = 1,
+			.shape_ok = hs_sim_strategy_shape_ok(&us->users[j->user].strategy),
+			.array_id = j->array_tasks > 1 ? (uint32_t)j->group + 1 : 0,
 			.parts = &w->part0, .nenv = x->nenv, .env = x->env,
 			.name = (char *)x->name,
 			.record = x->rec,

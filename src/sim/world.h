@@ -74,6 +74,14 @@ void hs_world_snapshot_done(hs_snap_t *s);
 /* The executor: does every act of b at time now. */
 void hs_world_exec(hs_world_t *w, hs_acts_t *b, int64_t now);
 
+/* The plugin's fill of jobs the rounds do not place (cpujobs.c): every
+ * pending job of a user whose strategy is odd-shape (shape_ok = 0), in
+ * priority order, started on any free GPUs, one that does not fit not
+ * blocking the others. The plugin runs it after each round's apply and
+ * every second; GPUs free up only at the clock's stops, so once per
+ * stop after the round or tick is the same. */
+void hs_world_fill(hs_world_t *w, int64_t now);
+
 /* Views of the jobs ids[0..n-1] for an ops pass at now (their
  * AdminComment records brought up to date). */
 void hs_world_views(hs_world_t *w, const uint32_t *ids, int n, hs_op_view_t *v, int64_t now);

@@ -287,3 +287,52 @@ void hs_world_exec(hs_world_t *w, hs_acts_t *b, int64_t now)
 				hs_outcome_name(a->out), a->msg);
 	}
 }
+
+/* Fill order: the plugin's (hs_prio_order): priority, then submit time,
+ * then id. */
+static int fill_before(const hs_world_t *w, long a, long b)
+{
+	double pa = w->res->jobs[a].weight, pb = w->res->jobs[b].weight;
+	if (pa != pb)
+		return pa > pb;
+	if (w->wj[a].submit_time != w->wj[b].submit_time)
+		return w->wj[a].submit_time < w->wj[b].submit_time;
+	return a < b;
+}
+
+void hs_world_fill(hs_world_t *w, int64_t now)
+{
+	/* few candidates (one strategic user's pending jobs): a selection
+	 * of the next one each time instead of a sort */
+	int any = 0;
+	for (int u = 0; u < w->users->nusers; u++)
+		any |= !hs_sim_strategy_shape_ok(&w->users->users[u].strategy);
+	while (any) {
+		long best = -1;
+		for (long i = 0; i < w->nlive; i++) {
+			long k = w->live[i];
+			const wjob_t *x = &w->wj[k];
+			const hs_sim_job_t *j = &w->res->jobs[k];
+			if (x->state != HS_SJ_PENDING || x->begin_time > now || x->fill_tried ||
+			    hs_sim_strategy_shape_ok(&w->users->users[j->user].strategy))
+				continue;
+			if (best < 0 || fill_before(w, k, best))
+				best = k;
+		}
+		if (best < 0)
+			break;
+		/* Slurm places it on any free GPUs of the partition; one
+		 * that does not fit does not block the ones behind it */
+		hs_act_t a = { .kind = HS_DO_START, .id = (uint32_t)best + 1,
+			       .job = (uint32_t)best + 1, .plan = -1, .where = HS_WHERE_ANY,
+			       .why = "GPU shape placed by Slurm" };
+		w->wj[best].fill_tried = 1;
+		do_start(w, best, &a, now);
+		if (w->o.trace && a.out != HS_OUT_REFUSED) /* refusals: every stop */
+			fprintf(w->o.trace, "t=%lld fill job %ld: %s %s\n",
+				(long long)(now - HS_SIM_EPOCH), best + 1,
+				hs_outcome_name(a.out), a.msg);
+	}
+	for (long i = 0; any && i < w->nlive; i++)
+		w->wj[w->live[i]].fill_tried = 0;
+}

@@ -52,6 +52,7 @@ typedef struct wjob {
 	double iso_base;           /* isolated-share integral at arrival */
 	double seg_start;          /* timeline: current run segment */
 	const char *seg_event;
+	int fill_tried;            /* the fill's pass tried it already */
 } wjob_t;
 
 struct hs_world {

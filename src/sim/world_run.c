@@ -101,7 +101,10 @@ void hs_world_progress(hs_world_t *w, long k)
 	if (!x->measured_now && x->alone_s >= HS_WORLD_MEASURE_S) {
 		/* what the SPANK plugin reports once its EMA settled */
 		x->measured_now = 1;
-		x->meas[j->type] = x->thr;
+		/* a strategic user's job may report another rate (strategy.h):
+		 * the engine sees the lie, the job still runs at x->thr */
+		x->meas[j->type] = hs_sim_strategy_report(&w->users->users[j->user].strategy,
+							  j->thr_policy, w->J, j->type, x->thr);
 		x->meas_t[j->type] = HS_SIM_EPOCH + (int64_t)ceil(t1);
 		x->comment_dirty = x->meas_dirty = 1;
 	}

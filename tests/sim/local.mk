@@ -15,6 +15,11 @@ tests_sim_test_users_SOURCES = tests/sim/test_users.c
 tests_sim_test_users_LDADD = $(SIM_TEST_LDADD)
 tests_sim_test_users_CFLAGS = $(SIM_TEST_CFLAGS)
 TESTS += tests/sim/test_users
+check_PROGRAMS += tests/sim/test_strategy
+tests_sim_test_strategy_SOURCES = tests/sim/test_strategy.c
+tests_sim_test_strategy_LDADD = $(SIM_TEST_LDADD)
+tests_sim_test_strategy_CFLAGS = $(SIM_TEST_CFLAGS)
+TESTS += tests/sim/test_strategy
 
 check_PROGRAMS += tests/sim/test_sim
 tests_sim_test_sim_SOURCES = tests/sim/test_sim.c

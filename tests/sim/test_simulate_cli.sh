@@ -20,7 +20,7 @@ check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
 # the value of a top-level number in the summary (json-c prints "k":v)
 val() { sed -n "s/^  \"$1\":\([^,]*\),*$/\1/p" "$2"; }
 
-echo 1..46
+echo 1..50
 printf '%s\n' "{\"fast\": {\"('A', 1)\": {\"null\": 1.0}}}" >"$tmp/table.json"
 printf 'A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\nA\tc\td\t-s\t0\t360\t1\t1\t-1\t0\n' >"$tmp/t.trace"
 common="--throughputs $tmp/table.json --cluster fast:1 --quiet"
@@ -201,4 +201,19 @@ check "hetsched learned refuses an absurd rate" sh -c "test $? -eq 1 && grep -q 
 check "--learned-in refuses it too" sh -c "test $? -ne 0 && grep -q 'lbad.json' '$tmp/err'"
 "$hs" simulate $lcommon --unknown-models 2 >/dev/null 2>&1
 check "--unknown-models above 1 is refused" test $? -eq 2
+# strategic users (issue 28, doc/strategic.md)
+sg="$common --generate --jobs 4 --rate 60 --seed 1 --users alice:0.5,bob:0.5"
+"$hs" simulate $common --generate --jobs 4 --rate 60 --strategy bob:split >/dev/null 2>"$tmp/err"
+check "--strategy without --users is refused" sh -c "test $? -eq 2 && grep -q 'a user of --users' '$tmp/err'"
+"$hs" simulate $sg --strategy bob:nope >/dev/null 2>"$tmp/err"
+check "an unknown strategy is refused" sh -c "test $? -eq 2 && grep -q \"unknown strategy 'nope'\" '$tmp/err'"
+"$hs" simulate $sg --strategy carol:split >/dev/null 2>"$tmp/err"
+check "a strategy for an unknown user is refused" sh -c "test $? -eq 2 && grep -q \"no user 'carol'\" '$tmp/err'"
+"$hs" simulate $sg --strategy bob:split=3 >"$tmp/st" 2>"$tmp/err"
+check "--strategy bob:split=3: bob's 2 jobs are 6 tasks, 2 submissions" python3 -c "
+import json, sys
+s = json.load(open('$tmp/st'))
+b = s['users']['bob@sim']
+sys.exit(0 if s['config']['strategies'] == {'alice': 'honest', 'bob': 'split=3'}
+         and b['jobs'] == 6 and b['works_completed'] == 2 and s['jobs_completed'] == 8 else 1)"
 [ $failed -eq 0 ]
