@@ -674,20 +674,25 @@ static int cmp_cand(const void *pa, const void *pb)
 	return a->ib < b->ib ? -1 : a->ib > b->ib;
 }
 
-/* X over the share of the time since the reset the entry received, both
- * counted with a virtual half round (Gavel's scheduler seeds every job's
- * time with time_per_iteration / 2 at each reset): an entry that has not
- * run yet has a large but finite priority, 2 X (E + R/2) / R. Giving it
- * infinite priority instead (received 0 -> "never ran first") lets a user
- * with many small-share jobs take every round after a reset, ahead of
- * another user's few large-share jobs that ran once (issue 29). Within a
- * type the order is Gavel's, X / (received + R/2). */
+/* How far the entry is behind its own allocation since the reset: the
+ * time it should have had over the time it had, X (E + R/2) /
+ * (received + X R/2), with a virtual half round credited on both sides
+ * (Gavel's scheduler seeds every job's time with time_per_iteration / 2
+ * at each reset). The credit is X R/2, the entry's own share of the half
+ * round, not R/2 as in Gavel: with R/2 an entry that has not run ranks at
+ * X (E + R/2) / (R/2), proportional to X, so a user who splits his work
+ * into many small-share jobs (or simply has many small jobs) ranks below
+ * every few-large-share job of another user until those have run rounds
+ * ahead of their allocation (doc/strategic.md). With X R/2 an entry on
+ * track (received = X E) ranks 1 whatever its X, and one that has not
+ * run ranks 1 + 2E/R: large but finite, so the carried deficit, not
+ * "never ran first", orders entries right after a reset (issue 29). */
 static double priority(const hs_mech_t *m, double x, double recv, double since)
 {
 	if (x <= 0.0)
 		return 0.0;
 	const double half = 0.5 * (m->o.round_s > 0.0 ? m->o.round_s : HS_ROUND_S_DEFAULT);
-	return x * (since + half) / (recv + half);
+	return x * (since + half) / (recv + x * half);
 }
 
 /* Order in which types pick jobs: fastest first (by each job's throughput
