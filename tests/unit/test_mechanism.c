@@ -307,9 +307,9 @@ static void lease_extension(void **state)
 /* Leases (opts.lease_s = 360): one GPU, two jobs with X = 0.5. r0: j0
  * starts. r1 comes 5 s later (an early round): j1 never ran (priority
  * 0.5 * 185 / 90 = 1.03 against j0's 0.5 * 185 / 95 = 0.97), yet j0
- * keeps the GPU, its run began 5 s ago. Without a lease (lease_s = 0) the same round preempts
- * j0. The lease survives save/restore: r2 (10 s) keeps j0 in both
- * mechanisms; r3 at 360 s since the start lets j1 in. */
+ * keeps the GPU, its run began 5 s ago. Without a lease (lease_s = 0)
+ * the same round preempts j0. The lease survives save/restore: r2 (10 s)
+ * keeps j0 in both mechanisms; r3 at 360 s since the start lets j1 in. */
 static void early_round_lease(void **state)
 {
 	(void)state;
