@@ -674,20 +674,35 @@ static int cmp_cand(const void *pa, const void *pb)
 	return a->ib < b->ib ? -1 : a->ib > b->ib;
 }
 
-/* X over the share of the time since the reset the entry received, both
- * counted with a virtual half round (Gavel's scheduler seeds every job's
- * time with time_per_iteration / 2 at each reset): an entry that has not
- * run yet has a large but finite priority, 2 X (E + R/2) / R. Giving it
- * infinite priority instead (received 0 -> "never ran first") lets a user
- * with many small-share jobs take every round after a reset, ahead of
- * another user's few large-share jobs that ran once (issue 29). Within a
- * type the order is Gavel's, X / (received + R/2). */
-static double priority(const hs_mech_t *m, double x, double recv, double since)
+/* How far the entry is behind its allocation: its lag, the time it
+ * should have had minus the time it had, counting the deficit carried
+ * across resets, def + X E - received (E the time since the reset),
+ * in half rounds, u = lag / (R/2), mapped onto a positive scale
+ * (1 + u when behind, 1 / (1 - u) when ahead: monotone, 1 on track), so
+ * 0 still means "no allocation" and the restart-aware discount still
+ * scales it. Largest lag first, not Gavel's X / (received + R/2): Gavel
+ * seeds every job's time with R/2 whatever its X, so a job that has not
+ * run ranks at X (E + R/2) / (R/2), proportional to X, and a user who
+ * splits his work into many small-share jobs (or simply has many small
+ * jobs) ranked below every few-large-share job of another user until
+ * those had run rounds ahead of their allocation (doc/strategic.md:
+ * no GPU in the first hour although entitled to half). Any ratio of
+ * should-have over had favours one side: seeding the received time
+ * with X R/2 instead ranks every job that has not run above every job
+ * that has, and the user with few large jobs waits (bench/fairness.sh:
+ * 0.50-0.80 of his entitlement). A lag is additive: a user's lag is the
+ * sum of his jobs' lags however he splits the work, and taking the
+ * largest first keeps every job within about a round of its allocation.
+ * A job that has not run since the reset no longer ranks high by itself:
+ * its lag is its carried deficit plus X E (issue 29's "never ran first"
+ * stays out). */
+static double priority(const hs_mech_t *m, double x, double def, double recv, double since)
 {
 	if (x <= 0.0)
 		return 0.0;
 	const double half = 0.5 * (m->o.round_s > 0.0 ? m->o.round_s : HS_ROUND_S_DEFAULT);
-	return x * (since + half) / (recv + half);
+	const double u = (def + x * since - recv) / half;
+	return u >= 0.0 ? 1.0 + u : 1.0 / (1.0 - u);
 }
 
 /* Order in which types pick jobs: fastest first (by each job's throughput
@@ -777,7 +792,7 @@ static int candidates(hs_mech_t *m, const hs_round_in_t *in, hs_mentry_t **singl
 		double x = e ? e->x[it] : 0.0;
 		if (x <= 0.0 && !m->o.backfill)
 			continue;
-		double prio = e ? priority(m, x, e->recv[it], since) : 0.0;
+		double prio = e ? priority(m, x, e->def[it], e->recv[it], since) : 0.0;
 		c[n++] = (cand_t){ .ia = i, .ib = -1, .x = x,
 				   .prio = prio * useful_share(m, in, i, j),
 				   .def = e ? e->def[it] : 0.0 };
@@ -789,7 +804,7 @@ static int candidates(hs_mech_t *m, const hs_round_in_t *in, hs_mentry_t **singl
 		double share = fmin(useful_share(m, in, e->ia, j), useful_share(m, in, e->ib, j));
 		c[n++] = (cand_t){ .ia = e->ia < e->ib ? e->ia : e->ib,
 				   .ib = e->ia < e->ib ? e->ib : e->ia, .x = e->x[it],
-				   .prio = priority(m, e->x[it], e->recv[it], since) * share,
+				   .prio = priority(m, e->x[it], e->def[it], e->recv[it], since) * share,
 				   .def = e->def[it] };
 	}
 	return n;
@@ -953,7 +968,7 @@ static int pick_leased(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 		if (ib >= 0)
 			done[ib] = 1;
 		picks[n++] = (pick_t){ .ia = ia, .ib = ib, .type = j, .x = x,
-				       .prio = e ? priority(m, x, e->recv[it], since) : 0.0 };
+				       .prio = e ? priority(m, x, e->def[it], e->recv[it], since) : 0.0 };
 	}
 	return n;
 }

@@ -55,13 +55,15 @@
  * RULES (see doc/policies.md)
  *  - Per entry (a job alone, or a packed pair) and type the mechanism keeps
  *    the time received since the last allocation reset.
- *    priority = X / ((received + R/2) / (elapsed since reset + R/2)), R
- *    the round length: both times carry a virtual half round, as Gavel
- *    seeds them, so an entry that has not run yet ranks high but not
- *    above everything (a user's many unrun jobs do not take every round).
+ *    The priority is the entry's lag, deficit + X * elapsed since reset -
+ *    received, in half rounds u = lag / (R/2) (R the round length), as
+ *    1 + u when behind and 1 / (1 - u) when ahead (1 on track, 0 without
+ *    an allocation): largest lag first, so a user's many small-share jobs
+ *    and another's few large-share ones are served alike (not Gavel's
+ *    X / received fraction, whose half-round seed favours large X).
  *  - At a reset: deficit += X_old * elapsed - received, received := 0, then
- *    the new X is installed. Deficits survive resets (tie-breaker), and are
- *    dropped only when a job leaves.
+ *    the new X is installed. Deficits survive resets (in the lag, and as
+ *    the tie-breaker), and are dropped only when a job leaves.
  *  - Each round, types are visited fastest first (or in a random order, for
  *    heterogeneity-agnostic policies: opts.shuffle_types); per type,
  *    entries in decreasing (priority, deficit, X) order are taken while

@@ -104,11 +104,11 @@ static void alloc_equal(hs_alloc_t *a, const world_t *w, double x)
 }
 
 /* One GPU, two jobs with X = 0.5 each: they alternate round by round.
- * Priority X (E + R/2) / (recv + R/2), R = 360:
- * r0: neither ran -> 0.5 * 180 / 180 = 0.5 each, tie -> j0.
- * r1 (360 s later): j0 0.5 * 540 / 540 = 0.5; j1 0.5 * 540 / 180 = 1.5
- * -> j1.
- * r2: j0 and j1 0.5 * 900 / 540 = 5/6 each, deficits 0 -> j0 again. */
+ * Lag X E - recv in half rounds u (R = 360), priority 1 + u behind,
+ * 1 / (1 - u) ahead:
+ * r0: neither ran, lag 0 -> 1 each, tie -> j0.
+ * r1 (360 s later): j0 lag 180 - 360 -> 1/2; j1 lag 180 -> 2 -> j1.
+ * r2: j0 and j1 lag 360 - 360 = 0 -> 1 each, deficits 0 -> j0 again. */
 static void rotation(void **state)
 {
 	(void)state;
@@ -128,20 +128,20 @@ static void rotation(void **state)
 	assert_int_equal(out.d[0].resume, 0);
 	assert_true(out.d[0].cost_s == 0.0);
 	assert_int_equal(out.d[1].action, HS_ACT_NONE);
-	assert_true(fabs(out.d[0].priority - 0.5) < 1e-12);
+	assert_true(fabs(out.d[0].priority - 1.0) < 1e-12);
 	hs_round_out_free(&out);
 
 	assert_int_equal(round_(&w, 360, NULL, &out), 0); /* job set unchanged */
 	assert_int_equal(out.d[0].action, HS_ACT_PREEMPT);
 	assert_int_equal(out.d[1].action, HS_ACT_START);
-	assert_true(fabs(out.d[1].priority - 1.5) < 1e-12);
+	assert_true(fabs(out.d[1].priority - 2.0) < 1e-12);
 	hs_round_out_free(&out);
 
 	round_(&w, 360, NULL, &out);
 	assert_int_equal(out.d[0].action, HS_ACT_START);
 	assert_int_equal(out.d[0].resume, 1);      /* ran before: restart */
 	assert_true(out.d[0].cost_s == 30.0);
-	assert_true(fabs(out.d[0].priority - 5.0 / 6.0) < 1e-12);
+	assert_true(fabs(out.d[0].priority - 1.0) < 1e-12);
 	assert_int_equal(out.d[1].action, HS_ACT_PREEMPT);
 	hs_round_out_free(&out);
 
@@ -159,12 +159,11 @@ static void rotation(void **state)
 
 /* Restart-aware selection: the same two jobs with a 180 s restart cost
  * and 360 s rounds (priorities as in rotation()). r2: j0 would restart
- * (it ran in r0), so its priority 5/6 counts for 5/6 * (360 - 180) / 360
- * = 5/12 against j1's 5/6 for staying: j1 keeps the GPU. r3: j1
- * 0.5 * 1260 / 900 = 0.7 against j0 0.5 * 1260 / 540 * 0.5 = 7/12: j1
- * keeps again. r4: j1 0.5 * 1620 / 1260 = 9/14, j0 0.5 * 1620 / 540 *
- * 0.5 = 0.75: j0 restarts. A job that has not run pays nothing and is
- * not discounted. */
+ * (it ran in r0), so its priority 1 counts for 1 * (360 - 180) / 360
+ * = 0.5 against j1's 1 for staying: j1 keeps the GPU (without the
+ * discount the tie goes to j0). r3: j1 lag 540 - 720 -> 1/2 against j0
+ * lag 540 - 360 -> 2 * 0.5 = 1: j0 restarts. A job that has not run
+ * pays nothing and is not discounted. */
 static void restart_aware(void **state)
 {
 	(void)state;
@@ -181,24 +180,19 @@ static void restart_aware(void **state)
 	assert_int_equal(out.d[0].action, HS_ACT_START);
 	hs_round_out_free(&out);
 	round_(&w, 360, NULL, &out);
-	assert_int_equal(out.d[1].action, HS_ACT_START); /* not run yet: 1.5 */
+	assert_int_equal(out.d[1].action, HS_ACT_START); /* not run yet: 2 */
 	assert_true(out.d[1].cost_s == 0.0);
 	hs_round_out_free(&out);
 	round_(&w, 360, NULL, &out);
 	assert_int_equal(out.d[1].action, HS_ACT_KEEP);
 	assert_int_equal(out.d[0].action, HS_ACT_NONE);
-	assert_true(fabs(out.d[1].priority - 5.0 / 6.0) < 1e-12);
-	hs_round_out_free(&out);
-	round_(&w, 360, NULL, &out);
-	assert_int_equal(out.d[1].action, HS_ACT_KEEP);
-	assert_int_equal(out.d[0].action, HS_ACT_NONE);
-	assert_true(fabs(out.d[1].priority - 0.7) < 1e-12);
+	assert_true(fabs(out.d[1].priority - 1.0) < 1e-12);
 	hs_round_out_free(&out);
 	round_(&w, 360, NULL, &out);
 	assert_int_equal(out.d[0].action, HS_ACT_START);
 	assert_int_equal(out.d[0].resume, 1);
 	assert_true(out.d[0].cost_s == 180.0);
-	assert_true(fabs(out.d[0].priority - 0.75) < 1e-12);
+	assert_true(fabs(out.d[0].priority - 1.0) < 1e-12);
 	assert_int_equal(out.d[1].action, HS_ACT_PREEMPT);
 	hs_round_out_free(&out);
 	hs_alloc_free(&a);
@@ -208,7 +202,7 @@ static void restart_aware(void **state)
 /* Deficits: j0 ran the only GPU for 360 s with X = 0.5 each, then a new
  * allocation arrives. deficit(j0) = 0.5*360 - 360 = -180, deficit(j1) =
  * +180. Both have received nothing since the reset, so priorities tie
- * (0.5e9) and the deficit decides: j1 runs. */
+ * (1) and the deficit decides: j1 runs. */
 static void deficits(void **state)
 {
 	(void)state;
@@ -306,10 +300,10 @@ static void lease_extension(void **state)
  * 3-GPU job must span exactly 2 servers. */
 /* Leases (opts.lease_s = 360): one GPU, two jobs with X = 0.5. r0: j0
  * starts. r1 comes 5 s later (an early round): j1 never ran (priority
- * 0.5e9 against j0's 0.5 / (5 / 5) = 0.5), yet j0 keeps the GPU, its run
- * began 5 s ago. Without a lease (lease_s = 0) the same round preempts
- * j0. The lease survives save/restore: r2 (10 s) keeps j0 in both
- * mechanisms; r3 at 360 s since the start lets j1 in. */
+ * 1 + 2.5 / 180 against j0's 1 / (1 + 2.5 / 180)), yet j0
+ * keeps the GPU, its run began 5 s ago. Without a lease (lease_s = 0)
+ * the same round preempts j0. The lease survives save/restore: r2 (10 s)
+ * keeps j0 in both mechanisms; r3 at 360 s since the start lets j1 in. */
 static void early_round_lease(void **state)
 {
 	(void)state;
@@ -475,8 +469,8 @@ static void few_servers(void **state)
 
 /* A packed pair uses its scale factor once: one GPU, pair (j0, j1) with
  * X = 1 -> both run on the same GPU, each other's partner, 1 GPU used.
- * j2 alone (X = 1, priority 1e9) would outrank the pair by deficit only;
- * the pair also has 1e9, tie -> deficit 0 -> X 1 both -> lower first
+ * j2 alone (X = 1, priority 1) would outrank the pair by deficit only;
+ * the pair also has 1, tie -> deficit 0 -> X 1 both -> lower first
  * member index: the pair (j0) wins, j2 waits. */
 static void pairs_count_once(void **state)
 {
@@ -514,7 +508,7 @@ static void pairs_count_once(void **state)
 	assert_int_equal(out.d[2].action, HS_ACT_NONE);
 	hs_round_out_free(&out);
 	/* Next round: the pair got 360 s (credited once, to the pair entry):
-	 * pair priority 1/1 = 1, j2 still 1e9 -> j2 runs, the pair is
+	 * pair lag 0 -> 1, j2 lag 360 -> 3 -> j2 runs, the pair is
 	 * preempted (both members). */
 	round_(&w, 360, NULL, &out);
 	assert_int_equal(out.d[2].action, HS_ACT_START);
