@@ -12,6 +12,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/conf_lastgood.c src/sched/conf_lastgood.h \
 	src/sched/hints.c src/sched/hints.h \
 	src/sched/snapshot.c src/sched/snapshot.h \
+	src/sched/array_slots.c src/sched/array_slots.h \
 	src/sched/estimate.c src/sched/estimate.h \
 	src/sched/bound.c src/sched/bound.h \
 	src/sched/learn.c src/sched/learn_json.c src/sched/learn.h \

@@ -165,6 +165,12 @@ tests_unit_test_sched_learn_SOURCES = tests/unit/test_sched_learn.c tests/unit/s
 tests_unit_test_sched_learn_LDADD = $(SCHED_UNIT_LDADD)
 tests_unit_test_sched_learn_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_sched_learn
+check_PROGRAMS += tests/unit/test_array_slots
+tests_unit_test_array_slots_SOURCES = tests/unit/test_array_slots.c
+tests_unit_test_array_slots_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_array_slots_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_array_slots
+
 check_PROGRAMS += tests/unit/test_bound
 tests_unit_test_bound_SOURCES = tests/unit/test_bound.c tests/unit/sched_fixtures.h
 tests_unit_test_bound_LDADD = $(SCHED_UNIT_LDADD)

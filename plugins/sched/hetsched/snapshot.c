@@ -24,6 +24,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "hs_plugin.h"
+#include "sched/array_slots.h"
 
 /* AdminComment longer than this is not a hetsched record (max 1000). */
 #define HS_MAX_COMMENT 4096
@@ -306,11 +307,10 @@ static int runnable_on(const hs_sconf_t *conf, job_record_t *job_ptr, const int 
 
 /* Extra task slots of pending job arrays get ids Slurm never gives (it
  * caps job ids at 0x03ff0000): top bit, 22 bits of the array's id, 9 bits
- * of slot. Two arrays with the same 22 low bits: the later one gets no
- * extra slots this round. */
+ * of slot. Two arrays with the same 22 low bits: the later one in queue
+ * order gets no extra slots this round. */
 #define HS_SLOT_BIT 0x80000000u
 #define HS_SLOT_MAX 511
-#define HS_SLOT_ARRAYS 64
 
 static uint32_t slot_id(uint32_t array_id, int slot)
 {
@@ -332,33 +332,6 @@ static int array_pending_tasks(job_record_t *job_ptr)
 	return n > 0 ? n : 0;
 }
 
-/* A pending job array is one snapshot job per pending task, up to as many
- * as the free GPUs could start now (and HS_SLOT_MAX): the policy sees the
- * tasks, and each planned slot starts one task (apply.c starts the
- * array's record, which splits off the next task). The first slot is the
- * record itself. */
-static void add_array_slots(hs_snap_t *s, int idx, job_record_t *job_ptr, int free_gpus,
-			    uint32_t *prefixes, int *nprefixes)
-{
-	const hs_sjob_t *sj = &s->jobs[idx];
-	int per = sj->gpus > 0 ? sj->gpus : 1;
-	int want = array_pending_tasks(job_ptr);
-	if (want > free_gpus / per)
-		want = free_gpus / per;
-	if (want > HS_SLOT_MAX + 1)
-		want = HS_SLOT_MAX + 1;
-	if (want < 2 || *nprefixes >= HS_SLOT_ARRAYS)
-		return;
-	uint32_t prefix = job_ptr->job_id & 0x3FFFFFu;
-	for (int k = 0; k < *nprefixes; k++)
-		if (prefixes[k] == prefix)
-			return;
-	prefixes[(*nprefixes)++] = prefix;
-	for (int slot = 1; slot < want; slot++)
-		if (!hs_snap_dup_job(s, idx, slot_id(job_ptr->job_id, slot)))
-			return; /* out of memory: fewer slots this round */
-}
-
 /* What the per-job copy needs from the nodes and partitions read first. */
 /* Deepest association path copied (root excluded): far beyond real
  * trees (accounts nested a few levels, then users). */
@@ -369,9 +342,9 @@ typedef struct snap_ctx {
 	int *node_map;            /* Slurm node index -> snapshot node, -1 */
 	int nmap;                 /* entries of node_map: node_record_count
 	                           * then (dynamic nodes may add more later) */
-	int free_gpus;            /* GPUs free now: bounds array task slots */
-	uint32_t prefixes[HS_SLOT_ARRAYS];
-	int nprefixes;
+	int free_gpus;            /* GPUs free now: the budget of array task slots */
+	hs_array_cand_t *arrays;  /* pending arrays that could use slots */
+	int narrays, arrays_cap;
 } snap_ctx_t;
 
 static int find_part_name(void *x, void *key)
@@ -597,6 +570,56 @@ static int copy_assoc(hs_snap_t *s, job_record_t *job_ptr, hs_sjob_t *sj)
 	return rc;
 }
 
+/* Notes a pending array whose record is snapshot job idx, if more of its
+ * tasks than the record could start now; its slots are dealt once every
+ * job is copied (add_array_slots). 0, or -1 on out of memory. */
+static int note_array(snap_ctx_t *c, const hs_snap_t *s, int idx, job_record_t *job_ptr)
+{
+	const hs_sjob_t *sj = &s->jobs[idx];
+	int per = sj->gpus > 0 ? sj->gpus : 1;
+	int want = array_pending_tasks(job_ptr);
+	if (want > HS_SLOT_MAX + 1)
+		want = HS_SLOT_MAX + 1;
+	if (want < 2 || c->free_gpus < 2 * per)
+		return 0;
+	if (c->narrays == c->arrays_cap) {
+		int cap = c->arrays_cap ? 2 * c->arrays_cap : 16;
+		hs_array_cand_t *a = realloc(c->arrays, (size_t)cap * sizeof(*a));
+		if (!a)
+			return -1;
+		c->arrays = a;
+		c->arrays_cap = cap;
+	}
+	c->arrays[c->narrays++] = (hs_array_cand_t){
+		.user = sj->user_id, .prio = sj->priority, .submit = sj->submit_time,
+		.id = sj->id, .idx = idx, .per = per, .want = want - 1 };
+	return 0;
+}
+
+/* The slots of the noted arrays: the free GPUs dealt round-robin over
+ * their users (sched/array_slots.h), each slot a copy of the array's
+ * record that starts one task (the executor starts the array's record,
+ * which splits off the next task). Out of memory: fewer slots this
+ * round. Slurm-free work on the copy, so the hold may yield. */
+static void add_array_slots(snap_ctx_t *c, hs_snap_t *s, hs_lock_hold_t *hold)
+{
+	if (c->narrays == 0 || hs_array_slots_deal(c->arrays, c->narrays, c->free_gpus) <= 0)
+		return;
+	for (int k = 0; k < c->narrays; k++) {
+		const hs_array_cand_t *a = &c->arrays[k];
+		int clash = 0;
+		for (int m = 0; m < k && !clash; m++)
+			clash = c->arrays[m].slots > 0 &&
+				(c->arrays[m].id & 0x3FFFFFu) == (a->id & 0x3FFFFFu);
+		if (a->slots == 0 || clash)
+			continue;
+		(void)hs_hold_yield(hold);
+		for (int slot = 1; slot <= a->slots; slot++)
+			if (!hs_snap_dup_job(s, a->idx, slot_id(a->id, slot)))
+				return;
+	}
+}
+
 static int copy_job(snap_ctx_t *c, hs_snap_t *s, job_record_t *job_ptr)
 {
 	hs_sjob_t *sj = hs_snap_add_job(s);
@@ -635,8 +658,7 @@ static int copy_job(snap_ctx_t *c, hs_snap_t *s, job_record_t *job_ptr)
 	if (sj->state != HS_SJ_PENDING)
 		job_held(job_ptr, c->node_map, c->nmap, sj);
 	else if (sj->eligible && sj->shape_ok)
-		add_array_slots(s, s->njobs - 1, job_ptr, c->free_gpus, c->prefixes,
-				&c->nprefixes);
+		return note_array(c, s, s->njobs - 1, job_ptr);
 	return 0;
 }
 
@@ -670,11 +692,14 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s, hs_lock_hold_t *hold,
 		if (copy_job(&c, s, job_ptr) < 0)
 			goto out;
 	}
+	hs_hold_what(hold, "snapshot: array slots");
+	add_array_slots(&c, s, hold);
 	rc = 0;
 	*fingerprint = fp;
 out:
 	free(ids);
 	free(c.node_map);
+	free(c.arrays);
 	if (rc < 0)
 		hs_snap_free(s);
 	return rc;
