@@ -187,15 +187,20 @@ static int run_engine(hs_sim_t *s, hs_err_t *err)
 			return 0;
 		}
 		s->changed |= hs_world_take_changed(s->w);
-		if (hs_world_active(s->w) > 0 &&
-		    hs_engine_round_due(s->e, HS_SIM_EPOCH + now, s->changed)) {
+		int due = hs_engine_round_due(s->e, HS_SIM_EPOCH + now, s->changed);
+		if (hs_world_active(s->w) > 0 && due) {
 			s->changed = 0;
 			if (do_round(s, now, err) < 0)
 				return -1;
 		} else if (do_tick(s, now, err) < 0) {
 			return -1;
 		}
-		hs_world_fill(s->w, HS_SIM_EPOCH + now);
+		/* as the plugin's (cpujobs.c): the fill places the shapes the
+		 * rounds do not model only right after a round, never between
+		 * rounds ahead of the plan (a stop with nothing active stands
+		 * for the round the plugin would run there) */
+		if (due)
+			hs_world_fill(s->w, HS_SIM_EPOCH + now);
 		hs_sim_progress(s, 0);
 		int64_t next = next_time(s, now);
 		if (next < 0)

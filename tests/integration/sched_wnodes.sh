@@ -8,7 +8,8 @@
 # for 3 free GPUs" on an idle cluster (SchedMD's test39.13,
 # doc/schedmd-tests.md). A -w job that fits its nodes stays confined to
 # them. A --gpus-per-socket job, a shape the rounds do not place, is
-# started with Slurm's placement, and so is a job Slurm refuses on the
+# started with Slurm's placement (only with the round: GPUs freed between
+# rounds go to the plan first), and so is a job Slurm refuses on the
 # planned nodes (CPUs per GPU beyond one node). TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
@@ -47,4 +48,19 @@ check "--gpus=2 --cpus-per-gpu=8 (16 CPUs, nodes of 8) starts within two rounds"
 nodes=$(squeue -h -j "$c" -o %N)
 check "... on both nodes ($nodes)" test "$nodes" = "v100-[1-2]"
 scancel "$c"
+
+# A GPU shape the rounds do not model does not jump the plan (issue 28
+# item 3): GPUs freed between rounds go to the next round's plan (here a
+# 4-GPU job ahead in priority), not to the odd shape the fill's next tick
+# finds. Early rounds at least 30 s apart, so the job that frees them
+# ends between rounds. Before, the --gpus-per-socket job took one of the
+# freed GPUs a second later and the 4-GPU job waited the 300 s it runs.
+check "round length 60 s, early rounds 30 s apart" it_hetsched_conf "$W_DIR" RoundLength=60 MinRoundInterval=30
+a=$(sbatch --parsable -o /dev/null --gpus=4 --wrap 'sleep 20')
+check "a 4-GPU job takes all four GPUs" running_within_rounds "$W_DIR" 2 "$a"
+b=$(sbatch --parsable -o /dev/null --gpus=4 --priority=1000 --wrap 'sleep 300')
+s=$(sbatch --parsable -o /dev/null --gpus-per-socket=1 --sockets-per-node=1 --priority=10 --wrap 'sleep 300')
+check "the next 4-GPU job gets the GPUs freed between rounds" running_within_rounds "$W_DIR" 2 "$b"
+check "the --gpus-per-socket job (lower priority) did not take one first" test "$(job_state "$s")" = PENDING
+scancel "$a" "$b" "$s"
 it_done

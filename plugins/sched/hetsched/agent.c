@@ -413,7 +413,7 @@ static void do_round(agent_t *a)
 	/* before the fill walks the jobs: what changes during its yields
 	 * is seen by the next tick */
 	mark_seen(&a->cpu_seen);
-	st.cpu_started = hs_cpu_jobs_fill(&a->conf, &hold);
+	st.cpu_started = hs_cpu_jobs_fill(&a->conf, &hold, 1);
 	hs_hold_end(&hold);
 	if (hold.unit_max_ms > unit_max_ms) {
 		unit_max_ms = hold.unit_max_ms;
@@ -468,8 +468,10 @@ static void do_tick(agent_t *a)
 		mark_seen(&a->cpu_seen); /* before the fill may yield */
 		/* a new het job is refused within a tick, not a round */
 		started = hs_refuse_het_jobs();
+		/* GPU shapes the rounds do not model wait for the round's
+		 * fill: between rounds they would jump the plan */
 		if (cpu)
-			started += hs_cpu_jobs_fill(&a->conf, &hold);
+			started += hs_cpu_jobs_fill(&a->conf, &hold, 0);
 	}
 	hs_hold_end(&hold);
 	if (st.started || st.requeued || started) {

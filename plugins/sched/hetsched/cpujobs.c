@@ -8,10 +8,15 @@
  * submit time), each tried with select_nodes() on any node of its
  * partition, Slurm placing it; one that does not fit does not block the
  * ones behind it (fill of free CPUs and GPUs, like backfill without
- * reservations). It runs after the round's apply, so it takes only GPUs
- * the plan left free; once running, such a GPU job holds its GPUs like
- * any job the rounds do not preempt. At most CpuFillMax attempts per
- * pass bound the time under the write locks. */
+ * reservations). GPU jobs of managed partitions are filled only right
+ * after a round's apply (gpu_shapes), so they take only GPUs the plan
+ * left free: GPUs freed between rounds wait for the next (early) round,
+ * whose plan may give them to a job ahead in the policy's order, instead
+ * of going to whichever odd shape the next tick finds (issue 28 item 3).
+ * Once running, such a GPU job holds its GPUs like any job the rounds do
+ * not preempt, and its GPU time counts against its user's share (pinned
+ * GPUs, PinnedCharge). At most CpuFillMax attempts per pass bound the
+ * time under the write locks. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -49,12 +54,15 @@ static int cheap_candidate(const job_record_t *job_ptr)
  * without GPUs or with a GPU shape the rounds do not model, or any job of
  * partitions hetsched does not manage (Partitions=): with Slurm's own
  * scheduler off nobody else would start it. */
-static int fill_candidate(const hs_sconf_t *conf, job_record_t *job_ptr)
+static int fill_candidate(const hs_sconf_t *conf, job_record_t *job_ptr, int gpu_shapes)
 {
 	if (!cheap_candidate(job_ptr) || !hs_job_startable(job_ptr))
 		return 0;
-	return !hs_job_managed(conf, job_ptr) ||
-	       !(hs_job_wants_gpus(job_ptr) && hs_job_gpu_shape_ok(job_ptr));
+	if (!hs_job_managed(conf, job_ptr))
+		return 1;
+	if (!hs_job_wants_gpus(job_ptr))
+		return 1;
+	return gpu_shapes && !hs_job_gpu_shape_ok(job_ptr);
 }
 
 /* Why the fill started it (SystemComment). */
@@ -88,7 +96,7 @@ static cand_t *pending_ids(int *n)
  * were the round's longest unit, 28 ms mean, doc/scale.md): the pending
  * ids from flags alone, then each job found by id and tested, then the
  * attempts in priority order, each job found again by id. */
-int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold)
+int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold, int gpu_shapes)
 {
 	if (!conf->cpu_fill || conf->cpu_fill_max <= 0)
 		return 0;
@@ -99,7 +107,7 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold)
 	for (int i = 0; i < n; i++) {
 		(void)hs_hold_yield(hold);
 		job_record_t *job_ptr = find_job_record(c[i].id);
-		if (!job_ptr || !fill_candidate(conf, job_ptr))
+		if (!job_ptr || !fill_candidate(conf, job_ptr, gpu_shapes))
 			continue;
 		c[keep++] = (cand_t){ .id = job_ptr->job_id, .prio = job_ptr->priority,
 				      .submit = job_ptr->details->submit_time };
@@ -109,7 +117,7 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold)
 		(void)hs_hold_yield(hold);
 		job_record_t *job_ptr = find_job_record(c[i].id);
 		int rc;
-		if (!job_ptr || !fill_candidate(conf, job_ptr) ||
+		if (!job_ptr || !fill_candidate(conf, job_ptr, gpu_shapes) ||
 		    hs_may_start(job_ptr, &rc) != HS_OUT_DONE)
 			continue;
 		attempts++;

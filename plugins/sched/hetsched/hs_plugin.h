@@ -163,10 +163,12 @@ int hs_ops_tick(hs_engine_t *e, hs_round_stats_t *st, int requeues_only);
  * how many it finished. Write locks held. */
 int hs_requeue_sweep(const hs_sconf_t *conf, const hs_engine_t *e);
 
-/* cpujobs.c: starts pending jobs without GPUs in priority order, filling
- * free CPUs (at most conf->cpu_fill_max attempts). Write locks held
- * through hold, which it may yield between jobs (NULL: never). */
-int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold);
+/* cpujobs.c: starts the pending jobs the rounds do not place in priority
+ * order, filling free CPUs (at most conf->cpu_fill_max attempts): jobs
+ * without GPUs, jobs of unmanaged partitions and, with gpu_shapes (right
+ * after a round's apply only), GPU shapes the rounds do not model. Write
+ * locks held through hold, which it may yield between jobs (NULL: never). */
+int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold, int gpu_shapes);
 
 /* hetjobs.c: cancels every pending heterogeneous job (all components)
  * with hs_hetjob_reason as its reason; returns how many components.
