@@ -17,7 +17,7 @@ libhetsched_core_la_SOURCES = \
 	src/core/policy_makespan.c \
 	src/core/policy_ftf.c \
 	src/core/policy_throughput.c \
-	src/core/policy_hierarchical.c src/core/policy_wf.h \
+	src/core/policy_hierarchical.c src/core/policy_wf.h src/core/policy_wf_common.c \
 	src/core/policy_wf_full.c src/core/policy_wf_chain.c src/core/policy_wf_closed.c \
 	src/core/fairtree.c src/core/fairtree.h \
 	src/core/policy_fifo.c \
