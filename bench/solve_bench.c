@@ -320,11 +320,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "time-bound %d split %d both %d\n", tb, split, tbsplit);
 	}
 	printf("policy=%s jobs=%d types=%d mode=%s noise=%g solve_s=%.4f cpu_s=%.4f rss_kb=%ld objective=%.10g "
-	       "items=%d lp_items=%d lp_solves=%d iterations=%ld pairs=%d warm=%d chained=%d checks=%d\n",
+	       "items=%d lp_items=%d lp_solves=%d iterations=%ld pairs=%d warm=%d chained=%d checks=%d given_up=%d\n",
 	       policy, N, types, baseline ? "baseline" : pop > 1 ? "pop" : nowarm ? "nowarm" : "engine", noise, dt,
 	       dc, ru.ru_maxrss, a.objective, ctx->last_items, ctx->last_lp_items, ctx->last_lp_solves,
 	       ctx->last_iterations, a.npairs, ctx->last_warm_start, ctx->last_wf_chained,
-	       ctx->last_wf_checks);
+	       ctx->last_wf_checks, ctx->last_wf_checks_given_up);
 	hs_alloc_free(&a);
 	hs_policy_ctx_free(ctx);
 	hs_problem_free(&p);

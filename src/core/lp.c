@@ -487,6 +487,8 @@ static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 	parm.presolve = o->presolve ? GLP_ON : GLP_OFF;
 	if ((parm.tm_lim = time_left_ms(o)) < 0)
 		return time_out(o, err);
+	if (o->iter_limit > 0)
+		parm.it_lim = o->iter_limit;
 	/* Without the presolver GLPK needs a valid basis: the standard one
 	 * (all rows basic) when we have none or do not want the old one. */
 	int cold = !o->warm || !lp->have_basis;
@@ -522,6 +524,9 @@ static hs_lp_status_t simplex(hs_lp_t *lp, const hs_lp_opts_t *o, hs_err_t *err)
 		return HS_LP_UNBOUNDED; /* or infeasible; the policies' LPs are bounded */
 	case GLP_ETMLIM:
 		return time_out(o, err);
+	case GLP_EITLIM:
+		hs_err_set(err, "LP solver stopped at the iteration limit (%d)", o->iter_limit);
+		return HS_LP_ITLIM;
 	default:
 		hs_err_set(err, "LP solver failed (GLPK glp_simplex code %d)", rc);
 		return HS_LP_FAILED;

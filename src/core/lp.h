@@ -70,6 +70,11 @@ typedef struct hs_lp_opts {
 	int warm;             /* reuse the basis left by the previous solve */
 	double time_limit_s;  /* per hs_lp_solve call, 0 = none (ignored when
 	                       * budget is set) */
+	int iter_limit;       /* simplex iterations per hs_lp_solve call,
+	                       * 0 = none; reaching it is HS_LP_ITLIM: no
+	                       * answer, but unlike a time limit the same on
+	                       * every machine (water filling's optional
+	                       * checks, policy_wf_chain.c) */
 	const hs_lp_budget_t *budget; /* shared deadline, NULL = none */
 	int verbose;          /* GLPK messages (on GLPK's terminal, stdout) */
 } hs_lp_opts_t;
@@ -86,6 +91,8 @@ typedef enum hs_lp_status {
 	HS_LP_UNBOUNDED = 2,
 	HS_LP_FAILED = 3,      /* numerical trouble / time limit / GLPK
 	                        * internal error; message set */
+	HS_LP_ITLIM = 4,       /* the caller's iter_limit was reached before
+	                        * an answer; message set */
 } hs_lp_status_t;
 
 hs_lp_t *hs_lp_new(int maximize, hs_err_t *err);

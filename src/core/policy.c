@@ -286,6 +286,7 @@ int hs_policy_solve(hs_policy_ctx_t *ctx, const hs_problem_t *p, hs_alloc_t *out
 	ctx->last_warm_start = 0;
 	ctx->last_wf_chained = 0;
 	ctx->last_wf_checks = 0;
+	ctx->last_wf_checks_given_up = 0;
 	ctx->last_wf_closed = 0;
 	ctx->last_lp_items = 0;
 	ctx->last_items = 0;

@@ -280,6 +280,7 @@ static int waterfill_alp(hs_wf_t *s, hs_policy_ctx_t *ctx, const hs_solve_in_t *
 	ctx->last_lp_items = alp.lp_items;
 	ctx->last_wf_chained = r.cs.frozen;
 	ctx->last_wf_checks = r.cs.checks;
+	ctx->last_wf_checks_given_up = r.cs.checks_given_up;
 	rc = 0;
 out:
 	hs_alp_free(&alp);

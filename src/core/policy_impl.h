@@ -57,6 +57,10 @@ struct hs_policy_ctx {
 	                          * unpacked solution (tests, bench) */
 	int no_wf_chains;        /* water filling: no saturation chains, one
 	                          * LP round per level (tests, bench) */
+	int wf_check_iter_max;   /* water filling: simplex iterations per LP of
+	                          * a chain's check before it is given up
+	                          * (0: the default, policy_wf_chain.c; tests
+	                          * set 1 to give every check up) */
 	/* statistics of the last solve (bench, diagnostics) */
 	long last_iterations;    /* simplex iterations */
 	int last_lp_solves;      /* LPs solved */
@@ -67,6 +71,7 @@ struct hs_policy_ctx {
 	int last_wf_chained;     /* water filling: classes frozen by
 	                          * saturation chains */
 	int last_wf_checks;      /* water filling: the chains' check LPs */
+	int last_wf_checks_given_up; /* ... of which stopped at the limit */
 	int last_wf_closed;      /* water filling: chains that found closed types */
 	char note[HS_ERRLEN];    /* what the last solve wants users to know */
 };

@@ -87,6 +87,7 @@ typedef struct hs_wf_chain_stats {
 	int chains;       /* calls that froze something */
 	int frozen;       /* classes frozen by them */
 	int checks;       /* check LPs solved */
+	int checks_given_up; /* of those, stopped at their iteration limit */
 } hs_wf_chain_stats_t;
 int hs_wf_chain(hs_wf_t *s, hs_alp_t *alp, hs_policy_ctx_t *ctx, long *it_seen, int *solves_seen,
 		hs_wf_chain_stats_t *st, double *xbest, double *z0, hs_err_t *err);

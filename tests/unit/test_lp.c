@@ -57,6 +57,30 @@ static void solve_textbook_all_methods(void **state)
 		}
 }
 
+/* An iteration limit stops the simplex with HS_LP_ITLIM (no answer, the
+ * same count on every machine); the same LP without it is solved, and
+ * from where the limit left it. The textbook LP takes two iterations
+ * from the all-slack basis. */
+static void iteration_limit(void **state)
+{
+	(void)state;
+	hs_lp_method_t methods[] = { HS_LP_PRIMAL, HS_LP_DUAL };
+	for (size_t i = 0; i < 2; i++) {
+		hs_err_t err = { "" };
+		hs_lp_t *lp = textbook(&err);
+		hs_lp_opts_t o;
+		hs_lp_opts_default(&o);
+		o.method = methods[i];
+		o.iter_limit = 1;
+		assert_int_equal(hs_lp_solve(lp, &o, &err), HS_LP_ITLIM);
+		assert_non_null(strstr(err.msg, "iteration limit"));
+		o.iter_limit = 0;
+		assert_int_equal(hs_lp_solve(lp, &o, &err), HS_LP_OPTIMAL);
+		assert_true(NEAR(hs_lp_obj_value(lp), 11.0));
+		hs_lp_free(lp);
+	}
+}
+
 static void warm_resolve_after_changes(void **state)
 {
 	(void)state;
@@ -154,6 +178,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(solve_textbook_all_methods),
 		cmocka_unit_test(warm_resolve_after_changes),
+		cmocka_unit_test(iteration_limit),
 		cmocka_unit_test(infeasible_and_unbounded),
 		cmocka_unit_test(bad_arguments_fail_cleanly),
 	};

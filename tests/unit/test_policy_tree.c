@@ -59,6 +59,11 @@ static void levels(const char *pol, const hs_problem_t *p, const hs_alloc_t *a, 
 	free(cap);
 }
 
+/* Simplex iterations per check LP (0: the default): 1 gives every check
+ * up, so the chains' rounds go to the LP method (fast_matches_full). */
+static int check_iter_max;
+static int checks_given_up;
+
 /* Solves with the fast method (chains unless no_chains) or the full-LP
  * one; big: every job its own class and folding from 30 items. Returns
  * the levels (malloc'd) and adds the classes frozen by chains to
@@ -72,6 +77,7 @@ static double *solve_levels(const char *pol, const hs_problem_t *p, int full, in
 		fail_msg("%s", err.msg);
 	ctx->no_active_set = full;
 	ctx->no_wf_chains = no_chains;
+	ctx->wf_check_iter_max = check_iter_max;
 	ctx->no_classes = big;
 	ctx->active_min_items = big ? 30 : 0;
 	hs_alloc_t a;
@@ -84,6 +90,7 @@ static double *solve_levels(const char *pol, const hs_problem_t *p, int full, in
 		*chained += ctx->last_wf_chained;
 		closed_seen += ctx->last_wf_closed;
 	}
+	checks_given_up += ctx->last_wf_checks_given_up;
 	double *r = malloc(sizeof(double) * ((size_t)p->njobs + 1));
 	levels(pol, p, &a, r);
 	if (keep)
@@ -272,18 +279,25 @@ static void random_tree(hs_problem_t *p, int seed, int big, double fifo)
 }
 
 /* Both variants: the fast method with and without chains gives every
- * job of p the full-LP method's level (to 1e-5). */
+ * job of p the full-LP method's level (to 1e-5), and so does the fast
+ * method when every check of its chains is given up at its iteration
+ * limit (the LP method then takes the chains' rounds). */
 static void fast_matches_full(const hs_problem_t *p, int seed, int big, int *chained)
 {
 	for (size_t i = 0; i < 2; i++) {
 		double *full = solve_levels(WF[i], p, 1, 0, big, NULL, NULL);
 		double *fast = solve_levels(WF[i], p, 0, 0, big, chained, NULL);
 		double *nochain = solve_levels(WF[i], p, 0, 1, big, NULL, NULL);
+		check_iter_max = 1;
+		double *givenup = solve_levels(WF[i], p, 0, 0, big, NULL, NULL);
+		check_iter_max = 0;
 		same_levels(WF[i], seed, p, fast, full, 1e-5);
 		same_levels("no chains", seed, p, nochain, full, 1e-5);
+		same_levels("checks given up", seed, p, givenup, full, 1e-5);
 		free(full);
 		free(fast);
 		free(nochain);
+		free(givenup);
 	}
 }
 
@@ -304,7 +318,9 @@ static void tree_fast_matches_full(void **state)
 		hs_problem_free(&p);
 	}
 	assert_true(chained > 0);
-	printf("# %d classes frozen by chains, %d chains with closed types\n", chained, closed_seen);
+	assert_true(checks_given_up > 0);
+	printf("# %d classes frozen by chains, %d chains with closed types, %d checks given up\n",
+	       chained, closed_seen, checks_given_up);
 }
 
 /* Instances built to close a type: a big account (Shares 4-8) whose few
