@@ -318,6 +318,11 @@ void hs_classify_roles(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 		/* A job hetsched suspended is never left suspended: whatever
 		 * keeps it out of the rounds now, it is resumed. */
 		int ours_suspended = sj->state == HS_SJ_SUSPENDED && ac && ac->suspended_by_us;
+		if (managed && part_up && sj->state == HS_SJ_PENDING && sj->eligible &&
+		    !sj->shape_ok) {
+			b->role[i] = HS_ROLE_SHAPE;
+			continue;
+		}
 		if (!managed || sj->gpus <= 0 || sc->ntypes == 0) {
 			b->role[i] = ours_suspended ? HS_ROLE_RESUME : HS_ROLE_SKIP;
 			continue;

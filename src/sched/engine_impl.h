@@ -355,6 +355,10 @@ typedef enum hs_role {
 	                            * where it is, never left suspended */
 	HS_ROLE_PIN_WAIT,          /* pending, cannot be preempted once started,
 	                            * beyond its group's share (engine_pinned.c) */
+	HS_ROLE_SHAPE,             /* pending GPU job whose request shape the
+	                            * rounds do not model (per socket, several
+	                            * GPU entries): the plugin's fill places it
+	                            * after the round; the plan only says so */
 } hs_role_t;
 
 typedef struct hs_round_build {

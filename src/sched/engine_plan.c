@@ -202,7 +202,7 @@ static int plan_maps_init(plan_maps_t *m, const hs_snap_t *s, const hs_round_bui
 static int extra_role(hs_role_t r)
 {
 	return r == HS_ROLE_CUT || r == HS_ROLE_NOFIT || r == HS_ROLE_RESUME ||
-	       r == HS_ROLE_UNMODELLED || r == HS_ROLE_PIN_WAIT;
+	       r == HS_ROLE_UNMODELLED || r == HS_ROLE_PIN_WAIT || r == HS_ROLE_SHAPE;
 }
 
 /* A job whose checkpoint is in flight: the op carries the restart target
@@ -372,6 +372,10 @@ static void other_role_reason(const hs_engine_t *e, const hs_snap_t *s, const hs
 	else if (b->role[i] == HS_ROLE_PIN_WAIT)
 		snprintf(buf, len, "hetsched round %ld: waiting, it cannot be preempted and jobs "
 			 "like it hold their share of the GPUs (PinnedAdmission)", round);
+	else if (b->role[i] == HS_ROLE_SHAPE)
+		snprintf(buf, len, "hetsched round %ld: GPU shape the rounds do not model (per "
+			 "socket, several GPU entries): Slurm places it on GPUs a round leaves free",
+			 round);
 	else if (b->role[i] == HS_ROLE_CUT)
 		snprintf(buf, len, "hetsched: waiting, more than MaxJobs=%d jobs are active",
 			 e->conf.max_jobs);

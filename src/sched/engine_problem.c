@@ -545,6 +545,7 @@ static void count_roles(const hs_snap_t *s, hs_round_build_t *b)
 		case HS_ROLE_PIN_WAIT:
 			b->npinwait++;
 			break;
+		case HS_ROLE_SHAPE: /* explained in the plan, placed by the fill */
 		case HS_ROLE_SKIP:
 			break;
 		}

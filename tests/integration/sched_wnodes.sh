@@ -62,5 +62,7 @@ b=$(sbatch --parsable -o /dev/null --gpus=4 --priority=1000 --wrap 'sleep 300')
 s=$(sbatch --parsable -o /dev/null --gpus-per-socket=1 --sockets-per-node=1 --priority=10 --wrap 'sleep 300')
 check "the next 4-GPU job gets the GPUs freed between rounds" running_within_rounds "$W_DIR" 2 "$b"
 check "the --gpus-per-socket job (lower priority) did not take one first" test "$(job_state "$s")" = PENDING
+r=$(squeue -h -j "$s" -o %r)
+check "... and its reason says why it waits ($r)" eval 'case "$r" in *"GPU shape the rounds do not model"*) true ;; *) false ;; esac'
 scancel "$a" "$b" "$s"
 it_done

@@ -70,6 +70,8 @@ typedef struct fx_job {
 	int refuse_other;        /* every start refused: OTHER */
 	int held_now;            /* held since the snapshot: the start gate
 	                          * refuses it (HELD) */
+	int odd_shape;           /* a GPU request shape the rounds do not
+	                          * model (hs_sjob_t.shape_ok = 0) */
 } fx_job_t;
 
 typedef struct fx {
@@ -211,7 +213,7 @@ static inline void fx_snapshot(const fx_t *f, hs_snap_t *s)
 		sj->gpus = j->gpus;
 		sj->gpus_per_node = j->per_node;
 		sj->nodes = 1;
-		sj->shape_ok = 1;
+		sj->shape_ok = !j->odd_shape;
 		sj->gpu_type = fx_strdup(j->type);
 		sj->nparts = 1;
 		sj->parts = calloc(1, sizeof(int));

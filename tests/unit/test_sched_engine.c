@@ -1382,6 +1382,31 @@ static void test_suspend_no_idle(void **state)
 	hs_engine_free(e2);
 }
 
+/* A pending job whose GPU shape the rounds do not model is left to the
+ * plugin's fill, but the plan says why it waits (its reason), and it
+ * takes no part in the round: the modelled job gets the free GPU. */
+static void test_odd_shape_explained(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *odd = fx_add(&f, 1, 1);
+	odd->odd_shape = 1;
+	fx_job_t *b = fx_add(&f, 2, 1);
+	hs_engine_t *e = engine_with(NULL);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	assert_int_equal(b->state, HS_SJ_RUNNING);
+	assert_int_equal(odd->state, HS_SJ_PENDING);
+	const hs_plan_job_t *po = plan_job(&p, 1);
+	assert_non_null(po);
+	assert_int_equal(po->op, HS_PLAN_NONE);
+	assert_non_null(strstr(po->reason, "GPU shape the rounds do not model"));
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
 static void test_foreign_drained_typed(void **state)
 {
 	(void)state;
@@ -2382,6 +2407,7 @@ int main(void)
 		cmocka_unit_test(test_suspend_no_idle),
 		cmocka_unit_test(test_hold_back_second_start),
 		cmocka_unit_test(test_foreign_drained_typed),
+		cmocka_unit_test(test_odd_shape_explained),
 		cmocka_unit_test(test_multi_gpu_consolidated),
 		cmocka_unit_test(test_node_mask_busy_node),
 		cmocka_unit_test(test_node_mask_contention),

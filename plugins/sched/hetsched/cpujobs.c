@@ -20,10 +20,13 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "compat/hs_slurm.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
 #include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/slurmctld.h"
@@ -71,6 +74,19 @@ static const char *fill_why(const hs_sconf_t *conf, job_record_t *job_ptr)
 	if (!hs_job_managed(conf, job_ptr))
 		return "partition not managed by hetsched";
 	return hs_job_wants_gpus(job_ptr) ? "GPU shape placed by Slurm" : "no GPUs";
+}
+
+/* After a start the fill tried and Slurm refused: the round's reason
+ * back, unless Slurm now names a reason of its own other than resources
+ * (a limit, a hold). */
+static void keep_reason(job_record_t *job_ptr, const char *ours)
+{
+	if (!ours || !IS_JOB_PENDING(job_ptr) ||
+	    (job_ptr->state_reason != WAIT_RESOURCES && job_ptr->state_reason != WAIT_NO_REASON))
+		return;
+	job_ptr->state_reason = WAIT_RESOURCES;
+	xfree(job_ptr->state_desc);
+	job_ptr->state_desc = xstrdup(ours);
 }
 
 /* The ids of the pending jobs, in one walk of the job list (a list
@@ -121,9 +137,16 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold, int gpu_shape
 		    hs_may_start(job_ptr, &rc) != HS_OUT_DONE)
 			continue;
 		attempts++;
+		/* a failed select_nodes() replaces the reason; the round's
+		 * own (why a GPU shape waits, engine_plan.c) says more */
+		char *ours = job_ptr->state_desc && !strncmp(job_ptr->state_desc, "hetsched round ", 15)
+				     ? xstrdup(job_ptr->state_desc) : NULL;
 		if (hs_start(conf, job_ptr, HS_WHERE_ANY, NULL, NULL, fill_why(conf, job_ptr)) ==
 		    SLURM_SUCCESS)
 			started++;
+		else
+			keep_reason(job_ptr, ours);
+		xfree(ours);
 	}
 	free(c);
 	return started;
