@@ -7,7 +7,9 @@
  * of getting a time share it could not give back once started. */
 #include "sched/engine_impl.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/pinned.h"
 
@@ -40,6 +42,90 @@ static int usable_for(const hs_round_build_t *b, const hs_snap_t *s, const hs_sj
 			cnt += b->usable[sv][g];
 	}
 	return cnt;
+}
+
+/* Who a job's admission is fair between (Fairness=): its association
+ * (or, without accounting, its user) under tree, its account under
+ * accounts. 0 under jobs: no owner, priority order alone. */
+static uint64_t owner_of(const hs_sconf_t *c, const hs_sjob_t *sj)
+{
+	if (c->fairness == HS_FAIR_JOBS)
+		return 0;
+	if (c->fairness == HS_FAIR_ACCOUNTS) {
+		uint64_t h = 1469598103934665603ULL; /* FNV-1a of the name */
+		for (const char *p = sj->account ? sj->account : ""; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		return h | 1;
+	}
+	return sj->assoc > 0 ? (uint64_t)sj->assoc : (1ULL << 32) | sj->user_id;
+}
+
+/* Orders the pending pinned jobs c[0..n) (in priority order) for the
+ * admission, fair between owners (owner_of): each next place goes to the
+ * owner with the fewest GPUs so far (running pinned jobs' GPUs, then the
+ * places already given; ties: the owner whose next job comes first in
+ * priority order), its next job in priority order. Without it one user's
+ * many pending pinned jobs (a job array) took every admission before
+ * another user's first one (sched_array_users.sh). Equal owners: Shares
+ * size the policy's shares among the admitted jobs, not the admission.
+ * 0, or -1 on out of memory (then priority order). */
+static int interleave_owners(const hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
+			     hs_queue_key_t *c, int n)
+{
+	if (e->conf.fairness == HS_FAIR_JOBS || n < 2)
+		return 0;
+	uint64_t *owner = malloc((size_t)n * sizeof(*owner));
+	double *load = malloc((size_t)n * sizeof(*load));
+	int *head = malloc((size_t)n * sizeof(int)), *next = malloc((size_t)n * sizeof(int));
+	int *tail = malloc((size_t)n * sizeof(int));
+	hs_queue_key_t *out = malloc((size_t)n * sizeof(*out));
+	int rc = -1, no = 0;
+	if (!owner || !load || !head || !next || !tail || !out)
+		goto done;
+	for (int k = 0; k < n; k++) { /* owners, each with its jobs linked */
+		uint64_t o = owner_of(&e->conf, &s->jobs[c[k].snap]);
+		int w = 0;
+		while (w < no && owner[w] != o)
+			w++;
+		if (w == no) {
+			owner[no] = o;
+			load[no] = 0.0;
+			head[no++] = k;
+		} else {
+			next[tail[w]] = k;
+		}
+		tail[w] = k;
+		next[k] = -1;
+	}
+	for (int i = 0; i < s->njobs; i++) { /* GPUs their running pinned jobs hold */
+		if (b->role[i] != HS_ROLE_PINNED || s->jobs[i].nheld <= 0)
+			continue;
+		uint64_t o = owner_of(&e->conf, &s->jobs[i]);
+		for (int w = 0; w < no; w++)
+			if (owner[w] == o)
+				load[w] += s->jobs[i].nheld;
+	}
+	for (int m = 0; m < n; m++) {
+		int best = -1;
+		for (int w = 0; w < no; w++)
+			if (head[w] >= 0 && (best < 0 || load[w] < load[best] ||
+					     (load[w] == load[best] && head[w] < head[best])))
+				best = w;
+		int k = head[best];
+		out[m] = c[k];
+		head[best] = next[k];
+		load[best] += s->jobs[c[k].snap].gpus > 0 ? s->jobs[c[k].snap].gpus : 1;
+	}
+	memcpy(c, out, (size_t)n * sizeof(*c));
+	rc = 0;
+done:
+	free(owner);
+	free(load);
+	free(head);
+	free(next);
+	free(tail);
+	free(out);
+	return rc;
 }
 
 int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
@@ -82,6 +168,8 @@ int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
 	}
 	if (npending > 0) {
 		qsort(cand, (size_t)n, sizeof(*cand), hs_queue_key_cmp);
+		/* the pending pinned jobs (group 1) come last */
+		(void)interleave_owners(e, s, b, cand + (n - npending), npending);
 		/* Every job claims its GPU count (weight 1): Slurm priorities
 		 * order the queue, they do not size shares here. */
 		for (int k = 0; k < n; k++) {

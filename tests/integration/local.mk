@@ -47,6 +47,7 @@ INTEGRATION_TESTS = \
 	tests/integration/sched_wnodes.sh \
 	tests/integration/sched_invalid_assoc.sh \
 	tests/integration/sched_fair_users.sh \
+	tests/integration/sched_array_users.sh \
 	tests/integration/spank_steps.sh \
 	tests/integration/plugins.sh \
 	tests/integration/sched_shapes.sh
@@ -91,7 +92,8 @@ EXTRA_DIST += tests/integration/lib.sh tests/integration/sched_lib.sh \
 	tests/integration/pack_e2e.sh tests/integration/pytorch_job.sh \
 	tests/integration/soak_short.sh tests/integration/timeline.sh \
 	tests/integration/sched_invalid_assoc.sh tests/integration/spank_steps.sh \
-	tests/integration/sched_fair_users.sh tests/integration/sched_learn_restart.sh
+	tests/integration/sched_fair_users.sh tests/integration/sched_learn_restart.sh \
+	tests/integration/sched_array_users.sh
 # sched/hs_packtest, a TEST-ONLY sched plugin that
 # packs jobs through plugins/select/hetsched/hs_pack.h; built by `make check`
 # only, never installed (tests add its .libs dir to PluginDir).

@@ -17,13 +17,7 @@
 it_begin "sched/hetsched: two users share the GPUs by their Shares, not by their number of jobs"
 
 sched_cluster u v100:1:1,k80:1:1 || bail "cluster did not come up"
-cname=$(sed -n 's/^ClusterName=//p' "$U_DIR/etc/slurm.conf")
-for u in hs-alice hs-bob; do
-	it_user "$u" || bail "cannot create user $u"
-done
-check "account lab with users hs-alice and hs-bob in slurmdbd" sh -c "
-	sacctmgr -i add account lab cluster=$cname >/dev/null &&
-	sacctmgr -i add user hs-alice,hs-bob account=lab cluster=$cname >/dev/null"
+check "account lab with users hs-alice and hs-bob in slurmdbd" lab_users "$U_DIR" hs-alice hs-bob
 # as USER ARGS...: sbatch as that user, in a directory it may use.
 as() {
 	local user=$1

@@ -44,6 +44,20 @@ PY
 
 # rounds DIR: number of rounds logged so far.
 rounds() { grep -c 'sched/hetsched: round [0-9]*:' "$1/log/slurmctld.log"; }
+
+# lab_users DIR USER...: Unix users USER... (made if missing) with
+# associations under account lab (equal Shares) in the slurmdbd of the
+# cluster in DIR.
+lab_users() {
+	local dir=$1 cname u
+	shift
+	cname=$(sed -n 's/^ClusterName=//p' "$dir/etc/slurm.conf")
+	for u in "$@"; do
+		it_user "$u" || return 1
+	done
+	sacctmgr -i add account lab cluster="$cname" >/dev/null &&
+		sacctmgr -i add user "$(IFS=,; echo "$*")" account=lab cluster="$cname" >/dev/null
+}
 # job_state JOBID: Slurm's state of the job (empty once it is gone).
 job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }
 # running_within_rounds DIR N JOBID: the job runs before N more rounds

@@ -412,10 +412,45 @@ static void test_pinned_charged_to_user(void **state)
 	}
 }
 
+/* Pending pinned jobs are admitted fairly between their owners: user
+ * 1's ten jobs, all ahead in priority order, do not take the four GPUs
+ * before user 2's two (issue 28 item 6, sched_array_users.sh: a user's
+ * array took every admission). Fairness=jobs keeps the priority order. */
+static void test_pinned_admission_between_users(void **state)
+{
+	(void)state;
+	for (int perjob = 0; perjob < 2; perjob++) {
+		fx_t f;
+		fx_init(&f, "v100:2:2");
+		for (uint32_t id = 1; id <= 12; id++) {
+			fx_job_t *j = fx_add(&f, id, 1);
+			j->uid = id <= 10 ? 1 : 2;
+			j->prio = 2000 - id;
+		}
+		hs_engine_t *e = engine_with(perjob ? "PinnedAdmission=share\nFairness=jobs\n"
+						    : "PinnedAdmission=share\n");
+		hs_plan_t p;
+		fx_counts_t c;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		int run1 = 0, run2 = 0;
+		for (uint32_t id = 1; id <= 12; id++) {
+			int r = fx_find(&f, id)->state == HS_SJ_RUNNING;
+			run1 += id <= 10 && r;
+			run2 += id > 10 && r;
+		}
+		if (run1 != (perjob ? 4 : 2) || run2 != (perjob ? 0 : 2))
+			fail_msg("Fairness=%s: user 1 runs %d, user 2 runs %d", perjob ? "jobs" : "tree",
+				 run1, run2);
+		hs_plan_free(&p);
+		hs_engine_free(e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_half_pinned_share),
+		cmocka_unit_test(test_pinned_admission_between_users),
 		cmocka_unit_test(test_pin_wait_reason),
 		cmocka_unit_test(test_start_behind_pinned),
 		cmocka_unit_test(test_half_pinned_always),
