@@ -109,9 +109,17 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 	double sum_m = 0, sum_t = 0, both_m = 0, both_t = 0, lboth_m = 0, lboth_l = 0;
 
 	double raw[J > 0 ? J : 1];
+	/* the job's model is in a table that has the type and says 0: it
+	 * cannot run there (Gavel's tables: out of memory, e.g. ResNet-50 at
+	 * batch 128 on 2+ K80s). Not a gap for the other rules to fill with
+	 * a guess: a heterogeneity-agnostic policy (FIFO) placed such jobs
+	 * there and they never progressed. */
+	unsigned char cannot[J > 0 ? J : 1];
 	for (int j = 0; j < J; j++) {
 		const char *name = in->cluster->names[j];
 		tab[j] = ti >= 0 ? hs_thrtable_alone(&in->tables->t[ti], jt, name, 1) : 0;
+		cannot[j] = ti >= 0 && tab[j] == 0.0 &&
+			    hs_thrtable_type_index(&in->tables->t[ti], name) >= 0;
 		if (!ok_value(tab[j]))
 			tab[j] = 0;
 		mea[j] = 0;
@@ -169,10 +177,14 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 		if (measured)
 			measured[j] = raw[j];
 		hs_estimate_source_t ts = HS_ESTIMATE_AGNOSTIC;
-		if (in->allowed && !in->allowed[j])
+		if (in->allowed && !in->allowed[j]) {
 			thr[j] = 0;
-		else
+		} else if (cannot[j] && !(mea[j] > 0)) { /* a measurement says it can */
+			thr[j] = 0;
+			ts = HS_ESTIMATE_TABLE;
+		} else {
 			ts = pick(in, j, mea[j], tab[j], scale, lscale, guess, &thr[j]);
+		}
 		if (in->type_src)
 			in->type_src[j] = ts;
 	}

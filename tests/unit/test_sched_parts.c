@@ -441,6 +441,34 @@ static void test_estimate(void **state)
 	assert_true(fabs(thr[0] - 4) < 1e-9 && fabs(thr[2] - 20) < 1e-9);
 	assert_true(fabs(thr[1] - 12) < 1e-9 && fabs(thr[3] - 12) < 1e-9);
 
+	/* a type the table has and gives 0 (out of memory there) is not
+	 * usable, whatever the other rules would guess; once the job
+	 * measured a rate there, it is */
+	{
+		hs_tables_t tz;
+		memset(&tz, 0, sizeof(tz));
+		hs_err_t err;
+		assert_int_equal(hs_thrtable_parse(&tz.t[0],
+			"{\"v100\": {\"('ResNet-50', 2)\": {\"null\": 4.0}},"
+			" \"p100\": {\"('ResNet-50', 2)\": {\"null\": 2.0}},"
+			" \"k80\":  {\"('ResNet-50', 2)\": {\"null\": 0.0}}}", &err), 0);
+		tz.n = 1;
+		hs_estimate_in_t zin = { .cluster = &c, .tables = &tz, .model = "ResNet-50",
+					 .scale_factor = 2 };
+		double z[4];
+		hs_estimate(&zin, z, NULL);
+		assert_true(z[0] == 0); /* k80: cannot */
+		assert_true(fabs(z[1] - 2) < 1e-9 && fabs(z[2] - 4) < 1e-9);
+		assert_true(fabs(z[3] - 3) < 1e-9); /* a100, not in the table: the mean */
+		hs_record_t zr;
+		hs_record_init(&zr);
+		hs_record_thr_set(&zr, "k80", 0.5, 3, 1);
+		zin.rec = &zr;
+		hs_estimate(&zin, z, NULL);
+		assert_true(fabs(z[0] - 0.5) < 1e-9);
+		hs_thrtable_free(&tz.t[0]);
+	}
+
 	/* disallowed types are 0 and excluded from means */
 	unsigned char allowed[4] = { 1, 0, 0, 0 };
 	in.allowed = allowed;
