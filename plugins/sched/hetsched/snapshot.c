@@ -578,9 +578,11 @@ static int note_array(snap_ctx_t *c, const hs_snap_t *s, int idx, job_record_t *
 	const hs_sjob_t *sj = &s->jobs[idx];
 	int per = sj->gpus > 0 ? sj->gpus : 1;
 	int want = array_pending_tasks(job_ptr);
+	if (want > c->free_gpus / per) /* the record's task counts too */
+		want = c->free_gpus / per;
 	if (want > HS_SLOT_MAX + 1)
 		want = HS_SLOT_MAX + 1;
-	if (want < 2 || c->free_gpus < 2 * per)
+	if (want < 2)
 		return 0;
 	if (c->narrays == c->arrays_cap) {
 		int cap = c->arrays_cap ? 2 * c->arrays_cap : 16;
