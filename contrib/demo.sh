@@ -285,8 +285,9 @@ learned_at_start() {
 		[ -s "$state" ] && [ "$(stat -c %Y "$state")" -gt "$t0" ] && break
 		sleep 1
 	done
-	kinds=$("$hetsched" learned --raw "$state" 2>/dev/null |
-		python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("kinds", [])))' 2>/dev/null) || kinds="?"
+	# no "learned" key: an empty table (the plugin saves none)
+	kinds=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("learned", {}).get("kinds", [])))' \
+		"$state" 2>/dev/null) || kinds="? (no state file)"
 	echo "$kinds" >"$1/learned-start.txt"
 	say "learned table at the start: $kinds kinds ($state)"
 }

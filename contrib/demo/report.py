@@ -171,8 +171,9 @@ def print_table(results, base):
     """Every run on one line, then each run's ratios to the baseline (a
     Markdown table, as doc/learning.md records it)."""
     sb = results[base][1]
-    print("\n| run | average JCT | makespan | GPU time on the fastest type | restarts |"
-          " JCT / %s | fastest-type share / %s |" % (results[base][0], results[base][0]))
+    print("\nRatios to: %s" % results[base][0])
+    print("| run | average JCT | makespan | GPU time on the fastest type | restarts |"
+          " average JCT ratio | fastest-type share ratio |")
     print("|---|---|---|---|---|---|---|")
     for label, s in results:
         def ratio(key):
