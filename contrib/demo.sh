@@ -155,7 +155,7 @@ type_of() { echo "${1%-*}"; }
 # END: down (default), stop (keep the directory for a warm run) or keep.
 run_once() {
 	local sched=$1 out=$2 mode=${3:-declared} end=${4:-down}
-	local args=() n=0 name gres secs model thr steps id ids start el hint=() emu_model=() label
+	local args=() n=0 name gres secs model thr steps id ids start el hint=() emu_model=() label statedir
 	rm -rf "$out"
 	mkdir -p "$out/work"
 	echo "$sched" >"$out/sched.txt"
@@ -196,6 +196,8 @@ run_once() {
 		grep 'sched/hetsched: configuration:' "$dir/log/slurmctld.log" | tail -n 1 | sed 's/^.*sched\/hetsched/sched\/hetsched/' >&2
 	fi
 	scontrol show config | grep -E '^(SchedulerType|SelectType|PlugStackConfig) ' >&2
+	statedir=$(scontrol show config | awk '$1 == "StateSaveLocation" { print $3 }')
+	mkdir -p "$out/status"
 	[ "$sched" = hetsched ] && learned_at_start "$out"
 
 	# Declared: the scheduler is told the model (--hs-model). Cold and
@@ -249,6 +251,9 @@ run_once() {
 		if [ "$sched" = hetsched ] && [ ! -s "$out/status.txt" ] && [ "$el" -ge $((round + 10)) ]; then
 			"$hetsched" status >"$out/status.txt" 2>&1 || true
 		fi
+		# every status document seen (a few KB each), to follow where
+		# the estimates came from round by round (doc/learning.md, Live)
+		[ "$sched" = hetsched ] && cp "$statedir/hetsched_status.json" "$out/status/$el.json" 2>/dev/null
 		sleep 5
 	done
 	# Accounting is written asynchronously: wait until slurmdbd has every end.
@@ -278,9 +283,8 @@ run_once() {
 # written by this slurmctld (a warm cluster's file from before the stop
 # says nothing about what the plugin restored).
 learned_at_start() {
-	local state kinds t0
+	local state=$statedir/hetsched_state.json kinds t0
 	t0=$(date +%s)
-	state=$(scontrol show config | awk '$1 == "StateSaveLocation" { print $3 }')/hetsched_state.json
 	for _ in $(seq 60); do
 		[ -s "$state" ] && [ "$(stat -c %Y "$state")" -gt "$t0" ] && break
 		sleep 1

@@ -22,6 +22,7 @@ a job did not complete (targets do not change it).
 """
 import datetime
 import json
+import os
 import sys
 
 
@@ -101,6 +102,34 @@ def summary(jobs, makespan):
             "restarts": sum(max(j["rows"] - 1, 0) for j in jobs)}
 
 
+def estimate_sources(run_dir):
+    """Where the scheduler's estimates came from, over the status
+    documents demo.sh kept (RUN_DIR/status/SECONDS.json, one per poll):
+    the share of (queued or running job, GPU type) estimates by source
+    (table, measured, learned, inferred, agnostic), and the first second
+    a job had an estimate that was neither measured nor agnostic on a type
+    it had not run on (None: never). {} without status documents."""
+    count = {}
+    first = None
+    try:
+        names = sorted(os.listdir(run_dir + "/status"), key=lambda n: int(n.split(".")[0]))
+    except (OSError, ValueError):
+        return {}
+    for name in names:
+        try:
+            doc = json.load(open(run_dir + "/status/" + name))
+        except (OSError, ValueError):
+            continue
+        for job in doc.get("jobs", []):
+            for src in (job.get("estimates") or {}).values():
+                count[src] = count.get(src, 0) + 1
+                if src in ("learned", "inferred", "table") and first is None:
+                    first = int(name.split(".")[0])
+    total = sum(count.values())
+    return {"shares": {k: v / total for k, v in count.items()} if total else {},
+            "first_informed": first}
+
+
 def fmt(x, spec="%.0f"):
     return "-" if x is None else spec % x
 
@@ -126,6 +155,18 @@ def print_run(title, jobs, makespan, table, scale):
               s["completed"], len(jobs), fmt(s["avg_jct"]), fmt(s["makespan"]),
               fmt(s["best_share"] and 100 * s["best_share"], "%.0f%%"), s["restarts"]))
     return s
+
+
+def print_sources(run_dir):
+    """The estimate sources of a run (estimate_sources), when it kept its
+    status documents."""
+    src = estimate_sources(run_dir)
+    if src.get("shares"):
+        print("estimates (job x GPU type, over the run's status documents): %s; first "
+              "table/learned/inferred estimate at %s s" % (
+                  ", ".join("%s %.0f%%" % (k, 100 * v) for k, v in
+                            sorted(src["shares"].items(), key=lambda x: -x[1])),
+                  fmt(src["first_informed"])))
 
 
 RATIO_KEYS = (("avg_jct", "average JCT"), ("makespan", "makespan"),
@@ -212,6 +253,7 @@ def main():
         label = run_label(run_dir)
         jobs, makespan = load_run(run_dir, table)
         results.append((label, print_run("\n== " + label, jobs, makespan, table, scale)))
+        print_sources(run_dir)
     if baseline is not None:
         base = runs.index(baseline)
         print_table(results, base)
