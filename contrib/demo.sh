@@ -31,6 +31,10 @@
 #                      fastest type and <= 1.15x the average JCT of
 #                      declared; warm >= 0.95x and <= 1.05x
 #   --policy NAME      hetsched policy [max_min_fairness_perf]
+#   --hs-conf LINE     add LINE (Key=Value) to hetsched.conf, e.g.
+#                      LearnExplore=0.2 (repeatable; not a key the demo
+#                      sets: Policy, RoundLength, MinRoundInterval,
+#                      ThroughputTable, CheckpointGrace)
 #   --round SECONDS    hetsched round length [20]
 #   --dir DIR          cluster directory [/tmp/hetsched-demo]
 #   --port-base N      cluster ports N..N+99 [16000]
@@ -58,6 +62,7 @@ round=20
 scale=10
 compare=0
 unknown=0
+hs_conf=()
 workload=$top/contrib/demo/workload.txt
 table=${HS_GAVEL_DATA:-$top/data/gavel}/simulation_throughputs.json
 keep=0
@@ -68,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--compare) compare=1; shift ;;
 	--unknown-models) unknown=1; shift ;;
 	--policy) policy=$2; shift 2 ;;
+	--hs-conf) hs_conf+=("$2"); shift 2 ;;
 	--round) round=$2; shift 2 ;;
 	--dir) dir=$2; shift 2 ;;
 	--port-base) port_base=$2; shift 2 ;;
@@ -78,7 +84,7 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1; shift ;;
 	--no-build) build=0; shift ;;
 	--slurm) slurm=$2; shift 2 ;;
-	-h|--help) sed -n '3,50p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,54p' "$0"; exit 0 ;;
 	*) echo "demo.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -186,7 +192,7 @@ run_once() {
 		# hetsched.conf(5) beside slurm.conf; the plugin re-reads it on
 		# reconfigure and logs the configuration it took.
 		printf '%s\n' "Policy=$policy" "RoundLength=$round" MinRoundInterval=5 \
-			"ThroughputTable=$table" CheckpointGrace=15 >"$dir/etc/hetsched.conf"
+			"ThroughputTable=$table" CheckpointGrace=15 "${hs_conf[@]}" >"$dir/etc/hetsched.conf"
 		n=$(grep -c 'sched/hetsched: configuration:' "$dir/log/slurmctld.log")
 		scontrol reconfigure || die "scontrol reconfigure failed"
 		for _ in $(seq 30); do
