@@ -14,7 +14,8 @@
 # timeline (hetsched timeline, from sacct). With --compare it first runs
 # the same workload under stock sched/backfill and prints the ratios.
 # With --unknown-models it runs the workload three times under
-# sched/hetsched and compares them (issue 26, doc/learning.md "Live"):
+# sched/hetsched and compares them (issue 26, doc/learning.md "Measured
+# live"):
 # models declared (--hs-model on every job); unknown, cold (no --hs-model
 # on any job: the emulator still trains at the model's real speed, told
 # by its command line, which the scheduler does not read; each job's
@@ -84,7 +85,7 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1; shift ;;
 	--no-build) build=0; shift ;;
 	--slurm) slurm=$2; shift 2 ;;
-	-h|--help) sed -n '3,54p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,55p' "$0"; exit 0 ;;
 	*) echo "demo.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -165,10 +166,10 @@ run_once() {
 	rm -rf "$out"
 	mkdir -p "$out/work"
 	echo "$sched" >"$out/sched.txt"
-	case "$sched/$mode" in
-	hetsched/declared) label="hetsched, models declared" ;;
-	hetsched/cold) label="hetsched, unknown models, cold" ;;
-	hetsched/warm) label="hetsched, unknown models, warm" ;;
+	case "$sched/$mode/$unknown" in
+	hetsched/declared/1) label="hetsched, models declared" ;;
+	hetsched/cold/*) label="hetsched, unknown models, cold" ;;
+	hetsched/warm/*) label="hetsched, unknown models, warm" ;;
 	*) label="sched/$sched" ;;
 	esac
 	echo "$label" >"$out/label.txt"
