@@ -13,11 +13,29 @@
 # (hetsched status) and the JCTs from sacct, and draws the run as an SVG
 # timeline (hetsched timeline, from sacct). With --compare it first runs
 # the same workload under stock sched/backfill and prints the ratios.
-# Exit status 0 when every job completed.
+# With --unknown-models it runs the workload three times under
+# sched/hetsched and compares them (issue 26, doc/learning.md "Measured
+# live"):
+# models declared (--hs-model on every job); unknown, cold (no --hs-model
+# on any job: the emulator still trains at the model's real speed, told
+# by its command line, which the scheduler does not read; each job's
+# learning kind is then its job name; a fresh cluster, no learned
+# table); unknown, warm (the same on the cold run's cluster, stopped and
+# brought up again: the learned table in StateSaveLocation kept).
+# Exit status 0 when every job completed (targets not met do not change
+# it).
 #
 # Usage: contrib/demo.sh [options]
 #   --compare          also run sched/backfill (first) and print ratios
+#   --unknown-models   declared, cold and warm runs and their ratios, with
+#                      issue 26's targets: cold >= 0.8x the GPU time on the
+#                      fastest type and <= 1.15x the average JCT of
+#                      declared; warm >= 0.95x and <= 1.05x
 #   --policy NAME      hetsched policy [max_min_fairness_perf]
+#   --hs-conf LINE     add LINE (Key=Value) to hetsched.conf, e.g.
+#                      LearnExplore=0.2 (repeatable; not a key the demo
+#                      sets: Policy, RoundLength, MinRoundInterval,
+#                      ThroughputTable, CheckpointGrace)
 #   --round SECONDS    hetsched round length [20]
 #   --dir DIR          cluster directory [/tmp/hetsched-demo]
 #   --port-base N      cluster ports N..N+99 [16000]
@@ -44,6 +62,8 @@ policy=max_min_fairness_perf
 round=20
 scale=10
 compare=0
+unknown=0
+hs_conf=()
 workload=$top/contrib/demo/workload.txt
 table=${HS_GAVEL_DATA:-$top/data/gavel}/simulation_throughputs.json
 keep=0
@@ -52,7 +72,9 @@ slurm=22.05
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--compare) compare=1; shift ;;
+	--unknown-models) unknown=1; shift ;;
 	--policy) policy=$2; shift 2 ;;
+	--hs-conf) hs_conf+=("$2"); shift 2 ;;
 	--round) round=$2; shift 2 ;;
 	--dir) dir=$2; shift 2 ;;
 	--port-base) port_base=$2; shift 2 ;;
@@ -63,7 +85,7 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1; shift ;;
 	--no-build) build=0; shift ;;
 	--slurm) slurm=$2; shift 2 ;;
-	-h|--help) sed -n '3,36p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,55p' "$0"; exit 0 ;;
 	*) echo "demo.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -130,13 +152,31 @@ hetsched=$bdir/hetsched
 # names nodes TYPE-N).
 type_of() { echo "${1%-*}"; }
 
-# run_once SCHED OUT: the whole workload on a fresh cluster under sched/SCHED;
-# jobs.txt, sacct.txt, sched.txt (and status.txt for hetsched) in OUT.
+# run_once SCHED OUT [MODE [END]]: the whole workload under sched/SCHED;
+# jobs.txt, sacct.txt, sched.txt, label.txt (and status.txt for hetsched)
+# in OUT. MODE: declared (default; --hs-model on every job), cold (no
+# model hint to the scheduler; the emulator is told the model on its
+# command line) or warm (as cold, on the cluster a cold run left stopped:
+# its StateSaveLocation, and so its learned table, kept). Every mode but
+# warm starts from a fresh cluster (a leftover one in --dir is removed).
+# END: down (default), stop (keep the directory for a warm run) or keep.
 run_once() {
-	local sched=$1 out=$2 args=() n=0 name gres secs model thr steps id ids start el
+	local sched=$1 out=$2 mode=${3:-declared} end=${4:-down}
+	local args=() n=0 name gres secs model thr steps id ids start el hint=() emu_model=() label statedir
 	rm -rf "$out"
 	mkdir -p "$out/work"
 	echo "$sched" >"$out/sched.txt"
+	case "$sched/$mode/$unknown" in
+	hetsched/declared/1) label="hetsched, models declared" ;;
+	hetsched/cold/*) label="hetsched, unknown models, cold" ;;
+	hetsched/warm/*) label="hetsched, unknown models, warm" ;;
+	*) label="sched/$sched" ;;
+	esac
+	echo "$label" >"$out/label.txt"
+	if [ "$mode" != warm ] && [ -f "$dir/.hs-cluster" ]; then
+		say "removing the cluster left in $dir (every run but a warm one starts fresh)"
+		"$hs_cluster" down -q --dir "$dir" || die "cannot remove the cluster in $dir"
+	fi
 	args=(--dir "$dir" --port-base "$port_base" --gpus "$gpus" --plugin-dir "$root$plugindir"
 		--slurm-prefix "$prefix"
 		--sched "$sched" --select hetsched_cons_tres
@@ -144,7 +184,7 @@ run_once() {
 		--conf-extra JobRequeue=1 --conf-extra "AuthInfo=cred_expire=5" --conf-extra MinJobAge=3600)
 	# sched/hetsched starts every job itself: Slurm's own FIFO loop off.
 	[ "$sched" = hetsched ] && args+=(--conf-extra 'SchedulerParameters=defer,sched_interval=-1')
-	say "sched/$sched: bringing up the cluster in $dir (ports $port_base..$((port_base + 99)))"
+	say "$label: bringing up the cluster in $dir (ports $port_base..$((port_base + 99)))"
 	env_snippet=$("$hs_cluster" up -q "${args[@]}") || die "the cluster did not come up"
 	eval "$env_snippet"
 	cluster_up=1
@@ -153,7 +193,7 @@ run_once() {
 		# hetsched.conf(5) beside slurm.conf; the plugin re-reads it on
 		# reconfigure and logs the configuration it took.
 		printf '%s\n' "Policy=$policy" "RoundLength=$round" MinRoundInterval=5 \
-			"ThroughputTable=$table" CheckpointGrace=15 >"$dir/etc/hetsched.conf"
+			"ThroughputTable=$table" CheckpointGrace=15 "${hs_conf[@]}" >"$dir/etc/hetsched.conf"
 		n=$(grep -c 'sched/hetsched: configuration:' "$dir/log/slurmctld.log")
 		scontrol reconfigure || die "scontrol reconfigure failed"
 		for _ in $(seq 30); do
@@ -163,6 +203,15 @@ run_once() {
 		grep 'sched/hetsched: configuration:' "$dir/log/slurmctld.log" | tail -n 1 | sed 's/^.*sched\/hetsched/sched\/hetsched/' >&2
 	fi
 	scontrol show config | grep -E '^(SchedulerType|SelectType|PlugStackConfig) ' >&2
+	statedir=$(scontrol show config | awk '$1 == "StateSaveLocation" { print $3 }')
+	mkdir -p "$out/status"
+	[ "$sched" = hetsched ] && learned_at_start "$out"
+
+	# Declared: the scheduler is told the model (--hs-model). Cold and
+	# warm: it is not; the model goes on train-job.sh's command line for
+	# the emulator only (sched/hetsched reads the spank_job_env hints, the
+	# job name, user, account and array, never the batch script or its
+	# arguments), so each job's learning kind is its job name.
 
 	# The workload: all jobs at once. Steps = SECONDS on a v100 x the
 	# model's v100 throughput x the time scale.
@@ -173,14 +222,21 @@ run_once() {
 		thr=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["v100"]["(%r, %d)" % (sys.argv[2], int(sys.argv[3]))]["null"])' \
 			"$table" "$model" "${gres##*:}" 2>/dev/null) || die "$name: ($model, ${gres##*:}) is not in $table"
 		steps=$(python3 -c "print(max(1, int($secs * $thr * $scale)))")
-		id=$(sbatch --parsable -J "$name" --gres="$gres" --requeue --open-mode=append -o "$out/work/$name.out" \
-			--hs-model="$model" --hs-steps="$steps" --hs-ckpt-dir="$out/work/ckpt/%j" \
-			"$top/contrib/demo/train-job.sh" "$emu" "$table" "$scale") || die "sbatch of $name failed"
+		if [ "$mode" = declared ]; then
+			hint=(--hs-model="$model") emu_model=()
+		else
+			hint=() emu_model=("$model")
+		fi
+		# %j: several jobs of a workload may share a name (and a kind)
+		id=$(sbatch --parsable -J "$name" --gres="$gres" --requeue --open-mode=append -o "$out/work/$name.%j.out" \
+			"${hint[@]}" --hs-steps="$steps" --hs-ckpt-dir="$out/work/ckpt/%j" \
+			"$top/contrib/demo/train-job.sh" "$emu" "$table" "$scale" "${emu_model[@]}") ||
+			die "sbatch of $name failed"
 		printf '%s\t%s\t%s\t%s\n' "$id" "$name" "$gres" "$model" >>"$out/jobs.txt"
 		ids="$ids${ids:+,}$id"
 		n=$((n + 1))
 	done <"$workload"
-	say "sched/$sched: submitted $n jobs ($ids)"
+	say "$label: submitted $n jobs ($ids)"
 
 	# Wait, showing who runs on which type.
 	start=$(date +%s)
@@ -202,6 +258,9 @@ run_once() {
 		if [ "$sched" = hetsched ] && [ ! -s "$out/status.txt" ] && [ "$el" -ge $((round + 10)) ]; then
 			"$hetsched" status >"$out/status.txt" 2>&1 || true
 		fi
+		# every status document seen (a few KB each), to follow where
+		# the estimates came from round by round (doc/learning.md, Live)
+		[ "$sched" = hetsched ] && cp "$statedir/hetsched_status.json" "$out/status/$el.json" 2>/dev/null
 		sleep 5
 	done
 	# Accounting is written asynchronously: wait until slurmdbd has every end.
@@ -217,10 +276,31 @@ run_once() {
 	sacct -a -D -X -P -n -o JobIDRaw,JobName,Account,State,Start,End,NodeList,AllocTRES,AdminComment%1000 \
 		-j "$ids" >"$out/timeline-sacct.txt"
 	sinfo -N -h -o '%N|%G' >"$out/sinfo.txt"
-	if [ $keep = 0 ] || [ "$sched" != hetsched ]; then
-		"$hs_cluster" down -q --dir "$dir"
-		cluster_up=0
-	fi
+	case "$end" in
+	down) "$hs_cluster" down -q --dir "$dir"; cluster_up=0 ;;
+	# the trap still removes it if no warm run follows
+	stop) "$hs_cluster" stop -q --dir "$dir" || die "hs-cluster stop failed" ;;
+	esac
+}
+
+# learned_at_start OUT: how many kinds the plugin's learned table holds
+# before the jobs are submitted (none on a fresh cluster; the cold run's
+# on a warm one), from the state file in StateSaveLocation, kept in
+# OUT/learned-start.txt. The plugin writes it every round: wait for one
+# written by this slurmctld (a warm cluster's file from before the stop
+# says nothing about what the plugin restored).
+learned_at_start() {
+	local state=$statedir/hetsched_state.json kinds t0
+	t0=$(date +%s)
+	for _ in $(seq 60); do
+		[ -s "$state" ] && [ "$(stat -c %Y "$state")" -gt "$t0" ] && break
+		sleep 1
+	done
+	# no "learned" key: an empty table (the plugin saves none)
+	kinds=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("learned", {}).get("kinds", [])))' \
+		"$state" 2>/dev/null) || kinds="? (no state file)"
+	echo "$kinds" >"$1/learned-start.txt"
+	say "learned table at the start: $kinds kinds ($state)"
 }
 
 cluster_up=0
@@ -231,8 +311,25 @@ if [ $compare = 1 ]; then
 	run_once backfill "$results/backfill"
 	runs+=("$results/backfill")
 fi
-run_once hetsched "$results/hetsched"
-runs=("$results/hetsched" "${runs[@]}")
+report_args=()
+if [ $unknown = 1 ]; then
+	# Declared first, then cold on a fresh cluster, stopped with its
+	# state; warm brings that cluster up again. --keep keeps the last.
+	last=down
+	[ $keep = 1 ] && last=keep
+	run_once hetsched "$results/hetsched" declared down
+	run_once hetsched "$results/cold" cold stop
+	run_once hetsched "$results/warm" warm "$last"
+	printf '%s\n' "best_share >= 0.8" "avg_jct <= 1.15" >"$results/cold/targets.txt"
+	printf '%s\n' "best_share >= 0.95" "avg_jct <= 1.05" >"$results/warm/targets.txt"
+	runs=("$results/hetsched" "$results/cold" "$results/warm" "${runs[@]}")
+	report_args=(--baseline "$results/hetsched")
+else
+	last=down
+	[ $keep = 1 ] && last=keep
+	run_once hetsched "$results/hetsched" declared "$last"
+	runs=("$results/hetsched" "${runs[@]}")
+fi
 
 # The outcome.
 if [ -s "$results/hetsched/status.txt" ]; then
@@ -245,8 +342,10 @@ echo
 echo "Where each job ran (from sacct -D: every incarnation's GPU type and run time; RST = restarts"
 echo "after a preemption or migration), the throughput spank_hetsched measured vs Gavel's table"
 echo "(steps/s, time scale undone), and the job completion time:"
-python3 "$top/contrib/demo/report.py" "$table" "$scale" "${runs[@]}"
+python3 "$top/contrib/demo/report.py" "$table" "$scale" "${runs[@]}" "${report_args[@]}"
 rc=$?
+[ $unknown = 1 ] && echo "Learned table at each run's start (kinds): declared $(cat "$results/hetsched/learned-start.txt")," \
+	"cold $(cat "$results/cold/learned-start.txt"), warm $(cat "$results/warm/learned-start.txt")"
 echo
 echo "sacct -D -X (slurmdbd + MariaDB) for the sched/hetsched run:"
 cat "$results/hetsched/sacct-table.txt"
@@ -257,8 +356,8 @@ for r in "${runs[@]}"; do
 	if HS_TIMELINE_SCRIPT=$top/python/hetsched_timeline.py "$hetsched" timeline \
 		--sacct "$r/timeline-sacct.txt" --sinfo "$r/sinfo.txt" -o "$r/timeline.svg" \
 		--types "$(echo "$gpus" | tr ',' '\n' | cut -d: -f1 | paste -sd, -)" \
-		--title "sched/$(cat "$r/sched.txt"): which job ran on which GPU" 2>"$r/timeline.err"; then
-		echo "Timeline of the sched/$(cat "$r/sched.txt") run (rows = GPUs, red = restart): $r/timeline.svg"
+		--title "$(cat "$r/label.txt"): which job ran on which GPU" 2>"$r/timeline.err"; then
+		echo "Timeline of the $(cat "$r/label.txt") run (rows = GPUs, red = restart): $r/timeline.svg"
 	else
 		echo "No timeline for $r: $(cat "$r/timeline.err")"
 	fi

@@ -5,5 +5,5 @@
 dist_bin_SCRIPTS = contrib/cluster/hs-cluster
 dist_noinst_SCRIPTS += contrib/bootstrap.sh contrib/bootstrap-source.sh contrib/compile-matrix.sh contrib/test.sh contrib/valgrind-wrap.sh contrib/code-metrics.sh \
 	contrib/demo.sh contrib/demo/train-job.sh contrib/demo/report.py
-dist_noinst_DATA += contrib/demo/workload.txt
+dist_noinst_DATA += contrib/demo/workload.txt contrib/demo/workload-24.txt
 dist_noinst_DATA += contrib/valgrind.supp contrib/slurm-sha256sums

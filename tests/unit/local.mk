@@ -126,6 +126,9 @@ tests_unit_report_helper_SOURCES = tests/unit/report_helper.c
 tests_unit_report_helper_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/report
 tests_unit_report_helper_LDADD = libhetsched-report.la
 TESTS += tests/unit/test_report_py.sh tests/unit/test_emulator.sh tests/unit/test_trace_player.sh
+# contrib/demo/report.py: the demo's summary, --baseline ratios and targets
+TESTS += tests/unit/test_demo_report.sh
+EXTRA_DIST += tests/unit/test_demo_report.sh tests/unit/test_demo_report.py
 # python/ as a package: pip install into a venv, offline
 TESTS += tests/unit/test_report_pkg.sh
 EXTRA_DIST += tests/unit/test_report_pkg.sh
