@@ -26,7 +26,7 @@ static int link_users(const hs_array_cand_t *c, int n, int *next, int *first)
 	for (int i = 0; i < n; i++) {
 		next[i] = -1;
 		int u = 0;
-		while (u < nusers && c[first[u]].user != c[i].user)
+		while (u < nusers && c[first[u]].owner != c[i].owner)
 			u++;
 		if (u == nusers) {
 			first[nusers++] = i;

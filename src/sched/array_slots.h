@@ -5,8 +5,9 @@
  * slot, a copy of the record). Slots cost memory (each copies the job's
  * HS_* environment and AdminComment) and are only useful up to the GPUs
  * free now, so the snapshot hands out one budget of free GPUs over all
- * arrays, one slot at a time, round-robin over the arrays' users (within
- * a user, to their arrays in queue order). So one user's many arrays
+ * arrays, one slot at a time, round-robin over the arrays' owners (hs_sjob_owner: the
+ * association under Fairness=tree; within an owner, to its arrays in
+ * queue order). So one user's many arrays
  * cannot take every slot and leave another user's array one task per
  * round, and memory is bounded by the free GPUs, not by the number of
  * arrays times their tasks. Slurm-free: the sched plugin fills the
@@ -17,7 +18,7 @@
 #include <stdint.h>
 
 typedef struct hs_array_cand {
-	uint32_t user;    /* owner's uid: the round-robin goes over these */
+	uint64_t owner;   /* hs_sjob_owner: the round-robin goes over these */
 	uint32_t prio;    /* Slurm priority (higher first) */
 	int64_t submit;   /* then submit time (earlier first) */
 	uint32_t id;      /* then job id */

@@ -44,24 +44,8 @@ static int usable_for(const hs_round_build_t *b, const hs_snap_t *s, const hs_sj
 	return cnt;
 }
 
-/* Who a job's admission is fair between (Fairness=): its association
- * (or, without accounting, its user) under tree, its account under
- * accounts. 0 under jobs: no owner, priority order alone. */
-static uint64_t owner_of(const hs_sconf_t *c, const hs_sjob_t *sj)
-{
-	if (c->fairness == HS_FAIR_JOBS)
-		return 0;
-	if (c->fairness == HS_FAIR_ACCOUNTS) {
-		uint64_t h = 1469598103934665603ULL; /* FNV-1a of the name */
-		for (const char *p = sj->account ? sj->account : ""; *p; p++)
-			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-		return h | 1;
-	}
-	return sj->assoc > 0 ? (uint64_t)sj->assoc : (1ULL << 32) | sj->user_id;
-}
-
 /* Orders the pending pinned jobs c[0..n) (in priority order) for the
- * admission, fair between owners (owner_of): each next place goes to the
+ * admission, fair between owners (hs_sjob_owner): each next place goes to the
  * owner with the fewest GPUs so far (running pinned jobs' GPUs, then the
  * places already given; ties: the owner whose next job comes first in
  * priority order), its next job in priority order. Without it one user's
@@ -83,7 +67,7 @@ static int interleave_owners(const hs_engine_t *e, const hs_snap_t *s, const hs_
 	if (!owner || !load || !head || !next || !tail || !out)
 		goto done;
 	for (int k = 0; k < n; k++) { /* owners, each with its jobs linked */
-		uint64_t o = owner_of(&e->conf, &s->jobs[c[k].snap]);
+		uint64_t o = hs_sjob_owner(e->conf.fairness, &s->jobs[c[k].snap]);
 		int w = 0;
 		while (w < no && owner[w] != o)
 			w++;
@@ -100,7 +84,7 @@ static int interleave_owners(const hs_engine_t *e, const hs_snap_t *s, const hs_
 	for (int i = 0; i < s->njobs; i++) { /* GPUs their running pinned jobs hold */
 		if (b->role[i] != HS_ROLE_PINNED || s->jobs[i].nheld <= 0)
 			continue;
-		uint64_t o = owner_of(&e->conf, &s->jobs[i]);
+		uint64_t o = hs_sjob_owner(e->conf.fairness, &s->jobs[i]);
 		for (int w = 0; w < no; w++)
 			if (owner[w] == o)
 				load[w] += s->jobs[i].nheld;

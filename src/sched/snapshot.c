@@ -2,6 +2,8 @@
 /* snapshot.c — ownership and consistency checks of hs_snap_t. */
 #include "sched/snapshot.h"
 
+#include "sched/sconf.h" /* HS_FAIR_* */
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +155,19 @@ hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id)
 		return NULL;
 	}
 	return j;
+}
+
+uint64_t hs_sjob_owner(int fairness, const hs_sjob_t *sj)
+{
+	if (fairness == HS_FAIR_JOBS)
+		return 0;
+	if (fairness == HS_FAIR_ACCOUNTS) {
+		uint64_t h = 1469598103934665603ULL; /* FNV-1a of the name */
+		for (const char *p = sj->account ? sj->account : ""; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		return h | 1;
+	}
+	return sj->assoc > 0 ? (uint64_t)sj->assoc : (1ULL << 32) | sj->user_id;
 }
 
 uint32_t hs_sjob_act_id(const hs_sjob_t *j)

@@ -145,6 +145,13 @@ hs_sjob_t *hs_snap_add_job(hs_snap_t *s);
 hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id);
 /* The Slurm record a snapshot job acts on (act_id, else id). */
 uint32_t hs_sjob_act_id(const hs_sjob_t *j);
+
+/* Whom a job's turn belongs to where the scheduler deals places fairly
+ * outside the policy (array task slots, admission of jobs that cannot be
+ * preempted), by Fairness= (hs_sconf_t.fairness, HS_FAIR_*): its
+ * association (without accounting its user) under tree, its account
+ * under accounts; 0 for every job under jobs (priority order alone). */
+uint64_t hs_sjob_owner(int fairness, const hs_sjob_t *sj);
 /* Appends an association (strings copied; NULL on out of memory). */
 hs_sassoc_t *hs_snap_add_assoc(hs_snap_t *s, uint32_t id, int parent, const char *account,
 			       const char *user, double shares);

@@ -15,7 +15,7 @@
 
 static hs_array_cand_t cand(uint32_t user, uint32_t id, uint32_t prio, int per, int want)
 {
-	return (hs_array_cand_t){ .user = user, .id = id, .prio = prio, .submit = 1000 + id,
+	return (hs_array_cand_t){ .owner = user, .id = id, .prio = prio, .submit = 1000 + id,
 				  .idx = (int)id, .per = per, .want = want };
 }
 
@@ -23,7 +23,7 @@ static int user_slots(const hs_array_cand_t *c, int n, uint32_t user, int gpus)
 {
 	int t = 0;
 	for (int i = 0; i < n; i++)
-		if (c[i].user == user)
+		if (c[i].owner == user)
 			t += gpus ? c[i].slots * c[i].per : c[i].slots;
 	return t;
 }
@@ -43,7 +43,7 @@ static void many_arrays_do_not_crowd_out(void **state)
 	assert_int_equal(user_slots(c, N, 1002, 0), 10);
 	/* within a user, queue order: all of user 1001's go to its first */
 	for (int i = 0; i < N; i++)
-		if (c[i].user == 1001 && c[i].id != 100)
+		if (c[i].owner == 1001 && c[i].id != 100)
 			assert_int_equal(c[i].slots, 0);
 }
 

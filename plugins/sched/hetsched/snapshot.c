@@ -593,7 +593,7 @@ static int note_array(snap_ctx_t *c, const hs_snap_t *s, int idx, job_record_t *
 		c->arrays_cap = cap;
 	}
 	c->arrays[c->narrays++] = (hs_array_cand_t){
-		.user = sj->user_id, .prio = sj->priority, .submit = sj->submit_time,
+		.owner = hs_sjob_owner(c->conf->fairness, sj), .prio = sj->priority, .submit = sj->submit_time,
 		.id = sj->id, .idx = idx, .per = per, .want = want - 1 };
 	return 0;
 }
