@@ -130,6 +130,15 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 		}
 		raw[j] = mea[j];
 	}
+	/* ... unless that leaves the job no type at all (it asked for only
+	 * such types, or a site table says so everywhere): a job with no
+	 * usable type in the problem would hold every job's max-min level
+	 * at 0, so it keeps the other rules' estimates, as before */
+	int left = 0;
+	for (int j = 0; j < J; j++)
+		left += (!in->allowed || in->allowed[j]) && !cannot[j];
+	for (int j = 0; !left && j < J; j++)
+		cannot[j] = 0;
 	unsigned bits = 0;
 	if (in->bound) {
 		hs_bound_in_t bi = *in->bound;

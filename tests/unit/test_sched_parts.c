@@ -466,6 +466,14 @@ static void test_estimate(void **state)
 		zin.rec = &zr;
 		hs_estimate(&zin, z, NULL);
 		assert_true(fabs(z[0] - 0.5) < 1e-9);
+		/* a job that may use only k80 (it asked for it) keeps an
+		 * estimate there: no usable type at all would hold every
+		 * job's max-min level at 0 */
+		unsigned char only_k80[4] = { 1, 0, 0, 0 };
+		zin.rec = NULL;
+		zin.allowed = only_k80;
+		hs_estimate(&zin, z, NULL);
+		assert_true(z[0] > 0 && z[1] == 0 && z[2] == 0 && z[3] == 0);
 		hs_thrtable_free(&tz.t[0]);
 	}
 
