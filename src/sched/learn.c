@@ -2,6 +2,7 @@
 /* learn.c — kinds, the learned table and inference (rules in learn.h);
  * save, load and export are in learn_json.c. */
 #include "sched/learn.h"
+#include "sched/learn_near.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ void hs_learn_free(hs_learn_t *l)
 	for (int t = 0; t < l->ntypes; t++)
 		free(l->types[t]);
 	free(l->e);
+	free(l->sp);
 	int mk = l->max_kinds;
 	memset(l, 0, sizeof(*l));
 	l->max_kinds = mk;
@@ -308,43 +310,57 @@ static void fit_scaling(const hs_learn_t *l, int lo, int hi, hs_learn_speedup_t 
 	}
 }
 
+/* The scope's kinds are one run [*lo, *hi) of the sorted table (the
+ * scope is a prefix ending in '/'): a miss costs the scope's size, not
+ * the table's, so many users' jobs in one round stay cheap. */
+static void scope_run(const hs_learn_t *l, const char *kind, int *lo, int *hi)
+{
+	size_t sl = scope_len(kind);
+	int a = 0, b = l->n;
+	while (a < b) {
+		int mid = a + (b - a) / 2;
+		if (strncmp(l->e[mid].kind, kind, sl) < 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	while (a < l->n && !strncmp(l->e[a].kind, kind, sl))
+		a++;
+	*hi = a;
+}
+
 /* The speedup matrix of the scope of `kind` (cached until l->gen moves). */
 static const hs_learn_speedup_t *speedup(hs_learn_t *l, const char *kind)
 {
 	size_t sl = scope_len(kind);
+	/* an empty table infers nothing: no cache to allocate */
+	if (!l->sp && l->n && (l->sp = calloc(HS_LEARN_SPEEDUP_CACHE, sizeof(*l->sp))))
+		l->nsp = l->sp_next = 0; /* sp_one's entry, if any, is not in it */
+	hs_learn_speedup_t *sp = l->sp ? l->sp : &l->sp_one;
+	int cap = l->sp ? HS_LEARN_SPEEDUP_CACHE : 1;
 	for (int i = 0; i < l->nsp; i++)
-		if (!strncmp(l->sp[i].scope, kind, sl) && !l->sp[i].scope[sl]) {
-			if (l->sp[i].gen == l->gen)
-				return &l->sp[i];
+		if (!strncmp(sp[i].scope, kind, sl) && !sp[i].scope[sl]) {
+			if (sp[i].gen == l->gen)
+				return &sp[i];
 		}
 	int slot = -1;
 	for (int i = 0; i < l->nsp && slot < 0; i++)
-		if (!strncmp(l->sp[i].scope, kind, sl) && !l->sp[i].scope[sl])
+		if (!strncmp(sp[i].scope, kind, sl) && !sp[i].scope[sl])
 			slot = i;
 	if (slot < 0) {
-		slot = l->nsp < HS_LEARN_SPEEDUP_CACHE ? l->nsp++ : l->sp_next;
-		l->sp_next = (slot + 1) % HS_LEARN_SPEEDUP_CACHE;
+		slot = l->nsp < cap ? l->nsp++ : l->sp_next;
+		l->sp_next = (slot + 1) % cap;
 	}
-	hs_learn_speedup_t *s = &l->sp[slot];
+	hs_learn_speedup_t *s = &sp[slot];
 	memset(s, 0, sizeof(*s));
 	memcpy(s->scope, kind, sl);
 	s->gen = l->gen;
 	const int T = l->ntypes;
-	/* the scope's kinds are one run of the sorted table (the scope is a
-	 * prefix ending in '/'): a miss costs the scope's size, not the
-	 * table's, so many users' jobs in one round stay cheap */
-	int lo = 0, hi = l->n;
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (strncmp(l->e[mid].kind, kind, sl) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	int end = lo; /* the scope's run is [lo, end) */
-	for (int i = lo; i < l->n && !strncmp(l->e[i].kind, kind, sl); i++) {
+	int lo, end;
+	scope_run(l, kind, &lo, &end);
+	for (int i = lo; i < end; i++) {
 		const hs_learn_entry_t *e = &l->e[i];
-		end = i + 1;
 		for (int t = 0; t < T; t++)
 			for (int u = 0; u < T; u++) {
 				const hs_learn_cell_t *a = &e->cell[t], *b = &e->cell[u];
@@ -362,6 +378,7 @@ static const hs_learn_speedup_t *speedup(hs_learn_t *l, const char *kind)
 			if (s->w[t][u] > 0)
 				s->logr[t][u] /= s->w[t][u];
 	fit_scaling(l, lo, end, s);
+	hs_learn_near_pick(l, lo, end, s);
 	return s;
 }
 
@@ -469,6 +486,36 @@ static double across_types(const hs_learn_t *l, const hs_learn_speedup_t *s, con
 	return v;
 }
 
+/* Type t across types: the speedup matrix, and when the kind has a
+ * profile (nb >= 2 types) the nearest kinds (learn_near.c) weighted
+ * against the matrix as HS_LEARN_NEAR_MATRIX; the more confident of the
+ * two confidences (the nearest kinds': the kind's best cell times
+ * W / (W + 1)). */
+static double between_types(const hs_learn_t *l, const hs_learn_speedup_t *s, const char *kind,
+			    int sf, const double *base, const double *bconf, int nb, int t,
+			    double *conf)
+{
+	double v = across_types(l, s, base, bconf, t, conf);
+	if (nb < 2)
+		return v;
+	double w = 0, bc = 0;
+	/* the kind's own entries (any count) are adjacent from (kind, 0)'s
+	 * insertion point: counts are > 0 */
+	int self_lo = -find(l, kind, 0) - 1, self_hi = self_lo;
+	while (self_hi < l->n && !strcmp(l->e[self_hi].kind, kind))
+		self_hi++;
+	double vn = hs_learn_near(l, s, self_lo, self_hi, sf, base, t, &w);
+	if (!(vn > 0) || !ok_rate(vn))
+		return v;
+	for (int u = 0; u < l->ntypes; u++)
+		bc = u != t && bconf[u] > bc ? bconf[u] : bc;
+	double cn = bc * w / (w + 1.0);
+	if (v > 0)
+		vn = exp((w * log(vn) + HS_LEARN_NEAR_MATRIX * log(v)) / (w + HS_LEARN_NEAR_MATRIX));
+	*conf = cn > *conf ? cn : *conf;
+	return ok_rate(vn) ? vn : v;
+}
+
 int hs_learn_estimate(hs_learn_t *l, const char *kind, int sf, const char *const *types, int n,
 		      int64_t now, double *rate, hs_learn_src_t *src, double *conf)
 {
@@ -522,7 +569,7 @@ int hs_learn_estimate(hs_learn_t *l, const char *kind, int sf, const char *const
 			continue;
 		/* the more confident of: across counts on t itself, across
 		 * types at sf */
-		double c = 0, v = across_types(l, s, base, bconf, t, &c);
+		double c = 0, v = between_types(l, s, kind, sf, base, bconf, nb, t, &c);
 		if (xr[t] > 0 && (!(v > 0) || xc[t] >= c)) {
 			v = xr[t];
 			c = xc[t];

@@ -31,8 +31,11 @@
  * ratios; beta over all types when t has no pair), so a kind measured
  * on t at sf' only gets rate(sf') (sf / sf')^beta_t at sf, from the
  * nearest count, at a lower confidence. A kind measured nowhere gets the
- * scope's relative type speeds (geometric mean 1) as a prior. Each
- * estimate has a confidence in [0, 1].
+ * scope's relative type speeds (geometric mean 1) as a prior. A kind
+ * measured on two types or more is also compared with the scope's kinds
+ * that measured those types and the missing one, the most alike weighing
+ * most (learn_near.c); that is blended with the matrix. Each estimate has
+ * a confidence in [0, 1].
  *
  * Bounded: at most max_kinds entries (kind, GPU count); the least
  * recently seen is evicted. Slurm-free, no global state: everything lives
@@ -54,6 +57,7 @@
 #define HS_LEARN_OUTLIER 10.0
 #define HS_LEARN_RESET 3
 #define HS_LEARN_DEFAULT_KINDS 4096
+#define HS_LEARN_NEAR_MAX 64     /* kinds the nearest-kinds inference compares */
 
 typedef enum hs_learn_scope {
 	HS_LEARN_SCOPE_USER = 0,
@@ -94,9 +98,18 @@ typedef struct hs_learn_speedup {
 	 * ([t]) and over all types ([HS_LEARN_TYPES]) on the scope's kinds
 	 * measured at two counts or more; bw is the fit's weight, 0 = none */
 	double beta[HS_LEARN_TYPES + 1], bw[HS_LEARN_TYPES + 1];
+	/* the kinds the nearest-kinds inference compares with (entry
+	 * indices, learn_near.c): at most HS_LEARN_NEAR_MAX of the scope's
+	 * entries measured on three types or more, the best sampled first */
+	int near[HS_LEARN_NEAR_MAX], nnear;
+	/* per candidate: log rate per type, the types measured (bit u),
+	 * the GPU count and the samples it ranked by */
+	double nlog[HS_LEARN_NEAR_MAX][HS_LEARN_TYPES];
+	uint32_t nmask[HS_LEARN_NEAR_MAX], nkey[HS_LEARN_NEAR_MAX];
+	int nsf[HS_LEARN_NEAR_MAX];
 } hs_learn_speedup_t;
 
-#define HS_LEARN_SPEEDUP_CACHE 32     /* scopes (about 4 KB each) */
+#define HS_LEARN_SPEEDUP_CACHE 32     /* scopes (about 13 KB each) */
 
 typedef struct hs_learn {
 	int max_kinds;
@@ -111,8 +124,11 @@ typedef struct hs_learn {
 	 * [1] inferred (hs_learn_score); not saved */
 	long err_n[2];
 	double err_sum[2];
+	/* the speedup cache: HS_LEARN_SPEEDUP_CACHE scopes on the heap,
+	 * allocated when first needed (hs_learn_t stays small enough for a
+	 * stack, e.g. hs_learn_load's), else the one below */
 	int nsp, sp_next;
-	hs_learn_speedup_t sp[HS_LEARN_SPEEDUP_CACHE];
+	hs_learn_speedup_t *sp, sp_one;
 } hs_learn_t;
 
 void hs_learn_init(hs_learn_t *l, int max_kinds);

@@ -16,6 +16,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/estimate.c src/sched/estimate.h \
 	src/sched/bound.c src/sched/bound.h \
 	src/sched/learn.c src/sched/learn_json.c src/sched/learn.h \
+	src/sched/learn_near.c src/sched/learn_near.h \
 	src/sched/learn_sacct.c src/sched/learn_sacct.h \
 	src/sched/engine.c src/sched/engine.h src/sched/engine_impl.h \
 	src/sched/engine_log.c \

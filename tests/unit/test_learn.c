@@ -107,6 +107,78 @@ static void inference_hand_computed(void **state)
 	assert_float_equal(r[0], 0, 0);
 }
 
+/* Inference from the nearest kinds (learn_near.c): three kinds that gain
+ * 10x from K80 to V100 and one, L, that gains 2.5x; kind A has measured
+ * V100 and P100 with L's ratio (0.78), so its K80 rate follows L's (20),
+ * not the matrix's majority (about 9: 50 x 0.1 through V100, 39 x 0.25
+ * through P100, weighted by pairs). A like kind in another scope does
+ * not count (LearnScope). */
+static void nearest_kinds(void **state)
+{
+	static const char *const T3[] = { "v100", "p100", "k80" };
+	static const double X[] = { 100, 40, 10 }, L[] = { 100, 78, 40 };
+	hs_learn_t l;
+	double r[3], c[3];
+	hs_learn_src_t s[3];
+	(void)state;
+	for (int scoped = 0; scoped < 2; scoped++) {
+		hs_learn_init(&l, 0);
+		static const char *const xs[] = { "u=a/n=X1", "u=a/n=X2", "u=a/n=X3" };
+		for (int k = 0; k < 3; k++)
+			for (int i = 0; i < 3; i++) {
+				assert_int_equal(hs_learn_observe(&l, xs[k], 1, T3[i], X[i], 1), 1);
+				assert_int_equal(hs_learn_observe(&l, xs[k], 1, T3[i], X[i], 1), 1);
+				assert_int_equal(hs_learn_observe(&l, xs[k], 1, T3[i], X[i], 1), 1);
+			}
+		const char *lk = scoped ? "u=b/n=L" : "u=a/n=L";
+		for (int i = 0; i < 3; i++)
+			for (int n = 0; n < 3; n++)
+				assert_int_equal(hs_learn_observe(&l, lk, 1, T3[i], L[i], 1), 1);
+		assert_int_equal(hs_learn_observe(&l, "u=a/n=A", 1, "v100", 50, 2), 1);
+		assert_int_equal(hs_learn_observe(&l, "u=a/n=A", 1, "p100", 39, 2), 1);
+		assert_int_equal(hs_learn_estimate(&l, "u=a/n=A", 1, T3, 3, 3, r, s, c), 3);
+		assert_int_equal(s[2], HS_LEARN_INFERRED);
+		if (!scoped) {
+			/* L's weight 3/5 against the matrix's 1/2: between 9 and 20 */
+			assert_true(r[2] > 12.5 && r[2] < 20);
+			assert_true(c[2] > 0 && c[2] < 0.5);
+		} else {
+			/* only the X kinds in A's scope: about 7 (X's own ratios) */
+			assert_true(r[2] > 5 && r[2] < 10);
+		}
+		hs_learn_free(&l);
+	}
+}
+
+/* The nearest kinds compared are bounded (HS_LEARN_NEAR_MAX): the best
+ * sampled are kept, wherever they sort. 70 kinds X (3 samples) sort
+ * before ZL (5 samples, A's ratio): ZL still decides A's K80 rate. */
+static void nearest_kinds_bounded(void **state)
+{
+	static const char *const T3[] = { "v100", "p100", "k80" };
+	static const double X[] = { 100, 40, 10 }, L[] = { 100, 78, 40 };
+	hs_learn_t l;
+	double r[3], c[3];
+	char k[32];
+	(void)state;
+	hs_learn_init(&l, 0);
+	for (int x = 0; x < 70; x++) {
+		snprintf(k, sizeof(k), "u=a/n=X%02d", x);
+		for (int i = 0; i < 3; i++)
+			for (int n = 0; n < 3; n++)
+				assert_int_equal(hs_learn_observe(&l, k, 1, T3[i], X[i], 1), 1);
+	}
+	for (int i = 0; i < 3; i++)
+		for (int n = 0; n < 5; n++)
+			assert_int_equal(hs_learn_observe(&l, "u=a/n=ZL", 1, T3[i], L[i], 1), 1);
+	assert_int_equal(hs_learn_observe(&l, "u=a/n=A", 1, "v100", 50, 2), 1);
+	assert_int_equal(hs_learn_observe(&l, "u=a/n=A", 1, "p100", 39, 2), 1);
+	assert_int_equal(hs_learn_estimate(&l, "u=a/n=A", 1, T3, 3, 3, r, NULL, c), 3);
+	/* matrix alone: about 7 (70 X kinds); ZL (weight 5/7) pulls it up */
+	assert_true(r[2] > 11 && r[2] < 20);
+	hs_learn_free(&l);
+}
+
 /* Inference across GPU counts (learn.h): the scope's rate(sf) ~ sf^beta
  * fit, per type or over all types, from the nearest count; none without
  * an observed pair; the exponent bounded; a learned cell first. */
@@ -423,6 +495,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kinds),
 		cmocka_unit_test(inference_hand_computed),
+		cmocka_unit_test(nearest_kinds),
+		cmocka_unit_test(nearest_kinds_bounded),
 		cmocka_unit_test(cross_counts),
 		cmocka_unit_test(scope_isolation),
 		cmocka_unit_test(hostile_reports),
