@@ -17,6 +17,8 @@
 #   warm       cold's command started from the learned table an earlier
 #              run wrote (the same workload drawn with seed N+1, cold)
 #   explore    anonymous with LearnExplore=0.1 (bounded exploration)
+#   coldmatrix, anonmatrix  cold and anonymous with LearnInference=matrix
+#              (the scope's speedup matrix alone, no nearest kinds)
 # Each row also gives the inferred estimates' mean |ln(estimate / first
 # measurement)| and the share of GPU time spent exploring.
 # and prints average JCTs and the ratios the issue asks for.
@@ -69,6 +71,11 @@ for w in single multi; do
 		--conf LearnExplore=0.1
 	run $w-nolearn $rate $extra --policy max_min_fairness_perf --unknown-models 1 \
 		--conf Learning=no
+	# the inference before the nearest kinds (LearnInference=matrix)
+	run $w-coldmatrix $rate $extra --policy max_min_fairness_perf --unknown-models 1 \
+		--conf LearnInference=matrix
+	run $w-anonmatrix $rate $extra --policy max_min_fairness_perf --anonymous-jobs \
+		--conf LearnInference=matrix
 	run $w-las $rate $extra --policy max_min_fairness
 	# warm start: the table a previous, different run learned
 	run $w-warmup $rate $extra --policy max_min_fairness_perf --unknown-models 1 \
@@ -77,7 +84,7 @@ for w in single multi; do
 		--learned-in "$out/$w-learned.json"
 	echo "$w-GPU workload, $rate jobs/h, jobs $window, seed $seed: average JCT (hours)"
 	printf '  %-10s %8s  %-14s %s\n' run JCT 'inferred error' 'explored GPU time'
-	for r in table cold warm anonymous explore nolearn las; do
+	for r in table cold coldmatrix warm anonymous anonmatrix explore nolearn las; do
 		printf '  %-10s %8.2f  %-14s %s%s\n' $r "$(jct $w-$r)" \
 			"$(jq -r '.learning.inferred.mean_abs_log_error // "-" | tostring | .[0:5]' \
 				"$out/$w-$r.json")" \
@@ -87,5 +94,7 @@ for w in single multi; do
 	echo "  cold/table $(ratio $w-cold $w-table)  cold/las $(ratio $w-cold $w-las)" \
 		" warm/table $(ratio $w-warm $w-table)  anonymous/las $(ratio $w-anonymous $w-las)" \
 		" explore/anonymous $(ratio $w-explore $w-anonymous)" \
-		" nolearn/las $(ratio $w-nolearn $w-las)"
+		" nolearn/las $(ratio $w-nolearn $w-las)" \
+		" cold/coldmatrix $(ratio $w-cold $w-coldmatrix)" \
+		" anonymous/anonmatrix $(ratio $w-anonymous $w-anonmatrix)"
 done

@@ -18,6 +18,12 @@ bench_solve_bench_LDADD = libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
 EXTRA_DIST += bench/solve.sh
 # learned throughputs against the table (doc/learning.md)
 EXTRA_DIST += bench/learn.sh bench/fairness.sh bench/strategic.sh
+# learning's inference error on a table, leave one out, matrix vs nearest
+# kinds: bench/learn_loo data/gavel/simulation_throughputs.json
+noinst_PROGRAMS += bench/learn_loo
+bench_learn_loo_SOURCES = bench/learn_loo.c
+bench_learn_loo_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+bench_learn_loo_LDADD = libhetsched_sched.la libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
 # sched/hetsched on a local cluster against sched/backfill
 EXTRA_DIST += bench/cluster_bench.sh bench/cluster_report.py bench/start_error.py bench/cluster_jct.gp
 # job arrays: time to fill every GPU, sched/backfill vs sched/hetsched:

@@ -66,6 +66,7 @@ hs_engine_t *hs_engine_new(const hs_sconf_t *conf, hs_log_fn log, void *log_arg,
 		return NULL;
 	}
 	hs_learn_init(&e->learn, e->conf.learn_max_kinds);
+	e->learn.matrix_only = e->conf.learn_matrix_only;
 	if (hs_tables_load(&e->tables, &e->conf, err) < 0)
 		goto fail;
 	if (!(e->policy = make_policy(&e->conf, &e->mopts, err)))
@@ -143,6 +144,7 @@ int hs_engine_reconfigure(hs_engine_t *e, const hs_sconf_t *conf, hs_err_t *err)
 	hs_jmemo_free(e); /* its table rows were the old tables' */
 	/* a smaller bound applies as kinds are added (learn.c evicts) */
 	e->learn.max_kinds = c.learn_max_kinds;
+	e->learn.matrix_only = c.learn_matrix_only;
 	hs_sconf_free(&e->conf);
 	e->conf = c;
 	return 0;

@@ -496,7 +496,7 @@ static double between_types(const hs_learn_t *l, const hs_learn_speedup_t *s, co
 			    double *conf)
 {
 	double v = across_types(l, s, base, bconf, t, conf);
-	if (nb < 2)
+	if (nb < 2 || l->matrix_only)
 		return v;
 	double w = 0, bc = 0;
 	/* the kind's own entries (any count) are adjacent from (kind, 0)'s

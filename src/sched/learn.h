@@ -118,6 +118,8 @@ typedef struct hs_learn {
 	int n, cap;
 	hs_learn_entry_t *e;       /* sorted by (kind, sf) */
 	long gen;                  /* bumped by every accepted change */
+	int matrix_only;           /* 1: infer from the speedup matrix alone,
+	                            * not the nearest kinds (LearnInference) */
 	long refused, outliers;    /* reports refused (bounds) or left out */
 	/* estimate error: |ln(predicted / first measured)| summed over the
 	 * jobs' first reports on a type whose estimate was [0] learned or

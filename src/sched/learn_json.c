@@ -170,6 +170,7 @@ int hs_learn_load(hs_learn_t *l, json_object *o, hs_err_t *err)
 	hs_learn_t nl;
 	hs_learn_init(&nl, l->max_kinds);
 	/* the counters of this engine's life go on */
+	nl.matrix_only = l->matrix_only;
 	nl.refused = l->refused;
 	nl.outliers = l->outliers;
 	memcpy(nl.err_n, l->err_n, sizeof(nl.err_n));

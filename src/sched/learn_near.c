@@ -15,13 +15,14 @@
  * over the types C both measured (t left out), and counts with weight
  * exp(-d^2 / h^2) * n_j / (n_j + 2), where d^2 is the mean squared
  * difference of the two profiles over C, n_j the least sample count of
- * j's cells used, and h = NEAR_BANDWIDTH. This is kernel regression over
- * kinds (a nearest-neighbour recommender); Gavel's throughput_estimator.py
- * does the same kind of matching against reference jobs for co-location.
- * Leave-one-out on Gavel's table (each model's rate on one of
- * k80/p100/v100 from the other two, the other models known): mean |ln
- * error| 0.40 for the matrix, 0.26 for this at h = 0.15 on one GPU
- * (0.28 and 0.27 on 2, 0.25 and 0.23 on 4; doc/learning.md).
+ * j's measured cells (up to HS_LEARN_WINDOW), and h = NEAR_BANDWIDTH. This is kernel regression over
+ * kinds at the same GPU count (a nearest-neighbour recommender); Gavel's
+ * throughput_estimator.py does the same kind of matching against
+ * reference jobs for co-location. bench/learn_loo (leave one out on
+ * Gavel's table: each job type's rate on one of k80/p100/v100 from the
+ * other two, the other job types known) gives mean |ln error| 0.39 for
+ * the matrix and 0.27 for this on one GPU, 0.34 and 0.29 over all counts
+ * (doc/learning.md).
  *
  * Same scope only (the scope's speedup cache holds the candidates), so
  * one user's reports still never move another user's estimates. */
@@ -31,12 +32,10 @@
 #include <string.h>
 
 /* h: profiles whose type ratio differs by 35% (d^2 = (ln 1.35)^2 / 4 on
- * two types) weigh e^-1 of an identical one; 0.15 gave the least error
- * of 0.05-0.5 in the leave-one-out above. */
+ * two types) weigh e^-1 of an identical one. In the leave-one-out above
+ * 0.1 was 1% better and 0.25 4% worse; the wider of the good ones, as
+ * measured rates are noisier than a table. */
 #define NEAR_BANDWIDTH 0.15
-/* A kind measured at another GPU count counts half: type speedups move
- * with the count (communication). */
-#define NEAR_OTHER_COUNT 0.5
 
 /* How well entry e is sampled: its least sampled measured type, up to
  * the window (0 when it measured fewer than three types). */
@@ -150,12 +149,15 @@ double hs_learn_near(const hs_learn_t *l, const hs_learn_speedup_t *s, int self_
 		/* the kind's own other counts are cross_count's (learn.c) */
 		if (!(s->nmask[c] & (1u << t)) || (s->near[c] >= self_lo && s->near[c] < self_hi))
 			continue;
+		/* same GPU count only: type speed-ups move with the count
+		 * (communication), and counting other counts' kinds, even at
+		 * half weight, raised the error on 8 GPUs by 13% (bench/learn_loo) */
+		if (s->nsf[c] != sf)
+			continue;
 		double w, p = predict(s, c, lk, mask, l->ntypes, &w);
 		if (!(w > 0))
 			continue;
 		p += s->nlog[c][t];
-		if (s->nsf[c] != sf)
-			w *= NEAR_OTHER_COUNT;
 		acc += w * p;
 		wsum += w;
 	}

@@ -101,6 +101,7 @@ typedef struct hs_sconf {
 	int learning;                /* Learning: learn throughputs per kind
 	                              * of job (sched/learn.h) */
 	int learn_scope;             /* LearnScope: hs_learn_scope_t */
+	int learn_matrix_only;       /* LearnInference: 1 = matrix */
 	int learn_max_kinds;         /* LearnMaxKinds: learned table bound */
 	double learn_explore;        /* LearnExplore: share of the GPU time
 	                              * optimistic estimates may send jobs to

@@ -325,6 +325,9 @@ static const key_def_t keys[] = {
 	/* the order is hs_learn_scope_t's */
 	CHOICE("LearnScope", learn_scope, "user", "user|account|site",
 	       "whose reports a learned kind shares: one user's, one account's or the site's"),
+	/* the order is the values of hs_learn_t.matrix_only */
+	CHOICE("LearnInference", learn_matrix_only, "nearest", "nearest|matrix",
+	       "types a kind has not run on: from the kinds most like it, or one speedup matrix"),
 	INT("LearnMaxKinds", learn_max_kinds, "4096", 16, 1000000,
 	    "most (kind, GPU count) entries of the learned table"),
 	DBL("LearnExplore", learn_explore, "0", 0, 0.5,
