@@ -9,8 +9,10 @@
  * nearest), and the mean and median per GPU count and over all are
  * printed with their ratio.
  *
- * Usage: bench/learn_loo [--samples N] TABLE.json
+ * Usage: bench/learn_loo [--samples N] [--cases] TABLE.json
  *   --samples N   reports per learned cell (default 3)
+ *   --cases       also print every case: job type, GPU type, the table's
+ *                 rate and both estimates
  */
 #include "core/thrtable.h"
 #include "sched/learn.h"
@@ -74,14 +76,20 @@ static double leave_one_out(const hs_thrtable_t *tb, int jt, int t, int matrix_o
 
 int main(int argc, char **argv)
 {
-	int samples = 3;
-	if (argc == 4 && !strcmp(argv[1], "--samples")) {
-		samples = atoi(argv[2]);
-		argv += 2;
-		argc -= 2;
+	int samples = 3, cases = 0;
+	for (; argc > 2; argc--, argv++) {
+		if (!strcmp(argv[1], "--cases")) {
+			cases = 1;
+		} else if (!strcmp(argv[1], "--samples") && argc > 3) {
+			samples = atoi(argv[2]);
+			argc--;
+			argv++;
+		} else {
+			break;
+		}
 	}
 	if (argc != 2 || samples < 1) {
-		fprintf(stderr, "usage: learn_loo [--samples N] TABLE.json\n");
+		fprintf(stderr, "usage: learn_loo [--samples N] [--cases] TABLE.json\n");
 		return 2;
 	}
 	hs_thrtable_t tb;
@@ -106,6 +114,9 @@ int main(int argc, char **argv)
 					  leave_one_out(&tb, jt, t, 0, samples) };
 			if (!(est[0] > 0) || !(est[1] > 0))
 				continue; /* nothing to infer from (one type known) */
+			if (cases)
+				printf("case\t%s\t%d\t%s\t%.4g\t%.4g\t%.4g\n", tb.models[jt],
+				       tb.sf[jt], tb.types[t], truth, est[0], est[1]);
 			for (int s = 0; s < NSF; s++)
 				if (sfs[s] == tb.sf[jt] || !sfs[s])
 					for (int m = 0; m < 2; m++)
