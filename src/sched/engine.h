@@ -93,6 +93,12 @@ typedef struct hs_plan_job {
 	char reason[192];          /* state_desc / SystemComment text */
 } hs_plan_job_t;
 
+/* Every reason the engine writes starts with this, then the round
+ * number: the plugin recognises its own reasons by it (cpujobs.c keeps a
+ * round's reason when a fill attempt fails), so write reasons only as
+ * HS_REASON_PREFIX "%ld: ...". */
+#define HS_REASON_PREFIX "hetsched round "
+
 typedef struct hs_plan {
 	long round;                /* mechanism round number */
 	int reset;                 /* a new allocation was installed */

@@ -199,7 +199,7 @@ static void refused(hs_exec_t *x, int i, const hs_act_t *first)
 	}
 	snprintf(x->refmsg[i], sizeof(x->refmsg[i]), "%s", first->msg[0] ? first->msg : "refused");
 	snprintf(x->reason[i], sizeof(x->reason[i]),
-		 "hetsched round %ld: Slurm refused the start planned on %s (%s); the next "
+		 HS_REASON_PREFIX "%ld: Slurm refused the start planned on %s (%s); the next "
 		 "round asks again", x->plan->round,
 		 pj->target.nnodes ? pj->target.nodes[0].name : "?", x->refmsg[i]);
 	hs_engine_logf(x->e, HS_LOG_INFO, "job %u: Slurm refused to start it on %s: %s; its GPUs "

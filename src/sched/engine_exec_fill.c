@@ -153,7 +153,7 @@ void hs_exec_refill_done(hs_exec_t *x)
 			x->c.started++;
 			x->c.refilled++;
 			snprintf(x->reason[c], sizeof(x->reason[c]),
-				 "hetsched round %ld: started on the GPUs of JobId=%u, which Slurm "
+				 HS_REASON_PREFIX "%ld: started on the GPUs of JobId=%u, which Slurm "
 				 "refused", x->plan->round, rj->id);
 			/* the engine counts it like a planned start, on the
 			 * refused job's nodes (the plan keeps owning both) */

@@ -116,10 +116,10 @@ static void waiting_reason(const hs_engine_t *e, const hs_round_build_t *b, int 
 		}
 	}
 	if (best >= 0)
-		snprintf(buf, len, "hetsched round %ld: waiting for its share of %s (%.0f%% of the time)",
+		snprintf(buf, len, HS_REASON_PREFIX "%ld: waiting for its share of %s (%.0f%% of the time)",
 			 round, pb->cluster.names[best], 100.0 * bx);
 	else
-		snprintf(buf, len, "hetsched round %ld: no share in the current allocation (%s)",
+		snprintf(buf, len, HS_REASON_PREFIX "%ld: no share in the current allocation (%s)",
 			 round, e->conf.policy);
 }
 
@@ -145,7 +145,7 @@ static void resume_entry(hs_plan_job_t *pj, const hs_snap_t *s, int i, long roun
 	memset(pj, 0, sizeof(*pj));
 	plan_entry_of(pj, s, i, HS_PLAN_RESUME);
 	snprintf(pj->reason, sizeof(pj->reason),
-		 "hetsched round %ld: resumed on its GPUs (hetsched suspended it and no longer "
+		 HS_REASON_PREFIX "%ld: resumed on its GPUs (hetsched suspended it and no longer "
 		 "schedules it)", round);
 }
 
@@ -223,7 +223,7 @@ static int plan_leaving(hs_engine_t *e, const hs_snap_t *s, const hs_round_build
 		}
 	}
 	pj->op = HS_PLAN_NONE;
-	reason(e, pj, "hetsched round %ld: checkpointing before requeue%s%s",
+	reason(e, pj, HS_REASON_PREFIX "%ld: checkpointing before requeue%s%s",
 		 round, pj->target.nnodes ? ", then to " : "",
 		 pj->target.nnodes ? pj->type_name : "");
 	return rc;
@@ -239,18 +239,18 @@ static int plan_running(const hs_engine_t *e, const hs_snap_t *s, const hs_round
 	int moving = d->action == HS_ACT_MIGRATE;
 	pj->op = d->action == HS_ACT_KEEP ? HS_PLAN_KEEP : hs_preempt_stop(&m->rules, job, moving);
 	if (pj->op == HS_PLAN_KEEP && d->action != HS_ACT_KEEP) {
-		reason(e, pj, "hetsched round %ld: slurmctld restarted, not preempted before %lld s "
+		reason(e, pj, HS_REASON_PREFIX "%ld: slurmctld restarted, not preempted before %lld s "
 		       "have passed", round, (long long)m->rules.settle_left);
 	} else if (pj->op == HS_PLAN_KEEP) {
-		reason(e, pj, "hetsched round %ld: running on %s (kept)", round, pj->type_name);
+		reason(e, pj, HS_REASON_PREFIX "%ld: running on %s (kept)", round, pj->type_name);
 	} else if (moving) {
 		if (set_target(pj, s, b, d, m->server_node) < 0)
 			return -1;
 		target_names(pj, s, where, sizeof(where));
-		reason(e, pj, "hetsched round %ld: migrating to %s (%s)%s", round, pj->type_name,
+		reason(e, pj, HS_REASON_PREFIX "%ld: migrating to %s (%s)%s", round, pj->type_name,
 		       where, pj->op == HS_PLAN_CHECKPOINT ? " from a checkpoint" : "");
 	} else {
-		reason(e, pj, "hetsched round %ld: preempted (%s)", round,
+		reason(e, pj, HS_REASON_PREFIX "%ld: preempted (%s)", round,
 		       pj->op == HS_PLAN_SUSPEND ? "suspended"
 		       : pj->op == HS_PLAN_CHECKPOINT ? "checkpoint, requeue" : "requeued");
 	}
@@ -282,7 +282,7 @@ static int plan_suspended(const hs_engine_t *e, const hs_snap_t *s, const hs_rou
 	if (d->action != HS_ACT_START) {
 		pj->op = HS_PLAN_NONE;
 		reason(e, pj,
-			 "hetsched round %ld: suspended, waiting for its share", round);
+			 HS_REASON_PREFIX "%ld: suspended, waiting for its share", round);
 		return 0;
 	}
 	if (set_target(pj, s, b, d, server_node) < 0)
@@ -290,14 +290,14 @@ static int plan_suspended(const hs_engine_t *e, const hs_snap_t *s, const hs_rou
 	/* Same GPUs: resume. Elsewhere: requeue, restart there. */
 	int same = same_gpus(b, sj, d);
 	pj->op = same ? HS_PLAN_RESUME : HS_PLAN_REQUEUE;
-	reason(e, pj, "hetsched round %ld: %s on %s", round,
+	reason(e, pj, HS_REASON_PREFIX "%ld: %s on %s", round,
 		 same ? "resumed" : "moving", pj->type_name);
 	if (!same && hs_preempt_move_suspended(&m->rules, job) == HS_PLAN_NONE) {
 		/* a requeue would throw its work away: it waits for its own
 		 * GPUs instead */
 		pj->op = HS_PLAN_NONE;
 		reason(e, pj,
-			 "hetsched round %ld: suspended, waiting for its own GPUs "
+			 HS_REASON_PREFIX "%ld: suspended, waiting for its own GPUs "
 			 "(moving would lose its work)", round);
 	}
 	return 0;
@@ -319,7 +319,7 @@ static int plan_pending(const hs_engine_t *e, const hs_snap_t *s, const hs_round
 	pj->op = HS_PLAN_START;
 	char where[96];
 	target_names(pj, s, where, sizeof(where));
-	reason(e, pj, "hetsched round %ld: starting on %s (%s)", round,
+	reason(e, pj, HS_REASON_PREFIX "%ld: starting on %s (%s)", round,
 		 pj->type_name, where);
 	return 0;
 }
@@ -370,17 +370,17 @@ static void other_role_reason(const hs_engine_t *e, const hs_snap_t *s, const hs
 		snprintf(buf, len, "hetsched: left alone, it holds GPUs hetsched does not model "
 			 "(slurmctld.log says which)");
 	else if (b->role[i] == HS_ROLE_PIN_WAIT)
-		snprintf(buf, len, "hetsched round %ld: waiting, it cannot be preempted and jobs "
+		snprintf(buf, len, HS_REASON_PREFIX "%ld: waiting, it cannot be preempted and jobs "
 			 "like it hold their share of the GPUs (PinnedAdmission)", round);
 	else if (b->role[i] == HS_ROLE_SHAPE)
-		snprintf(buf, len, "hetsched round %ld: GPU shape the rounds do not model (per "
+		snprintf(buf, len, HS_REASON_PREFIX "%ld: GPU shape the rounds do not model (per "
 			 "socket, several GPU entries): Slurm places it on GPUs a round leaves free",
 			 round);
 	else if (b->role[i] == HS_ROLE_CUT)
 		snprintf(buf, len, "hetsched: waiting, more than MaxJobs=%d jobs are active",
 			 e->conf.max_jobs);
 	else if (b->busy[i])
-		snprintf(buf, len, "hetsched round %ld: waiting for %d free GPU%s%s%s (held by "
+		snprintf(buf, len, HS_REASON_PREFIX "%ld: waiting for %d free GPU%s%s%s (held by "
 			 "jobs that are not preempted)", round, sj->gpus, sj->gpus > 1 ? "s" : "",
 			 sj->gpu_type ? " of type " : "", sj->gpu_type ? sj->gpu_type : "");
 	else
@@ -411,7 +411,7 @@ static void plan_other_roles(const hs_engine_t *e, const hs_snap_t *s, const hs_
 		    sj->state == HS_SJ_PENDING && sj->eligible) {
 			plan_entry_of(pj, s, i, HS_PLAN_SLURM);
 			snprintf(pj->reason, sizeof(pj->reason),
-				 "hetsched round %ld: no single GPU type can hold its %d GPUs; "
+				 HS_REASON_PREFIX "%ld: no single GPU type can hold its %d GPUs; "
 				 "Slurm places it on free GPUs of any type", round, sj->gpus);
 			continue;
 		}

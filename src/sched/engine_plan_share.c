@@ -58,7 +58,7 @@ void hs_plan_resolve_pairs(const hs_engine_t *e, hs_plan_t *plan, const hs_round
 			hs_target_drop_nodes(&pj->target);
 		}
 		pj->target.partner = 0;
-		snprintf(pj->reason, sizeof(pj->reason), "hetsched round %ld: %s", round, why);
+		snprintf(pj->reason, sizeof(pj->reason), HS_REASON_PREFIX "%ld: %s", round, why);
 	}
 }
 
@@ -131,10 +131,10 @@ void hs_plan_timeslice(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s
 		pj->target.partner = hj->id;
 		hp->slice_with = pj->id;
 		snprintf(pj->reason, sizeof(pj->reason),
-			 "hetsched round %ld: starting on %s, time-sliced with job %u (suspended, "
+			 HS_REASON_PREFIX "%ld: starting on %s, time-sliced with job %u (suspended, "
 			 "it keeps the GPUs)", round, pj->type_name ? pj->type_name : "?", hj->id);
 		snprintf(hp->reason, sizeof(hp->reason),
-			 "hetsched round %ld: suspended, time-sliced with job %u on its GPUs", round,
+			 HS_REASON_PREFIX "%ld: suspended, time-sliced with job %u on its GPUs", round,
 			 pj->id);
 	}
 }
@@ -145,7 +145,7 @@ static void hold_start(hs_plan_job_t *pj, const hs_plan_job_t *v, long round)
 	pj->op = HS_PLAN_NONE;
 	pj->target.partner = 0;
 	snprintf(pj->reason, sizeof(pj->reason),
-		 "hetsched round %ld: waiting for GPUs held by job %u (suspending it would "
+		 HS_REASON_PREFIX "%ld: waiting for GPUs held by job %u (suspending it would "
 		 "leave them idle: it cannot be requeued without losing its work)", round, v->id);
 }
 
@@ -161,7 +161,7 @@ static void hold_back(hs_plan_job_t *pj, hs_plan_job_t *v, const hs_snap_t *s, i
 	if (v->op == HS_PLAN_SUSPEND) {
 		v->op = HS_PLAN_KEEP;
 		snprintf(v->reason, sizeof(v->reason),
-			 "hetsched round %ld: running on %s (kept: its GPUs cannot be handed over)",
+			 HS_REASON_PREFIX "%ld: running on %s (kept: its GPUs cannot be handed over)",
 			 round, v->type_name ? v->type_name : "its GPUs");
 		return;
 	}
@@ -170,7 +170,7 @@ static void hold_back(hs_plan_job_t *pj, hs_plan_job_t *v, const hs_snap_t *s, i
 			return; /* shares them: its partner decides */
 	v->op = HS_PLAN_RESUME;
 	snprintf(v->reason, sizeof(v->reason),
-		 "hetsched round %ld: resumed (its GPUs cannot go to another job)", round);
+		 HS_REASON_PREFIX "%ld: resumed (its GPUs cannot go to another job)", round);
 }
 
 /* One hs_plan_vacate pass over the entries. */
@@ -223,7 +223,7 @@ static int vacate_holder(vacate_ctx_t *c, hs_plan_job_t *pj, int node, int g, in
 			s->jobs[o].requeue_ok
 		? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
 	snprintf(v->reason, sizeof(v->reason),
-		 "hetsched round %ld: preempted (%s), its GPUs go to job %u", c->round,
+		 HS_REASON_PREFIX "%ld: preempted (%s), its GPUs go to job %u", c->round,
 		 v->op == HS_PLAN_CHECKPOINT ? "checkpoint, requeue" : "requeued", pj->id);
 	return 0;
 }

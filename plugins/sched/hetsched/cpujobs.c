@@ -139,7 +139,7 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold, int gpu_shape
 		attempts++;
 		/* a failed select_nodes() replaces the reason; the round's
 		 * own (why a GPU shape waits, engine_plan.c) says more */
-		char *ours = job_ptr->state_desc && !strncmp(job_ptr->state_desc, "hetsched round ", 15)
+		char *ours = job_ptr->state_desc && !strncmp(job_ptr->state_desc, HS_REASON_PREFIX, strlen(HS_REASON_PREFIX))
 				     ? xstrdup(job_ptr->state_desc) : NULL;
 		if (hs_start(conf, job_ptr, HS_WHERE_ANY, NULL, NULL, fill_why(conf, job_ptr)) ==
 		    SLURM_SUCCESS)
