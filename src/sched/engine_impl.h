@@ -137,6 +137,8 @@ typedef struct hs_rcache {
 } hs_rcache_t;
 
 /* What the engine derives from a job's hints (engine_jobmemo.c). */
+#define HS_PACK_SPANS 2            /* types a job's sharing is remembered on */
+
 typedef struct hs_jmemo {
 	uint32_t id;
 	long seen;
@@ -148,6 +150,13 @@ typedef struct hs_jmemo {
 	int table_ti, table_jt;    /* its table and row (-1: no table) */
 	int64_t learn_t;           /* newest report time of its record the
 	                            * learned table has (engine_learn.c) */
+	/* when it was seen sharing a GPU (engine_packmeas.c): type + 1
+	 * (0 = none), from (the round before it was first seen) to the
+	 * round it was first seen alone again (0 = still shared) */
+	struct {
+		int16_t type1;
+		int64_t first, end;
+	} pack[HS_PACK_SPANS];
 } hs_jmemo_t;
 
 struct hs_engine {
@@ -206,6 +215,8 @@ struct hs_engine {
 	hs_rcache_t *rc;           /* sorted by id: parsed records */
 	int nmemo, cap_memo;
 	hs_jmemo_t *memo;          /* sorted by id: hints, table rows */
+	int64_t pack_prev_t;       /* the previous round build's time, for
+	                            * hs_jmemo_t.pack (engine_packmeas.c) */
 
 	int nwarned, cap_warned;
 	hs_warned_t *warned;       /* sorted by id: per-job problems logged */
@@ -294,6 +305,18 @@ int hs_jmemo_table(hs_engine_t *e, uint32_t id, const char *model, int sf, int *
 void hs_jmemo_prune(hs_engine_t *e, long round);
 /* The memo of job id (after hs_jmemo_hints), NULL if none. */
 hs_jmemo_t *hs_jmemo_get(hs_engine_t *e, uint32_t id);
+
+/* engine_packmeas.c: a job's samples taken while it shared a GPU are
+ * not its alone speed (doc/protocol.md, "Packed jobs"). */
+struct hs_round_scratch;
+/* Notes, after hs_classify_owners, which modelled jobs share a GPU now
+ * and which stopped sharing. */
+void hs_packmeas_note(hs_engine_t *e, const hs_snap_t *s, const struct hs_round_scratch *sc);
+/* r (NULL: none) without the rates sampled while job id shared a GPU of
+ * that type, or within HS_PACK_FORGET_S after: r itself when nothing is
+ * left out, else a copy in *out. */
+const hs_record_t *hs_packmeas_filter(hs_engine_t *e, uint32_t id, const hs_record_t *r,
+				      hs_record_t *out);
 
 /* engine_learn.c: the engine's side of sched/learn.h (Learning=yes). */
 /* 1 when LearnExplore is on and its share of GPU time is not spent. */

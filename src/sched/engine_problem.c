@@ -260,14 +260,15 @@ static int init_problem(const hs_snap_t *s, const hs_round_scratch_t *sc, hs_rou
 static const hs_record_t *job_record(hs_engine_t *e, const hs_sjob_t *sj, hs_record_t *rec)
 {
 	if (sj->record)
-		return sj->record;
+		return hs_packmeas_filter(e, sj->id, sj->record, rec);
 	if (!sj->admin_comment || !*sj->admin_comment)
 		return NULL;
 	hs_err_t re = { "" };
 	const hs_record_t *r = hs_reccache_get(e, sj->id, sj->admin_comment, rec, &re);
 	if (!r)
 		hs_engine_logf(e, HS_LOG_DEBUG, "job %u: AdminComment ignored: %s", sj->id, re.msg);
-	return r;
+	/* rates sampled while it shared a GPU are not its own */
+	return hs_packmeas_filter(e, sj->id, r, rec);
 }
 
 /* Problem job k's throughput estimates (jb->thr, b->src, b->meas); a type
@@ -579,6 +580,7 @@ static int build_steps(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 	hs_classify_capacity(s, sc);
 	hs_classify_owners(s, sc);
 	hs_classify_roles(e, s, sc, b);
+	hs_packmeas_note(e, s, sc); /* after the roles: they make the memos */
 	if (hs_classify_servers(s, sc, b) < 0 ||
 	    hs_pin_filter(e, s, b) < 0) /* pending jobs that cannot be preempted */
 		return hs_err_set(err, "out of memory");

@@ -2176,6 +2176,59 @@ static void test_vacate_packed_pair(void **state)
  * so the policy solves again with measured alone throughputs: the pair
  * throughputs must follow the jobs' units, or every pair looks 20 times
  * slower than time slicing and the policy unpacks everything. */
+/* Issue 28 item 4 (doc/protocol.md, "Packed jobs"): a rate sampled
+ * while the job shared its GPU is its pair rate, not its alone speed. It
+ * is left out of the job's estimate and of the learned table until a
+ * sample taken after the sharing ended. */
+static void test_packed_samples_left_out(void **state)
+{
+	(void)state;
+	char table[4096], conf[4300];
+	if (hs_test_gavel_path(table, sizeof(table), "simulation_throughputs.json") < 0) {
+		skip(); /* no Gavel data on this machine */
+		return;
+	}
+	snprintf(conf, sizeof(conf), "Policy=max_min_fairness_packed\nThroughputTable=%s\n", table);
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	static const char *const models[2] = { "ResNet-18 (batch size 16)",
+						"ResNet-18 (batch size 32)" };
+	for (int i = 0; i < 2; i++) {
+		fx_job_t *j = fx_add(&f, (uint32_t)i + 1, 1);
+		snprintf(j->model, sizeof(j->model), "%s", models[i]);
+		j->ckpt = 1;
+	}
+	hs_engine_t *e = engine_with(conf);
+	hs_engine_set_packing(e, 1);
+	fx_rounds(&f, e, 2); /* packed onto the one GPU, then seen sharing */
+	assert_int_equal(f.jobs[0].state, HS_SJ_RUNNING);
+	assert_int_equal(f.jobs[1].state, HS_SJ_RUNNING);
+	/* job 1 samples while packed: its pair rate */
+	fx_measure_at(&f.jobs[0], "v100", 7.5, f.now - 30);
+	fx_rounds(&f, e, 1);
+	int t = hs_acct_type_index(e, "v100");
+	const hs_jacct_t *a = hs_acct_find(e, 1);
+	assert_non_null(a);
+	assert_true(t >= 0);
+	assert_true(a->meas[t] == 0);
+	assert_int_equal(e->learn.n, 0);
+	/* job 2 ends; job 1 runs alone, and samples well after */
+	f.njobs = 1;
+	fx_rounds(&f, e, 1);
+	assert_int_equal(f.jobs[0].state, HS_SJ_RUNNING);
+	/* the round seen alone was 360 s ago: 10 s after it, the job's
+	 * EMA still holds its pair rate (engine_packmeas.c) */
+	fx_measure_at(&f.jobs[0], "v100", 8.0, f.now - 350);
+	fx_rounds(&f, e, 1);
+	assert_true(hs_acct_find(e, 1)->meas[t] == 0);
+	fx_measure_at(&f.jobs[0], "v100", 9.0, f.now - 100);
+	fx_rounds(&f, e, 1);
+	a = hs_acct_find(e, 1);
+	assert_float_equal(a->meas[t], 9.0, 1e-9);
+	assert_int_equal(e->learn.n, 1);
+	hs_engine_free(e);
+}
+
 static void test_packed_two_pairs_measured(void **state)
 {
 	(void)state;
@@ -2425,6 +2478,7 @@ int main(void)
 		cmocka_unit_test(test_packed_pair),
 		cmocka_unit_test(test_status_aggregates),
 		cmocka_unit_test(test_packed_two_pairs_measured),
+		cmocka_unit_test(test_packed_samples_left_out),
 		cmocka_unit_test(test_vacate_packed_pair),
 		cmocka_unit_test(test_state_roundtrip),
 		cmocka_unit_test(test_accounting_types_grow),
