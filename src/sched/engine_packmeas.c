@@ -9,7 +9,7 @@
  * to the learned table, its kind's: a user who gets a job packed onto a
  * victim's GPU (a false --hs-model under a packed policy) thereby
  * corrupts the victim's estimates. The engine sees the sharing in every
- * snapshot (two owners of one GPU, engine_classify.c), so it remembers,
+ * snapshot (two running jobs holding one GPU), so it remembers,
  * per job and type, when the job shared, and leaves out of the job's
  * record every rate whose last sample falls in that time or within
  * HS_PACK_FORGET_S after it; until a clean sample comes, the type's
@@ -20,6 +20,7 @@
 #include "sched/engine_impl.h"
 #include "sched/engine_scratch.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The job side's rate is an EMA over 5 s windows with weight 0.5
@@ -27,20 +28,45 @@
  * it saw packed weighs 1/16. */
 #define HS_PACK_FORGET_S 20
 
-/* The type (engine type index) of a GPU job i shares with another job,
- * -1 when it shares none. */
-static int shared_type(hs_engine_t *e, const hs_snap_t *s, const hs_round_scratch_t *sc, int i)
+/* The slot of job i's k-th held GPU, -1 when it is not a managed GPU
+ * the node holds (as hs_classify_owners counts owners). */
+static int held_slot(const hs_snap_t *s, const hs_round_scratch_t *sc, int i, int k, int *type)
 {
 	const hs_sjob_t *sj = &s->jobs[i];
-	for (int k = 0; k < sj->nheld; k++) {
-		int n = sj->held[k].node, t = n >= 0 && n < s->nnodes ? sc->node_type[n] : -1;
-		/* as hs_classify_owners counts owners */
-		if (t < 0 || !s->nodes[n].gpu_held[sj->held[k].gpu])
+	int n = sj->held[k].node, t = n >= 0 && n < s->nnodes ? sc->node_type[n] : -1;
+	if (t < 0 || !s->nodes[n].gpu_held[sj->held[k].gpu])
+		return -1;
+	*type = t;
+	return sc->node_base[n] + sj->held[k].gpu;
+}
+
+/* Running jobs per managed GPU slot into run[total_gpus]. Running only: a
+ * job suspended for time slicing holds its GPUs too (Gandiva, engine
+ * plan), but the job running there meanwhile runs alone. */
+static void count_running(const hs_snap_t *s, const hs_round_scratch_t *sc, int *run)
+{
+	memset(run, 0, (size_t)sc->total_gpus * sizeof(int));
+	for (int i = 0; i < s->njobs; i++) {
+		if (s->jobs[i].state != HS_SJ_RUNNING)
 			continue;
-		int slot = sc->node_base[n] + sj->held[k].gpu;
-		/* a second owner, or -2: three jobs, or a pair that does
-		 * not hold the same GPUs (engine_classify.c) */
-		if (sc->node_owner2[slot] >= 0 || sc->node_owner[slot] == -2)
+		for (int k = 0, t; k < s->jobs[i].nheld; k++) {
+			int slot = held_slot(s, sc, i, k, &t);
+			if (slot >= 0)
+				run[slot]++;
+		}
+	}
+}
+
+/* The type (engine type index) of a GPU running job i shares with
+ * another running job, -1 when it shares none. */
+static int shared_type(hs_engine_t *e, const hs_snap_t *s, const hs_round_scratch_t *sc,
+		       const int *run, int i)
+{
+	if (s->jobs[i].state != HS_SJ_RUNNING)
+		return -1;
+	for (int k = 0, t; k < s->jobs[i].nheld; k++) {
+		int slot = held_slot(s, sc, i, k, &t);
+		if (slot >= 0 && run[slot] >= 2)
 			return hs_acct_type_index(e, sc->tnames[t]);
 	}
 	return -1;
@@ -81,11 +107,15 @@ static void note_shared(hs_jmemo_t *m, int t, int64_t now, int64_t prev)
 
 void hs_packmeas_note(hs_engine_t *e, const hs_snap_t *s, const hs_round_scratch_t *sc)
 {
+	int *run = malloc(((size_t)sc->total_gpus + 1) * sizeof(int));
+	if (!run)
+		return; /* out of memory: this round notes nothing */
+	count_running(s, sc, run);
 	for (int i = 0; i < s->njobs; i++) {
 		hs_jmemo_t *m = hs_jmemo_get(e, s->jobs[i].id);
 		if (!m)
 			continue; /* not a modelled GPU job */
-		int t = s->jobs[i].nheld > 0 ? shared_type(e, s, sc, i) : -1;
+		int t = shared_type(e, s, sc, run, i);
 		if (t >= 0 && t < INT16_MAX) {
 			note_shared(m, t, s->now, e->pack_prev_t);
 			continue;
@@ -95,6 +125,7 @@ void hs_packmeas_note(hs_engine_t *e, const hs_snap_t *s, const hs_round_scratch
 			if (m->pack[k].type1 && !m->pack[k].end)
 				m->pack[k].end = s->now;
 	}
+	free(run);
 	e->pack_prev_t = s->now;
 }
 

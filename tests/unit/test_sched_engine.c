@@ -2176,6 +2176,30 @@ static void test_vacate_packed_pair(void **state)
  * so the policy solves again with measured alone throughputs: the pair
  * throughputs must follow the jobs' units, or every pair looks 20 times
  * slower than time slicing and the policy unpacks everything. */
+/* Time slicing is not packing: a job running on the GPU of a job
+ * suspended there runs alone, and its samples count. */
+static void test_timeslice_samples_kept(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1), *b = fx_add(&f, 2, 1);
+	a->ckpt = b->ckpt = 1;
+	hs_engine_t *e = engine_with("PreemptMode=suspend\n");
+	fx_rounds(&f, e, 1);
+	fx_job_t *run = a->state == HS_SJ_RUNNING ? a : b, *other = run == a ? b : a;
+	assert_int_equal(run->state, HS_SJ_RUNNING);
+	suspend_by_us(&f, e, run);
+	fx_run(&f, other, run->held, run->nheld); /* on the suspended job's GPU */
+	fx_rounds(&f, e, 1);
+	fx_measure_at(other, "v100", 6.0, f.now - 30);
+	fx_rounds(&f, e, 1);
+	const hs_jacct_t *ac = hs_acct_find(e, other->id);
+	assert_non_null(ac);
+	assert_float_equal(ac->meas[hs_acct_type_index(e, "v100")], 6.0, 1e-9);
+	hs_engine_free(e);
+}
+
 /* Issue 28 item 4 (doc/protocol.md, "Packed jobs"): a rate sampled
  * while the job shared its GPU is its pair rate, not its alone speed. It
  * is left out of the job's estimate and of the learned table until a
@@ -2479,6 +2503,7 @@ int main(void)
 		cmocka_unit_test(test_status_aggregates),
 		cmocka_unit_test(test_packed_two_pairs_measured),
 		cmocka_unit_test(test_packed_samples_left_out),
+		cmocka_unit_test(test_timeslice_samples_kept),
 		cmocka_unit_test(test_vacate_packed_pair),
 		cmocka_unit_test(test_state_roundtrip),
 		cmocka_unit_test(test_accounting_types_grow),
