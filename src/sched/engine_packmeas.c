@@ -29,15 +29,17 @@
 #define HS_PACK_FORGET_S 20
 
 /* The slot of job i's k-th held GPU, -1 when it is not a managed GPU
- * the node holds (as hs_classify_owners counts owners). */
+ * the node holds (as hs_classify_owners counts owners: a job holding GPUs
+ * the snapshot does not model, sc->unmod, may name any index). */
 static int held_slot(const hs_snap_t *s, const hs_round_scratch_t *sc, int i, int k, int *type)
 {
 	const hs_sjob_t *sj = &s->jobs[i];
-	int n = sj->held[k].node, t = n >= 0 && n < s->nnodes ? sc->node_type[n] : -1;
-	if (t < 0 || !s->nodes[n].gpu_held[sj->held[k].gpu])
+	int n = sj->held[k].node, g = sj->held[k].gpu;
+	int t = !sc->unmod[i] && n >= 0 && n < s->nnodes ? sc->node_type[n] : -1;
+	if (t < 0 || g < 0 || g >= s->nodes[n].ngpus || !s->nodes[n].gpu_held[g])
 		return -1;
 	*type = t;
-	return sc->node_base[n] + sj->held[k].gpu;
+	return sc->node_base[n] + g;
 }
 
 /* Running jobs per managed GPU slot into run[total_gpus]. Running only: a
