@@ -256,6 +256,25 @@ static int allowed_types(const hs_snap_t *s, hs_round_scratch_t *sc, int i, int 
 	return any;
 }
 
+/* A running or suspended job the rounds may suspend but never move
+ * (PreemptMode=suspend: no checkpoint, --no-requeue, salloc) is offered
+ * only the type it holds, so the mechanism keeps or resumes it there
+ * instead of choosing a type it could never get to. */
+static void stay_on_type(const hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *sc,
+			 const hs_round_build_t *b, int i, int htype)
+{
+	const hs_sjob_t *sj = &s->jobs[i];
+	if (sj->nheld <= 0 || htype < 0 || sj->state == HS_SJ_PENDING)
+		return;
+	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
+	hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
+	if (hs_preempt_movable(&rules, &pjob))
+		return;
+	unsigned char *allowed = &sc->allowed[(size_t)i * sc->ntypes];
+	for (int j = 0; j < sc->ntypes; j++)
+		allowed[j] = j == htype;
+}
+
 /* MaxJobs with more candidates than slots. Running and suspended jobs come
  * first (moving them out of the problem would stop them), then pending
  * jobs by priority and age. A strict priority cut would leave the jobs
@@ -338,6 +357,8 @@ void hs_classify_roles(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 		if ((role == HS_ROLE_ACTIVE || role == HS_ROLE_LEAVING) &&
 		    !allowed_types(s, sc, i, htype))
 			role = role == HS_ROLE_LEAVING ? HS_ROLE_LEAVING : HS_ROLE_NOFIT;
+		if (role == HS_ROLE_ACTIVE)
+			stay_on_type(e, s, sc, b, i, htype);
 		b->role[i] = role;
 		if (role == HS_ROLE_ACTIVE || role == HS_ROLE_LEAVING)
 			sc->cands[sc->ncand++] = hs_queue_key(s, i, sj->state == HS_SJ_PENDING);

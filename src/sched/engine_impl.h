@@ -450,6 +450,8 @@ void hs_bound_note(hs_engine_t *e, uint32_t id, unsigned prev, unsigned now);
 typedef struct hs_preempt_rules {
 	hs_preempt_mode_t mode;    /* PreemptMode */
 	int requeue_no_ckpt;       /* RequeueWithoutCheckpoint */
+	int slice;                 /* PreemptMode=suspend with the packing
+	                            * interface: Gandiva time slicing */
 	int64_t settle_left;       /* > 0: a restarted slurmctld settles for
 	                            * that many seconds more: no job is
 	                            * checkpointed or requeued */
@@ -462,6 +464,13 @@ hs_preempt_rules_t hs_preempt_rules(const hs_engine_t *e, int64_t now);
 hs_preempt_job_t hs_preempt_job(const hs_hints_t *h, const hs_sjob_t *sj);
 /* May the job be preempted at all? (else it is pinned once it runs) */
 int hs_preempt_able(const hs_preempt_rules_t *r, const hs_preempt_job_t *j);
+/* May it be stopped and restarted elsewhere without losing its work? A
+ * job that is able but not movable is suspended and resumed where it
+ * runs, never moved (PreemptMode=suspend). */
+int hs_preempt_movable(const hs_preempt_rules_t *r, const hs_preempt_job_t *j);
+/* Once running, does it keep its GPUs whatever the rounds decide (not
+ * able, or not movable without time slicing)? PinnedAdmission gates it. */
+int hs_preempt_holds(const hs_preempt_rules_t *r, const hs_preempt_job_t *j);
 /* How a running job stops when the round takes its GPUs (moving = 0)
  * or moves it: HS_PLAN_CHECKPOINT, _REQUEUE, _SUSPEND, or HS_PLAN_KEEP
  * while a restarted slurmctld settles. */

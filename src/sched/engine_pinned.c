@@ -137,7 +137,7 @@ int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
 			continue;
 		hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
 		int pp = r == HS_ROLE_ACTIVE && sj->state == HS_SJ_PENDING &&
-			 !hs_preempt_able(&rules, &pjob);
+			 hs_preempt_holds(&rules, &pjob);
 		/* Work conservation: a pinned job that cannot start now (too
 		 * few usable GPUs on its nodes) neither claims a place in the
 		 * group's share nor, in priority order, holds back the ones

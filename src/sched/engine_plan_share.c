@@ -208,7 +208,9 @@ static int vacate_holder(vacate_ctx_t *c, hs_plan_job_t *pj, int node, int g, in
 		    (v->op == HS_PLAN_NONE && s->jobs[o].state == HS_SJ_SUSPENDED);
 	if (!stays)
 		return 0;
-	if (!b->hints[o].ckpt && !c->e->conf.requeue_no_ckpt) {
+	hs_preempt_rules_t rules = hs_preempt_rules(c->e, s->now);
+	hs_preempt_job_t oj = hs_preempt_job(&b->hints[o], &s->jobs[o]);
+	if (!hs_preempt_movable(&rules, &oj)) {
 		if (pass == 0 && pj->op == HS_PLAN_START) {
 			hold_back(pj, v, s, o, c->round);
 			if (c->kept)
@@ -219,9 +221,7 @@ static int vacate_holder(vacate_ctx_t *c, hs_plan_job_t *pj, int node, int g, in
 	}
 	if (pass == 0)
 		return 0;
-	v->op = v->op == HS_PLAN_SUSPEND && b->hints[o].ckpt && s->jobs[o].batch &&
-			s->jobs[o].requeue_ok
-		? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
+	v->op = v->op == HS_PLAN_SUSPEND && oj.ckpt ? HS_PLAN_CHECKPOINT : HS_PLAN_REQUEUE;
 	snprintf(v->reason, sizeof(v->reason),
 		 HS_REASON_PREFIX "%ld: preempted (%s), its GPUs go to job %u", c->round,
 		 v->op == HS_PLAN_CHECKPOINT ? "checkpoint, requeue" : "requeued", pj->id);

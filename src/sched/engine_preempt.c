@@ -14,6 +14,7 @@ hs_preempt_rules_t hs_preempt_rules(const hs_engine_t *e, int64_t now)
 {
 	return (hs_preempt_rules_t){ .mode = e->conf.preempt,
 				     .requeue_no_ckpt = e->conf.requeue_no_ckpt,
+				     .slice = e->packing && e->conf.preempt == HS_PREEMPT_SUSPEND,
 				     .settle_left = now < e->settle_until ? e->settle_until - now : 0 };
 }
 
@@ -25,19 +26,41 @@ hs_preempt_job_t hs_preempt_job(const hs_hints_t *h, const hs_sjob_t *sj)
 
 /* Only a batch job Slurm may requeue can be stopped and started again,
  * and only one that checkpoints keeps its work (else RequeueWithoutCheckpoint
- * says its work may be thrown away); a suspend keeps everything, but Slurm
- * resumes or requeues it later only through the same path. */
-int hs_preempt_able(const hs_preempt_rules_t *r, const hs_preempt_job_t *j)
+ * says its work may be thrown away). */
+int hs_preempt_movable(const hs_preempt_rules_t *r, const hs_preempt_job_t *j)
 {
 	if (r->mode == HS_PREEMPT_OFF || j->no_preempt || !j->batch || !j->requeue_ok)
 		return 0;
-	return j->ckpt || r->requeue_no_ckpt || r->mode == HS_PREEMPT_SUSPEND;
+	return j->ckpt || r->requeue_no_ckpt;
+}
+
+/* A suspend keeps everything and needs neither a batch script nor
+ * requeue: under PreemptMode=suspend any job that did not opt out may be
+ * suspended where it runs (and resumed there), even one that can never
+ * be moved (salloc, --no-requeue, no checkpoint). Pinning those would
+ * make opting out of checkpoints pay (issue 28). */
+int hs_preempt_able(const hs_preempt_rules_t *r, const hs_preempt_job_t *j)
+{
+	if (r->mode == HS_PREEMPT_OFF || j->no_preempt)
+		return 0;
+	return r->mode == HS_PREEMPT_SUSPEND || hs_preempt_movable(r, j);
+}
+
+/* Without time slicing a suspended job's GPUs stay allocated and no
+ * other job can start on them, so hs_plan_vacate keeps a job that cannot
+ * be moved running rather than suspend it for a start: it holds its GPUs
+ * like a pinned job and is admitted like one (engine_pinned.c). */
+int hs_preempt_holds(const hs_preempt_rules_t *r, const hs_preempt_job_t *j)
+{
+	return !hs_preempt_able(r, j) || (!r->slice && !hs_preempt_movable(r, j));
 }
 
 hs_plan_op_t hs_preempt_stop(const hs_preempt_rules_t *r, const hs_preempt_job_t *j, int moving)
 {
 	int ckpt = j->ckpt && j->batch && j->requeue_ok;
-	if (!moving && r->mode == HS_PREEMPT_SUSPEND)
+	/* a job that cannot be moved is suspended where it is instead (its
+	 * target goes unused; the round only picks it on its own type) */
+	if (r->mode == HS_PREEMPT_SUSPEND && (!moving || !hs_preempt_movable(r, j)))
 		return HS_PLAN_SUSPEND; /* a suspend ends nothing: it stays */
 	/* a restarted slurmctld may still show as running a job that ended
 	 * in the crash window: checkpointing or requeueing it would run it
@@ -49,6 +72,7 @@ hs_plan_op_t hs_preempt_stop(const hs_preempt_rules_t *r, const hs_preempt_job_t
 
 hs_plan_op_t hs_preempt_move_suspended(const hs_preempt_rules_t *r, const hs_preempt_job_t *j)
 {
-	/* a requeue would throw its work away: it waits for its own GPUs */
-	return j->ckpt || r->requeue_no_ckpt ? HS_PLAN_REQUEUE : HS_PLAN_NONE;
+	/* a requeue would throw its work away, or Slurm cannot requeue
+	 * it: it waits for its own GPUs */
+	return hs_preempt_movable(r, j) ? HS_PLAN_REQUEUE : HS_PLAN_NONE;
 }

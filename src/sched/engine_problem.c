@@ -311,8 +311,11 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 		    e->conf.learning && lconf[j] < b->lconf[k])
 			b->lconf[k] = lconf[j];
 	}
+	/* exploring pays only for a job the rounds can move later */
+	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
+	hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
 	if (e->conf.learning && hs_learn_explore_on(e) && b->hints[i].ckpt &&
-	    !b->hints[i].no_preempt)
+	    hs_preempt_movable(&rules, &pjob))
 		b->explore[k] = hs_learn_optimism(J, tsrc, lconf, jb->thr);
 	int any = 0;
 	for (int j = 0; j < J; j++) {

@@ -8,6 +8,8 @@
 # A suspended job keeps its GPU (scontrol show job -d), is resumed on the
 # same GPU, nothing is requeued, both complete, and the emulator's
 # measured throughput (the stopped intervals excluded) matches the table.
+# Job a is submitted with --no-requeue: Slurm cannot requeue it, but it
+# can be suspended, so it is time-sliced like b, not pinned (issue 28).
 # TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
@@ -27,8 +29,9 @@ thr_a=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["v100"][
 thr_b=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["v100"]["(%r, 1)" % sys.argv[2]]["null"])' "$HS_TABLE" "$mb")
 # About 25 s of GPU time each at the emulated speed. No --hs-ckpt-dir: the
 # jobs cannot checkpoint, so only suspending can preempt them.
+# sub NAME MODEL THR REQUEUE-OPTION
 sub() {
-	sbatch --parsable --requeue -J "$1" -o "$work/$1.out" --hs-model="$2" \
+	sbatch --parsable "$4" -J "$1" -o "$work/$1.out" --hs-model="$2" \
 		--hs-steps="$(python3 -c "print(int($3 * $scale * 25))")" --gres=gpu:1 "$work/emu.sh"
 }
 # gpu_idx JOB: the GPU indices slurmctld allocated to the job (-d).
@@ -45,9 +48,10 @@ wait_for() {
 }
 is_state() { [ "$(state_of "$1")" = "$2" ]; }
 
-a=$(sub a "$ma" "$thr_a")
+a=$(sub a "$ma" "$thr_a" --no-requeue)
 check "job a runs alone" wait_for 90 is_state "$a" RUNNING
-b=$(sub b "$mb" "$thr_b")
+check "job a cannot be requeued (Requeue=0)" sh -c "scontrol show job $a | grep -q 'Requeue=0'"
+b=$(sub b "$mb" "$thr_b" --requeue)
 check "a round suspends job a for job b (SUSPENDED in squeue)" wait_for 90 is_state "$a" SUSPENDED
 check "the plugin logged the suspend" grep -q "sched/hetsched: suspended JobId=$a" "$log"
 check "job b was started onto a's GPU (packed start)" \

@@ -1215,12 +1215,13 @@ static void test_solve_leaving_out(void **state)
  * the running job's GPU (packed), which is suspended after it; from then
  * on both keep the GPU and the rounds alternate them by suspend/resume,
  * with nothing requeued and the GPU never idle. */
-static void test_timeslice(void **state)
+static void timeslice_pair(int a_batch, int a_requeue, int b_batch, int b_requeue)
 {
-	(void)state;
 	fx_t f;
 	fx_init(&f, "v100:1:1");
 	fx_job_t *a = fx_add(&f, 1, 1);
+	a->batch = a_batch;
+	a->requeue_ok = a_requeue;
 	hs_engine_t *e = engine_with("PreemptMode=suspend\nRoundLength=60\n");
 	hs_engine_set_packing(e, 1);
 	hs_plan_t p;
@@ -1229,6 +1230,8 @@ static void test_timeslice(void **state)
 	assert_int_equal(c.start, 1);
 	hs_plan_free(&p);
 	fx_job_t *b = fx_add(&f, 2, 1);
+	b->batch = b_batch;
+	b->requeue_ok = b_requeue;
 	int sliced = 0, suspends = 0, resumes = 0, switches = 0;
 	uint32_t last_runner = 1;
 	for (int r = 0; r < 10; r++) {
@@ -1274,6 +1277,74 @@ static void test_timeslice(void **state)
 	assert_int_equal(c.resume, 1);
 	hs_plan_free(&p);
 	hs_engine_free(e);
+}
+
+static void test_timeslice(void **state)
+{
+	(void)state;
+	timeslice_pair(1, 1, 1, 1);
+}
+
+/* The preemption stage's rules, case by case (engine_preempt.c). Under
+ * PreemptMode=suspend a job that cannot be moved without losing its work
+ * or that Slurm cannot requeue is suspended, never requeued, even when
+ * the round moves it; without time slicing it holds its GPUs like a
+ * pinned job (PinnedAdmission gates it). Issue 28: it used to be pinned
+ * (salloc, --no-requeue), or requeued losing its work when moved. */
+static void test_preempt_rules(void **state)
+{
+	(void)state;
+	const struct {
+		hs_preempt_mode_t mode;
+		int slice, ckpt, batch, requeue_ok;
+		int able, movable, holds;
+		hs_plan_op_t stop, move, move_susp;
+	} c[] = {
+		/* checkpoint + requeue: only what restarts keeps work */
+		{ HS_PREEMPT_REQUEUE, 0, 1, 1, 1, 1, 1, 0, HS_PLAN_CHECKPOINT, HS_PLAN_CHECKPOINT, HS_PLAN_REQUEUE },
+		{ HS_PREEMPT_REQUEUE, 0, 0, 1, 1, 0, 0, 1, HS_PLAN_REQUEUE, HS_PLAN_REQUEUE, HS_PLAN_NONE },
+		{ HS_PREEMPT_REQUEUE, 0, 1, 0, 1, 0, 0, 1, HS_PLAN_REQUEUE, HS_PLAN_REQUEUE, HS_PLAN_NONE },
+		/* suspend: everything not opted out may be suspended */
+		{ HS_PREEMPT_SUSPEND, 1, 1, 1, 1, 1, 1, 0, HS_PLAN_SUSPEND, HS_PLAN_CHECKPOINT, HS_PLAN_REQUEUE },
+		{ HS_PREEMPT_SUSPEND, 1, 0, 1, 1, 1, 0, 0, HS_PLAN_SUSPEND, HS_PLAN_SUSPEND, HS_PLAN_NONE },
+		{ HS_PREEMPT_SUSPEND, 1, 1, 0, 1, 1, 0, 0, HS_PLAN_SUSPEND, HS_PLAN_SUSPEND, HS_PLAN_NONE },
+		{ HS_PREEMPT_SUSPEND, 1, 1, 1, 0, 1, 0, 0, HS_PLAN_SUSPEND, HS_PLAN_SUSPEND, HS_PLAN_NONE },
+		/* suspend without time slicing: unmovable jobs hold */
+		{ HS_PREEMPT_SUSPEND, 0, 0, 0, 0, 1, 0, 1, HS_PLAN_SUSPEND, HS_PLAN_SUSPEND, HS_PLAN_NONE },
+		{ HS_PREEMPT_SUSPEND, 0, 1, 1, 1, 1, 1, 0, HS_PLAN_SUSPEND, HS_PLAN_CHECKPOINT, HS_PLAN_REQUEUE },
+		{ HS_PREEMPT_OFF, 0, 1, 1, 1, 0, 0, 1, HS_PLAN_CHECKPOINT, HS_PLAN_CHECKPOINT, HS_PLAN_NONE },
+	};
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		hs_preempt_rules_t r = { .mode = c[k].mode, .slice = c[k].slice };
+		hs_preempt_job_t j = { .ckpt = c[k].ckpt, .batch = c[k].batch,
+				       .requeue_ok = c[k].requeue_ok };
+		if (hs_preempt_able(&r, &j) != c[k].able || hs_preempt_movable(&r, &j) != c[k].movable ||
+		    hs_preempt_holds(&r, &j) != c[k].holds)
+			fail_msg("case %zu: able %d movable %d holds %d", k, hs_preempt_able(&r, &j),
+				 hs_preempt_movable(&r, &j), hs_preempt_holds(&r, &j));
+		if (!c[k].able)
+			continue;
+		assert_int_equal(hs_preempt_stop(&r, &j, 0), c[k].stop);
+		if (hs_preempt_stop(&r, &j, 1) != c[k].move)
+			fail_msg("case %zu: moving gives %d", k, hs_preempt_stop(&r, &j, 1));
+		assert_int_equal(hs_preempt_move_suspended(&r, &j), c[k].move_susp);
+		/* opting out of preemption always pins */
+		j.no_preempt = 1;
+		assert_int_equal(hs_preempt_able(&r, &j), 0);
+		assert_int_equal(hs_preempt_holds(&r, &j), 1);
+	}
+}
+
+/* Issue 28: a job Slurm cannot requeue (salloc/srun, --no-requeue) can
+ * still be suspended, so PreemptMode=suspend time-slices it like any
+ * other instead of pinning it. It used to be pinned: the newcomer waited
+ * for the whole run, and opting out of requeue paid. */
+static void test_timeslice_unrequeueable(void **state)
+{
+	(void)state;
+	timeslice_pair(0, 0, 1, 1); /* the running job is an salloc */
+	timeslice_pair(1, 0, 1, 1); /* the running job has --no-requeue */
+	timeslice_pair(1, 1, 0, 0); /* the newcomer is an salloc */
 }
 
 /* Two starts onto the GPUs of one suspended job that cannot be requeued
@@ -2481,6 +2552,8 @@ int main(void)
 		cmocka_unit_test(test_unsolvable_job_left_out),
 		cmocka_unit_test(test_solve_leaving_out),
 		cmocka_unit_test(test_timeslice),
+		cmocka_unit_test(test_timeslice_unrequeueable),
+		cmocka_unit_test(test_preempt_rules),
 		cmocka_unit_test(test_suspend_no_idle),
 		cmocka_unit_test(test_hold_back_second_start),
 		cmocka_unit_test(test_foreign_drained_typed),
