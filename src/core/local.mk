@@ -11,6 +11,7 @@ libhetsched_core_la_SOURCES = \
 	src/core/problem_json.c src/core/problem_json.h \
 	src/core/policy.c src/core/policy.h src/core/policy_impl.h \
 	src/core/policy_common.c src/core/rng.h \
+	src/core/policy_shares.c \
 	src/core/policy_classlp.c \
 	src/core/policy_isolated.c \
 	src/core/policy_maxmin.c \

@@ -42,16 +42,7 @@ void hs_isolated_fill(const hs_problem_t *p, const double *cap, hs_alloc_t *out)
 
 double hs_isolated_thr(const hs_problem_t *p, const double *cap, int m)
 {
-	const int J = p->cluster.ntypes, M = p->njobs;
-	double sum = 0.0, thr = 0.0;
-	for (int j = 0; j < J; j++) {
-		if (!hs_job_usable(p, cap, m, j))
-			continue;
-		double x = cap[j] / ((double)M * p->jobs[m].scale_factor);
-		sum += x;
-		thr += x * p->jobs[m].thr[j];
-	}
-	return sum > 1.0 ? thr / sum : thr;
+	return hs_isolated_thr_share(p, cap, m, 1.0 / p->njobs);
 }
 
 /* ---- job classes --------------------------------------------------------- */

@@ -6,7 +6,8 @@
  *   rho_m(X) = (t_m + R_m / thr_m(X)) / D_m,   D_m = t_m + R_m / T^iso_m
  *
  * with T^iso_m the job's throughput under the isolated allocation (an
- * equal 1/M share of the cluster); minimize max_m rho_m. Not an LP, but
+ * equal 1/M share of the cluster; with entities, the job's part of the
+ * entity tree: policy_shares.c); minimize max_m rho_m. Not an LP, but
  * for a fixed rho the constraints thr_m(X) >= b_m(rho) = R_m / (rho D_m -
  * t_m) are linear. Feasibility is tested with alloc_lp.c's MAXMIN form,
  * Z(rho) = max z s.t. thr_m(X) >= z b_m(rho): feasible iff Z >= 1. rho
@@ -48,15 +49,17 @@ static double ftf_thr(const hs_policy_desc_t *d, const hs_problem_t *p, const do
 	return 0.0;
 }
 
-/* T^iso_m under the policy's throughputs. */
-static double ftf_iso(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap, int m)
+/* T^iso_m under the policy's throughputs, with share `share` of the
+ * cluster (hs_isolated_shares). */
+static double ftf_iso(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap, int m,
+		      double share)
 {
-	const int J = p->cluster.ntypes, M = p->njobs;
+	const int J = p->cluster.ntypes;
 	double sum = 0.0, thr = 0.0;
 	for (int j = 0; j < J; j++) {
 		if (!hs_job_usable(p, cap, m, j))
 			continue;
-		double x = cap[j] / ((double)M * p->jobs[m].scale_factor);
+		double x = cap[j] * share / p->jobs[m].scale_factor;
 		sum += x;
 		thr += x * ftf_thr(d, p, cap, m, j);
 	}
@@ -68,6 +71,12 @@ double hs_ftf_value(const hs_policy_desc_t *d, const hs_problem_t *p, const doub
 {
 	const int J = p->cluster.ntypes;
 	double worst = 0.0;
+	/* out of memory: equal shares (this value is only reported) */
+	double *share = malloc(((size_t)p->njobs + 1) * sizeof(double));
+	if (share && hs_isolated_shares(p, share, NULL) < 0) {
+		free(share);
+		share = NULL;
+	}
 	for (int m = 0; m < p->njobs; m++) {
 		const hs_job_t *jb = &p->jobs[m];
 		double thr = 0.0;
@@ -77,11 +86,12 @@ double hs_ftf_value(const hs_policy_desc_t *d, const hs_problem_t *p, const doub
 			for (int j = 0; j < J; j++)
 				thr += ftf_thr(d, p, cap, m, j) * a->x[(size_t)m * J + j];
 		}
-		double iso = ftf_iso(d, p, cap, m);
+		double iso = ftf_iso(d, p, cap, m, share ? share[m] : 1.0 / p->njobs);
 		double D = jb->age_s + jb->remaining_steps / iso;
 		double rho = thr > 0.0 ? (jb->age_s + jb->remaining_steps / thr) / D : INFINITY;
 		worst = rho > worst ? rho : worst;
 	}
+	free(share);
 	return worst;
 }
 
@@ -100,18 +110,24 @@ int hs_policy_ftf_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 		out->objective = 0.0;
 		return 0;
 	}
+	/* jobs of different entities (or weights) have different shares */
+	int keys = HS_CK_THR | HS_CK_STEPS | HS_CK_AGE |
+			(p->entities.n > 0 ? HS_CK_ENTITY | HS_CK_WEIGHT : 0);
 	hs_class_lp_t k;
-	if (hs_class_lp_init(&k, ctx, in, HS_CK_THR | HS_CK_STEPS | HS_CK_AGE, HS_ALP_MAXMIN, err) < 0)
+	if (hs_class_lp_init(&k, ctx, in, keys, HS_ALP_MAXMIN, err) < 0)
 		return -1;
 	const int C = k.cl.n;
 	hs_alp_t *alp = &k.alp;
 	int rc = -1;
 	double *D = malloc(((size_t)C + 1) * 2 * sizeof(double)), *best = D + C + 1;
 	double *xbest = malloc(((size_t)C * J + 1) * sizeof(double));
-	if (!D || !xbest) {
+	double *share = malloc(((size_t)M + 1) * sizeof(double));
+	if (!D || !xbest || !share) {
 		hs_err_set(err, "out of memory");
 		goto out;
 	}
+	if (hs_isolated_shares(p, share, err) < 0)
+		goto out;
 	double lo = 0.0;
 	for (int c = 0; c < C; c++) {
 		int m = k.cl.rep[c];
@@ -122,7 +138,7 @@ int hs_policy_ftf_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 			alp->a[(size_t)c * J + j] = t;
 			best[c] = t > best[c] ? t : best[c];
 		}
-		double iso = ftf_iso(d, p, in->cap, m);
+		double iso = ftf_iso(d, p, in->cap, m, share[m]);
 		if (!(iso > 0.0) || !(best[c] > 0.0)) {
 			hs_err_set(err, "job '%s' gets no throughput in the isolated allocation", jb->id);
 			goto out;
@@ -175,6 +191,7 @@ int hs_policy_ftf_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 out:
 	free(D);
 	free(xbest);
+	free(share);
 	hs_class_lp_free(&k);
 	return rc;
 }

@@ -95,6 +95,12 @@ double hs_policy_thr(const hs_policy_desc_t *d, const hs_problem_t *p, int m, in
 void hs_isolated_fill(const hs_problem_t *p, const double *cap, hs_alloc_t *out);
 /* Effective throughput of job m under the isolated allocation (T^iso_m). */
 double hs_isolated_thr(const hs_problem_t *p, const double *cap, int m);
+/* policy_shares.c: each job's share of the cluster in finish-time
+ * fairness's isolated allocation ([njobs], summing to 1): 1/M without
+ * entities, else its part of the entity tree. -1 = out of memory. */
+int hs_isolated_shares(const hs_problem_t *p, double *share, hs_err_t *err);
+/* T^iso_m with share `share` of every type (hs_isolated_thr: 1/M). */
+double hs_isolated_thr_share(const hs_problem_t *p, const double *cap, int m, double share);
 
 /* Groups interchangeable jobs: class_of[m] gets the class of job m,
  * returns the number of classes and fills rep[c] (a member) and size[c].

@@ -678,12 +678,6 @@ static double lp_thr(const pk_t *k, int c)
 	return t;
 }
 
-/* T^iso of a job (aware, alone). */
-static double iso_thr(const hs_problem_t *p, const double *cap, int m)
-{
-	return hs_isolated_thr(p, cap, m);
-}
-
 /* The solver's arrays for problem in->p (classes made with `flags`),
  * the jobs per job type and their smallest alone throughputs. */
 static int pk_init(pk_t *k, const hs_policy_ctx_t *ctx, const hs_solve_in_t *in, int flags,
@@ -820,22 +814,33 @@ static int ftf_bounds(const pk_t *k, const hs_solve_in_t *in, double *D, double 
 	const hs_problem_t *p = k->p;
 	const int J = k->J, A = k->A;
 	*lo = 0.0;
+	/* T^iso (aware, alone) with each job's share (policy_shares.c) */
+	double *share = malloc(((size_t)p->njobs + 1) * sizeof(double));
+	if (!share)
+		return hs_err_set(err, "out of memory");
+	if (hs_isolated_shares(p, share, err) < 0) {
+		free(share);
+		return -1;
+	}
 	for (int c = 0; c < k->C; c++) {
 		int m = k->cl.rep[c];
 		const hs_job_t *jb = &p->jobs[m];
-		double iso = iso_thr(p, in->cap, m), bestt = 0.0;
+		double iso = hs_isolated_thr_share(p, in->cap, m, share[m]), bestt = 0.0;
 		for (int j = 0; j < J; j++)
 			bestt = jb->thr[j] > bestt ? jb->thr[j] : bestt;
 		for (int j = 0; j < J && jb->job_type >= 0; j++)
 			for (int b = 0; b < A; b++) /* a pair can never beat alone + partner time */
 				bestt = pthr(k, jb->job_type, b, j) > bestt ? pthr(k, jb->job_type, b, j) : bestt;
-		if (!(iso > 0.0))
-			return hs_err_set(err, "job '%s' gets no throughput in the isolated allocation",
-					  jb->id);
+		if (!(iso > 0.0)) {
+			hs_err_set(err, "job '%s' gets no throughput in the isolated allocation", jb->id);
+			free(share);
+			return -1;
+		}
 		D[c] = jb->age_s + jb->remaining_steps / iso;
 		double l = (jb->age_s + jb->remaining_steps / bestt) / D[c];
 		*lo = l > *lo ? l : *lo;
 	}
+	free(share);
 	return 0;
 }
 
@@ -923,7 +928,9 @@ int hs_policy_packed_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 	int flags = ctx->no_classes ? HS_CK_DISTINCT
 		    : HS_CK_THR | HS_CK_JOBTYPE |
 		      (variant == PK_MAXMIN ? HS_CK_WEIGHT : HS_CK_STEPS) |
-		      (variant == PK_FTF ? HS_CK_AGE : 0);
+		      (variant == PK_FTF ? HS_CK_AGE : 0) |
+		      /* FTF: jobs of different entities have different shares */
+		      (variant == PK_FTF && p->entities.n > 0 ? HS_CK_ENTITY | HS_CK_WEIGHT : 0);
 	int rc = -1;
 	double *alpha = NULL, *D = NULL;
 	hs_alloc_t best;

@@ -276,6 +276,78 @@ static void ftf_hand(void **state)
 	hs_problem_free(&p);
 }
 
+/* Issue 28: finish-time fairness per job paid for splitting a job into
+ * array tasks (3.8x the GPU time, doc/strategic.md). t:2, every
+ * throughput 1; alice (E0) has one job of 800 steps, bob (E1) the same
+ * work as 8 tasks of 100. Without entities every job's isolated share is
+ * 1/9: alice gets 2/9 of a GPU, bob 16/9. With the two users as entities
+ * of equal Shares the isolated shares are 1/2 and 1/16 per task: each
+ * user gets one GPU. */
+static void ftf_split_entities(void **state)
+{
+	(void)state;
+	double thr[9], steps[9];
+	for (int m = 0; m < 9; m++) {
+		thr[m] = 1.0;
+		steps[m] = m == 0 ? 800 : 100;
+	}
+	const char *pols[] = { "finish_time_fairness_perf", "finish_time_fairness" };
+	for (int k = 0; k < 2; k++) {
+		hs_problem_t p;
+		fx_problem(&p, "t:2", 9, thr, NULL, NULL, steps);
+		hs_alloc_t a;
+		fx_solve(pols[k], &p, &a);
+		assert_true(NEAR(a.x[0], 2.0 / 9.0));
+		hs_alloc_free(&a);
+		fx_entities(&p, 2, 0);
+		for (int m = 0; m < 9; m++)
+			p.jobs[m].entity = m == 0 ? 0 : 1;
+		fx_solve(pols[k], &p, &a);
+		double bob = 0;
+		for (int m = 1; m < 9; m++)
+			bob += a.x[m];
+		if (!NEAR(a.x[0], 1.0) || !NEAR(bob, 1.0))
+			fail_msg("%s: alice %.4f, bob %.4f GPUs (want 1 and 1)", pols[k], a.x[0], bob);
+		hs_alloc_free(&a);
+		hs_problem_free(&p);
+	}
+}
+
+/* The isolated shares on a two-level tree: account A (Shares 3) with
+ * users u1 (1) and u2 (1), account B (1) with user u3 (1); u1 has two
+ * jobs of weights 1 and 3, u2 one, u3 one, and one job has no entity
+ * (weight 1, at the top level beside A and B): 3 + 1 + 1 = 5 at the top. */
+static void isolated_shares_tree(void **state)
+{
+	(void)state;
+	const double thr[] = { 1, 1, 1, 1, 1 }, jw[] = { 1, 3, 1, 1, 1 };
+	hs_problem_t p;
+	fx_problem(&p, "t:1", 5, thr, NULL, jw, NULL);
+	const double w[] = { 3, 1, 1, 1, 1 };
+	const int parent[] = { -1, -1, 0, 0, 1 }; /* A, B, u1, u2, u3 */
+	fx_entities(&p, 5, 1);
+	for (int e = 0; e < 5; e++) {
+		p.entities.weight[e] = w[e];
+		p.entities.parent[e] = parent[e];
+	}
+	const int ent[] = { 2, 2, 3, 4, -1 };
+	for (int m = 0; m < 5; m++)
+		p.jobs[m].entity = ent[m];
+	double share[5];
+	hs_err_t err;
+	assert_int_equal(hs_isolated_shares(&p, share, &err), 0);
+	const double want[] = { 0.3 / 4, 0.3 * 3 / 4, 0.3, 0.2, 0.2 };
+	for (int m = 0; m < 5; m++)
+		if (!NEAR(share[m], want[m]))
+			fail_msg("job %d: share %.4f, want %.4f", m, share[m], want[m]);
+	/* only u1's jobs left: u1 has everything */
+	p.njobs = 2;
+	assert_int_equal(hs_isolated_shares(&p, share, &err), 0);
+	assert_true(NEAR(share[0], 0.25) && NEAR(share[1], 0.75));
+	p.njobs = 5;
+	hs_problem_free(&p);
+}
+
 /* Summed throughput: a on fast (4), b on slow (1): 5. Cost with prices
  * fast 3, slow 1: a's fast is worth 4/3 vs 1 on slow, b's 2/3 vs 1: a
  * fast, b slow, 4/3 + 1 = 7/3. An SLO for b of 100 steps in 80 s needs
@@ -736,6 +808,8 @@ int main(void)
 		cmocka_unit_test(isolated_hand),
 		cmocka_unit_test(makespan_hand),
 		cmocka_unit_test(ftf_hand),
+		cmocka_unit_test(ftf_split_entities),
+		cmocka_unit_test(isolated_shares_tree),
 		cmocka_unit_test(throughput_and_cost_hand),
 		cmocka_unit_test(water_filling_hand),
 		cmocka_unit_test(time_budget_per_solve),
