@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* record.c — JSON codec of the AdminComment measurement record (record.h),
  * with json-c. */
+#include "report/hints.h"
 #include "report/measure_err.h"
 #include "report/record.h"
 
@@ -178,6 +179,17 @@ static int parse_obj(hs_record_t *r, json_object *o, hs_err_t *err)
 		r->has_samples = 1;
 		r->samples = (uint64_t)x;
 	}
+	if (json_object_object_get_ex(o, "model", &v)) {
+		const char *m = json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+									   : NULL;
+		/* the hint's own rule: printable ASCII, no quote or backslash
+		 * (so formatting needs no escaping) */
+		/* (a NUL inside the JSON string would cut it short) */
+		if (!m || (size_t)json_object_get_string_len(v) != strlen(m) ||
+		    !hs_hint_model_ok(m) || strlen(m) >= sizeof(r->model))
+			return hs_measure_err(err, "record: \"model\" is not a valid model name");
+		memcpy(r->model, m, strlen(m) + 1);
+	}
 	if (json_object_object_get_ex(o, "ckpt", &v)) {
 		if (!json_object_is_type(v, json_type_object))
 			return hs_measure_err(err, "record: \"ckpt\" is not an object");
@@ -335,6 +347,9 @@ static size_t format_raw(const hs_record_t *r, char *buf, size_t size)
 	if (r->has_ckpt)
 		put(buf, size, &pos, ",\"ckpt\":{\"step\":%llu,\"t\":%lld}",
 		    (unsigned long long)r->ckpt_step, (long long)r->ckpt_t);
+	/* set only from a valid hint (hs_hint_model_ok): no escaping needed */
+	if (r->model[0] && memchr(r->model, 0, sizeof(r->model)) && hs_hint_model_ok(r->model))
+		put(buf, size, &pos, ",\"model\":\"%s\"", r->model);
 	put(buf, size, &pos, "}");
 	return pos;
 }

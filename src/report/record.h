@@ -20,6 +20,8 @@
 #define HS_RECORD_MAX_TYPES 8
 #define HS_RECORD_MAX_HIST 8
 #define HS_RECORD_GPU_MAX 64       /* GPU type key length, NUL included */
+#define HS_RECORD_MODEL_MAX 128    /* the job's --hs-model, NUL included
+                                    * (HS_HINT_MODEL_MAX + 1) */
 
 typedef struct hs_record_thr {
 	char gpu[HS_RECORD_GPU_MAX];   /* "v100", "v100:shared" */
@@ -45,6 +47,10 @@ typedef struct hs_record {  /* (struct tag: snapshot.h refers to it) */
 	int has_ckpt;
 	uint64_t ckpt_step;
 	int64_t ckpt_t;
+	/* the job's --hs-model as its steps saw it ("" = none): Slurm keeps
+	 * no spank_job_env in accounting, so this is how `hetsched learned
+	 * --from-sacct` finds the kind the plugin named by model */
+	char model[HS_RECORD_MODEL_MAX];
 } hs_record_t;
 
 void hs_record_init(hs_record_t *r);

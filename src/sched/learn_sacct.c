@@ -264,7 +264,8 @@ int hs_learn_sacct_line(hs_learn_sacct_t *h, hs_learn_t *l, const char *line, si
 		char uidtxt[16], kind[HS_LEARN_KIND_MAX];
 		snprintf(uidtxt, sizeof(uidtxt), "%u", uid);
 		hs_learn_job_t j = { .scope = h->scope, .user = uidtxt, .account = s[3],
-				     .model = NULL, .name = s[6], .array_id = array_id, .id = job };
+				     .model = rec.model, .name = s[6], .array_id = array_id,
+				     .id = job };
 		hs_learn_kind(&j, kind);
 		long before = h->bad;
 		rc = feed(h, l, &rec, job, kind, gpus);

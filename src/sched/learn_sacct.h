@@ -8,10 +8,10 @@
  *
  * Each job's alone measurements (`thr` entries without ":shared") are
  * fed to the table under the kind the plugin gives the job
- * (hs_learn_kind: job name, else array, else the job; the scope's uid or
- * account), on its GPU count (AllocTRES gres/gpu=N). Slurm does not keep
- * a job's --hs-model (spank_job_env) in accounting, so model kinds
- * (`m=`) cannot be rebuilt: such jobs get their name's kind.
+ * (hs_learn_kind: its --hs-model, which the record keeps because Slurm's
+ * accounting does not keep spank_job_env; else job name, else array,
+ * else the job; the scope's uid or account), on its GPU count (AllocTRES
+ * gres/gpu=N). Older records without "model" give the name's kind.
  *
  * Job names are the user's and may hold any byte: the name is the last
  * field (a delimiter inside it stays in it) and sacct does not escape a

@@ -166,6 +166,34 @@ static void repeat_out_of_order(void **state)
 	hs_learn_free(&l);
 }
 
+/* The record keeps the job's --hs-model (doc/protocol.md (c)), so the
+ * import rebuilds the kind the plugin named by model (m=), not the job
+ * name's; a record without it falls back to the name, and a model the
+ * hint would refuse makes the line bad. */
+static void model_kinds(void **state)
+{
+	(void)state;
+	static const char *const lines[] = {
+		"1|1|7|x|gres/gpu=1|{\"hs\":1,\"thr\":{\"v100\":{\"sps\":10,\"n\":1,\"t\":100}},"
+		"\"model\":\"my-bert\"}|train",
+		"2|2|7|x|gres/gpu=1|{\"hs\":1,\"thr\":{\"v100\":{\"sps\":20,\"n\":1,\"t\":100}}}|train",
+		"3|3|7|x|gres/gpu=1|{\"hs\":1,\"thr\":{\"v100\":{\"sps\":5,\"n\":1,\"t\":100}},"
+		"\"model\":\"\\u0007bell\"}|train",
+	};
+	hs_learn_t l;
+	hs_learn_init(&l, 0);
+	hs_learn_sacct_t h = feed_lines(&l, lines, 3);
+	assert_int_equal(h.jobs, 2);
+	assert_int_equal(h.bad, 1);
+	const hs_learn_cell_t *m = cell(&l, "u=7/m=my-bert", 1, "v100");
+	const hs_learn_cell_t *n = cell(&l, "u=7/n=train", 1, "v100");
+	assert_non_null(m);
+	assert_non_null(n);
+	assert_int_equal(m->n, 1);
+	assert_int_equal(n->n, 1);
+	hs_learn_free(&l);
+}
+
 static void scopes(void **state)
 {
 	(void)state;
@@ -237,6 +265,7 @@ int main(void)
 		cmocka_unit_test(fixture),
 		cmocka_unit_test(repeat_out_of_order),
 		cmocka_unit_test(scopes),
+		cmocka_unit_test(model_kinds),
 		cmocka_unit_test(hostile_delimiter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

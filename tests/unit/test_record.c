@@ -62,6 +62,12 @@ static void roundtrip(void **state)
 	assert_string_equal(buf, "{\"hs\":1}");
 	assert_int_equal(hs_record_parse(&r, "", &err), 0);
 	assert_int_equal(hs_record_parse(&r, NULL, &err), 0);
+	/* the job's model (--hs-model) round-trips */
+	const char *m = "{\"hs\":1,\"model\":\"my-bert (batch size 32)\"}";
+	assert_int_equal(hs_record_parse(&r, m, &err), 0);
+	assert_string_equal(r.model, "my-bert (batch size 32)");
+	assert_true(hs_record_format(&r, buf, sizeof(buf), &err) > 0);
+	assert_string_equal(buf, m);
 }
 
 static void rejects(void **state)
@@ -89,6 +95,11 @@ static void rejects(void **state)
 		"{\"hs\":1,\"ckpt\":3}",
 		"{\"hs\":1,\"step\":99999999999999999999,\"t\":0}",
 		"{\"hs\":1,\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+		/* the model obeys the --hs-model rule */
+		"{\"hs\":1,\"model\":7}",
+		"{\"hs\":1,\"model\":\"\"}",
+		"{\"hs\":1,\"model\":\"a\\\"b\"}",
+		"{\"hs\":1,\"model\":\"tab\\there\"}",
 	};
 	hs_record_t r;
 	hs_err_t err;
@@ -180,6 +191,7 @@ static void size_bound(void **state)
 	}
 	r.has_step = 1;
 	r.step = 999999999999999ULL;
+	memset(r.model, 'm', HS_RECORD_MODEL_MAX - 1); /* the longest model */
 	n = hs_record_format(&r, buf, sizeof(buf), &err);
 	assert_true(n > 0 && n <= HS_RECORD_MAX_BYTES);
 	assert_int_equal((int)strlen(buf), n);
@@ -188,6 +200,7 @@ static void size_bound(void **state)
 	/* the newest entries survive trimming */
 	assert_int_equal(back.hist[back.nhist - 1].rc, HS_RECORD_MAX_TYPES - 1);
 	assert_non_null(hs_record_thr_find(&back, g));
+	assert_string_equal(back.model, r.model);
 	/* a small caller buffer is respected */
 	n = hs_record_format(&r, buf, 400, &err);
 	assert_true(n > 0 && n < 400);

@@ -397,6 +397,7 @@ static void step_setup(spank_t sp)
 	job.restart_count = rc;
 	job.start_t = (int64_t)time(NULL);
 	snprintf(job.node, sizeof(job.node), "%s", node ? node : "");
+	snprintf(job.model, sizeof(job.model), "%s", opt_model);
 
 	task_env_num(sp, "HS_CKPT_SIGNAL", (unsigned long long)conf.ckpt_signal);
 	task_env_num(sp, "HS_CKPT_HOLD", conf.ckpt_hold);

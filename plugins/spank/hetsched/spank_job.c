@@ -176,6 +176,10 @@ static void merge(const hs_spank_job_t *j, const hs_listener_state_t *st, hs_rec
 		r->has_samples = st->has_samples;
 		r->samples = st->has_samples ? st->samples : 0;
 	}
+	/* the model names the job's learned kind (--from-sacct); a step
+	 * without the option keeps what an earlier one recorded */
+	if (j->model[0])
+		memcpy(r->model, j->model, sizeof(r->model));
 	if (st->has_ckpt && (!r->has_ckpt || st->ckpt_t >= r->ckpt_t)) {
 		r->has_ckpt = 1;
 		r->ckpt_step = st->ckpt;

@@ -24,6 +24,7 @@ typedef struct hs_spank_job {
 	unsigned long seed_n;
 	int seeded;                      /* seed_* read from AdminComment */
 	int foreign_logged;              /* AdminComment not ours: said so */
+	char model[HS_RECORD_MODEL_MAX]; /* the step's --hs-model, "" = none */
 } hs_spank_job_t;
 
 /* Loads the job with SHOW_DETAIL: GPU type of this node (from the GRES
