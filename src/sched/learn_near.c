@@ -29,6 +29,7 @@
 #include "sched/learn_near.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* h: profiles whose type ratio differs by 35% (d^2 = (ln 1.35)^2 / 4 on
@@ -51,53 +52,104 @@ static uint32_t sampled(const hs_learn_entry_t *e, int ntypes)
 	return nm >= 3 ? least : 0;
 }
 
-/* Entry a (key ka) ranks before entry b (key kb): better sampled, then
- * seen later, then the lower index (a total order: the pick is
- * deterministic). */
-static int before(const hs_learn_t *l, int a, uint32_t ka, int b, uint32_t kb)
+/* A kind that qualifies as a candidate: its entry, how well it is
+ * sampled, when it was last seen, its GPU count, and (once ranked) its
+ * rank among the candidates of its GPU count. */
+typedef struct near_cand {
+	int i;
+	uint32_t key;
+	int64_t seen;
+	int sf, rank;
+} near_cand_t;
+
+/* Better sampled, then seen later, then the lower index (a total order:
+ * the pick is deterministic). */
+static int cmp_quality(const void *pa, const void *pb)
 {
-	if (ka != kb)
-		return ka > kb;
-	if (l->e[a].seen != l->e[b].seen)
-		return l->e[a].seen > l->e[b].seen;
-	return a < b;
+	const near_cand_t *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key > b->key ? -1 : 1;
+	if (a->seen != b->seen)
+		return a->seen > b->seen ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Round robin over the GPU counts: every count's best first, then every
+ * count's second, ...; within a rank, by quality. */
+static int cmp_rank(const void *pa, const void *pb)
+{
+	const near_cand_t *a = pa, *b = pb;
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return cmp_quality(pa, pb);
+}
+
+/* Each candidate's rank within its GPU count (c sorted by quality). The
+ * counts seen are few (1, 2, 4, 8...): a short list, searched. */
+static void rank_by_count(near_cand_t *c, int n)
+{
+	int sfs[64], used[64], nsf = 0;
+	for (int k = 0; k < n; k++) {
+		int x = 0;
+		while (x < nsf && sfs[x] != c[k].sf)
+			x++;
+		if (x == nsf) {
+			if (nsf == 64) { /* more counts than that: they share
+					  * the last slot's count of ranks */
+				x = 63;
+			} else {
+				sfs[nsf] = c[k].sf;
+				used[nsf++] = 0;
+			}
+		}
+		c[k].rank = used[x]++;
+	}
 }
 
 /* Bounded so that a scope of thousands of kinds (every job its own kind)
  * costs HS_LEARN_NEAR_MAX comparisons per estimate, not thousands; the
  * pick runs once per scope per table change (the speedup cache), and
- * keeps the candidates' logs so that an estimate takes none. */
+ * keeps the candidates' logs so that an estimate takes none. Estimates
+ * compare kinds of the same GPU count only, so the places are dealt
+ * round robin over the counts: with one pick by quality alone, a scope
+ * with more than HS_LEARN_NEAR_MAX kinds gave them all to the counts
+ * with the most kinds and left the others with none (on Gavel's table,
+ * 104 kinds over four counts: 8 GPUs got no candidate). Out of memory:
+ * no candidates (the matrix alone). */
 void hs_learn_near_pick(const hs_learn_t *l, int lo, int hi, hs_learn_speedup_t *s)
 {
 	s->nnear = 0;
+	near_cand_t *c = malloc(((size_t)(hi > lo ? hi - lo : 0) + 1) * sizeof(*c));
+	if (!c)
+		return;
+	int n = 0;
 	for (int i = lo; i < hi; i++) {
 		uint32_t k = sampled(&l->e[i], l->ntypes);
-		if (!k)
-			continue;
-		int at = s->nnear;
-		/* insertion into the sorted, bounded list */
-		while (at > 0 && before(l, i, k, s->near[at - 1], s->nkey[at - 1]))
-			at--;
-		if (at >= HS_LEARN_NEAR_MAX)
-			continue;
-		int last = s->nnear < HS_LEARN_NEAR_MAX ? s->nnear : HS_LEARN_NEAR_MAX - 1;
-		memmove(&s->near[at + 1], &s->near[at], (size_t)(last - at) * sizeof(int));
-		memmove(&s->nkey[at + 1], &s->nkey[at], (size_t)(last - at) * sizeof(uint32_t));
-		s->near[at] = i;
-		s->nkey[at] = k;
-		if (s->nnear < HS_LEARN_NEAR_MAX)
-			s->nnear++;
+		if (k)
+			c[n++] = (near_cand_t){ .i = i, .key = k, .seen = l->e[i].seen,
+						.sf = l->e[i].sf };
 	}
-	for (int c = 0; c < s->nnear; c++) {
-		const hs_learn_entry_t *e = &l->e[s->near[c]];
-		s->nmask[c] = 0;
-		s->nsf[c] = e->sf;
+	/* best first (the order estimates sum them in) */
+	qsort(c, (size_t)n, sizeof(*c), cmp_quality);
+	if (n > HS_LEARN_NEAR_MAX) {
+		rank_by_count(c, n);
+		qsort(c, (size_t)n, sizeof(*c), cmp_rank);
+		n = HS_LEARN_NEAR_MAX;
+	}
+	for (int k = 0; k < n; k++) {
+		const hs_learn_entry_t *e = &l->e[c[k].i];
+		s->near[k] = c[k].i;
+		s->nkey[k] = c[k].key;
+		s->nmask[k] = 0;
+		s->nsf[k] = e->sf;
 		for (int u = 0; u < l->ntypes; u++)
 			if (e->cell[u].n) {
-				s->nmask[c] |= 1u << u;
-				s->nlog[c][u] = log(e->cell[u].rate);
+				s->nmask[k] |= 1u << u;
+				s->nlog[k][u] = log(e->cell[u].rate);
 			}
 	}
+	s->nnear = n;
+	free(c);
 }
 
 /* Candidate c's offset mean_C log rate_k - mean_C log rate_c over the

@@ -179,6 +179,39 @@ static void nearest_kinds_bounded(void **state)
 	hs_learn_free(&l);
 }
 
+/* The candidates are dealt round robin over GPU counts: 70 well-sampled
+ * kinds on 1 GPU must not take every place from the 2-GPU kinds, which
+ * are the only ones a 2-GPU kind is compared with. ZL2 (2 GPUs, 3
+ * samples a type, profile L) is A2's only like kind; with the places
+ * given by quality alone the 1-GPU kinds (5 samples) took all 64 and
+ * A2's k80 rate was 14 (the matrix, pulled by the X kinds). */
+static void nearest_kinds_per_count(void **state)
+{
+	static const char *const T3[] = { "v100", "p100", "k80" };
+	static const double X[] = { 100, 40, 10 }, L[] = { 100, 78, 40 };
+	hs_learn_t l;
+	double r[3], c[3];
+	char k[32];
+	(void)state;
+	hs_learn_init(&l, 0);
+	for (int x = 0; x < 70; x++) {
+		snprintf(k, sizeof(k), "u=a/n=X%02d", x);
+		for (int i = 0; i < 3; i++)
+			for (int n = 0; n < 5; n++)
+				assert_int_equal(hs_learn_observe(&l, k, 1, T3[i], X[i], 1), 1);
+	}
+	for (int i = 0; i < 3; i++)
+		for (int n = 0; n < 3; n++)
+			assert_int_equal(hs_learn_observe(&l, "u=a/n=ZL2", 2, T3[i], 2 * L[i], 1), 1);
+	assert_int_equal(hs_learn_observe(&l, "u=a/n=A2", 2, "v100", 100, 2), 1);
+	assert_int_equal(hs_learn_observe(&l, "u=a/n=A2", 2, "p100", 78, 2), 1);
+	assert_int_equal(hs_learn_estimate(&l, "u=a/n=A2", 2, T3, 3, 3, r, NULL, c), 3);
+	printf("# A2 on k80: %.2f (ZL2's ratio gives 40; without it 14)\n", r[2]);
+	if (!(r[2] > 20))
+		fail_msg("A2's k80 rate %.2f: ZL2 was not a candidate", r[2]);
+	hs_learn_free(&l);
+}
+
 /* Inference across GPU counts (learn.h): the scope's rate(sf) ~ sf^beta
  * fit, per type or over all types, from the nearest count; none without
  * an observed pair; the exponent bounded; a learned cell first. */
@@ -497,6 +530,7 @@ int main(void)
 		cmocka_unit_test(inference_hand_computed),
 		cmocka_unit_test(nearest_kinds),
 		cmocka_unit_test(nearest_kinds_bounded),
+		cmocka_unit_test(nearest_kinds_per_count),
 		cmocka_unit_test(cross_counts),
 		cmocka_unit_test(scope_isolation),
 		cmocka_unit_test(hostile_reports),
