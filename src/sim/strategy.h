@@ -17,6 +17,10 @@
  *   no-preempt        opts out of preemption: every job pinned (no
  *                     --hs-ckpt / --hs-no-preempt: HS_CKPT=0), so it
  *                     never checkpoints and keeps its GPUs once started
+ *   no-requeue        sbatch --no-requeue on every job (it still
+ *                     checkpoints): Slurm cannot requeue it, so it can
+ *                     never be moved; under PreemptMode=suspend it can
+ *                     still be suspended (time slicing)
  *   split[=K]         many small array tasks: each job becomes K jobs
  *                     (default 8) of 1/K of its steps, same model, scale
  *                     factor and arrival, one job array (array_id): the
@@ -55,6 +59,7 @@ typedef enum hs_strategy_kind {
 	HS_STRAT_FAKE_MODEL,
 	HS_STRAT_INFLATE_STEPS,
 	HS_STRAT_ODD_SHAPE,
+	HS_STRAT_NO_REQUEUE,
 	HS_STRAT_COUNT
 } hs_strategy_kind_t;
 
@@ -79,6 +84,8 @@ void hs_sim_strategy_format(const hs_sim_strategy_t *s, char *buf, size_t n);
 int hs_sim_strategy_tasks(const hs_sim_strategy_t *s);
 /* Does the user pin its jobs (no checkpoints)? */
 int hs_sim_strategy_pinned(const hs_sim_strategy_t *s);
+/* May Slurm requeue the user's jobs (no --no-requeue)? */
+int hs_sim_strategy_requeue_ok(const hs_sim_strategy_t *s);
 /* Does the user's request have a shape the rounds model? */
 int hs_sim_strategy_shape_ok(const hs_sim_strategy_t *s);
 /* The steps the user declares (HS_STEPS) for a job of `steps` steps. */

@@ -211,6 +211,12 @@ static void do_requeue(hs_world_t *w, long k, hs_act_t *a)
 		snprintf(a->msg, sizeof(a->msg), "Job is not running");
 		return;
 	}
+	/* sbatch --no-requeue: Slurm refuses (the engine never asks) */
+	if (!hs_sim_strategy_requeue_ok(&w->users->users[j->user].strategy)) {
+		a->out = HS_OUT_FAILED;
+		snprintf(a->msg, sizeof(a->msg), "Requested operation is presently disabled");
+		return;
+	}
 	if (x->state == HS_SJ_RUNNING)
 		hs_world_stop(w, k, "requeue");
 	hs_world_release(w, k);

@@ -48,6 +48,7 @@ static void parse(void **state)
 		{ "ratio-fast=2.5", "ratio-fast=2.5" }, { "fake-model", "fake-model=max" },
 		{ "fake-model=LM (batch size 5)", "fake-model=LM (batch size 5)" },
 		{ "inflate-steps=0.1", "inflate-steps=0.1" }, { "odd-shape", "odd-shape" },
+		{ "no-requeue", "no-requeue" },
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		hs_sim_strategy_t s;
@@ -245,6 +246,18 @@ static void declarations(void **state)
 	declared("bob:fake-model=min", "1000", "C", 1);  /* ratio 2 */
 	declared("bob:fake-model=C", "1000", "C", 1);
 	declared("bob:odd-shape", "1000", "A", 0);
+	declared("bob:no-requeue", "1000", "A", 1);
+	{ /* --no-requeue shows in the snapshot as Slurm's requeue=0 */
+		wfix_t g;
+		hs_snap_t s;
+		hs_err_t e2;
+		world_two(&g, "bob:no-requeue");
+		assert_int_equal(hs_world_snapshot(g.w, HS_SIM_EPOCH, &s, &e2), 0);
+		assert_int_equal(s.jobs[0].requeue_ok, 1);
+		assert_int_equal(s.jobs[1].requeue_ok, 0);
+		hs_world_snapshot_done(&s);
+		world_free(&g);
+	}
 	wfix_t f;
 	hs_err_t err;
 	memset(&f, 0, sizeof(f));
@@ -319,7 +332,7 @@ static void whole_runs(void **state)
 	static const struct { const char *strategy; long njobs; } cases[] = {
 		{ NULL, 8 }, { "bob:odd-shape", 8 }, { "bob:split=3", 4 + 4 * 3 },
 		{ "bob:no-preempt", 8 }, { "bob:ratio-slow", 8 }, { "bob:fake-model", 8 },
-		{ "bob:inflate-steps", 8 },
+		{ "bob:inflate-steps", 8 }, { "bob:no-requeue", 8 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		hs_err_t err;
@@ -358,6 +371,14 @@ static void whole_runs(void **state)
 		assert_true(json_object_object_get_ex(bob, "jobs_completed", &v));
 		assert_int_equal(json_object_get_int(v), (cases[i].njobs - 4));
 		json_object_put(sum);
+		/* --no-requeue: Slurm could not requeue bob's jobs, and the
+		 * engine never asked (a refused requeue would be a restart
+		 * here too, as the world counts what it was told) */
+		for (long k = 0; cases[i].strategy && !strcmp(cases[i].strategy, "bob:no-requeue") &&
+				 k < res.njobs; k++)
+			if (res.jobs[k].user == 1 && (res.jobs[k].preemptions || res.jobs[k].restarts))
+				fail_msg("no-requeue: bob's job %ld preempted %ld times", k,
+					 res.jobs[k].preemptions);
 		for (long k = 0; k < res.njobs; k++)
 			res.jobs[k].model = NULL;
 		res.type_names = NULL;
