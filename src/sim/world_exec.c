@@ -269,6 +269,12 @@ static void do_suspend(hs_world_t *w, long k, hs_act_t *a, int resume)
 	}
 	hs_world_stop(w, k, "suspend");
 	x->state = HS_SJ_SUSPENDED;
+	long p = x->partner;
+	if (p >= 0 && w->wj[p].state == HS_SJ_RUNNING) {
+		/* its time-slice partner has the GPUs alone from now on */
+		hs_world_progress(w, p);
+		hs_world_rate_changed(w, p);
+	}
 }
 
 /* Is the job still what the act expects? */

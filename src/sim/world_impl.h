@@ -115,6 +115,9 @@ void hs_world_progress(hs_world_t *w, long k);
 /* Sets job k's throughput from where it runs now (alone or packed,
  * consolidated or spread); its partner's too. */
 void hs_world_set_thr(hs_world_t *w, long k);
+/* Job k's rate changed (its partner left, or was suspended or resumed;
+ * progress made up to now): a new timeline segment and hs_world_set_thr. */
+void hs_world_rate_changed(hs_world_t *w, long k);
 /* Job k stops running at the world's clock (requeue, suspend, end):
  * progress first, then the run segment ends. */
 void hs_world_stop(hs_world_t *w, long k, const char *why);

@@ -140,7 +140,9 @@ void hs_world_set_thr(hs_world_t *w, long k)
 	j->type = type;
 	j->nservers = nodes_held(x);
 	double alone = spread ? j->thr_uncons[type] : j->thr_cons[type];
-	if (x->partner < 0) {
+	/* a suspended partner (time slicing) is stopped: the GPU is this
+	 * job's alone, as with SIGSTOPped processes on a real node */
+	if (x->partner < 0 || w->wj[x->partner].state != HS_SJ_RUNNING) {
 		x->thr = alone;
 		return;
 	}
@@ -213,13 +215,19 @@ void hs_world_release(hs_world_t *w, long k)
 	if (p >= 0) {
 		/* its partner runs alone from now on */
 		hs_world_progress(w, p);
-		if (w->wj[p].state == HS_SJ_RUNNING) {
-			timeline_segment(w, p, w->now);
-			w->wj[p].seg_start = w->now;
-		}
 		w->wj[p].partner = -1;
-		hs_world_set_thr(w, p);
+		hs_world_rate_changed(w, p);
 	}
+}
+
+void hs_world_rate_changed(hs_world_t *w, long k)
+{
+	wjob_t *x = &w->wj[k];
+	if (x->state == HS_SJ_RUNNING) {
+		timeline_segment(w, k, w->now);
+		x->seg_start = w->now;
+	}
+	hs_world_set_thr(w, k);
 }
 
 /* ---- the clock ---------------------------------------------------------------- */

@@ -329,10 +329,16 @@ static void reports(void **state)
 static void whole_runs(void **state)
 {
 	(void)state;
-	static const struct { const char *strategy; long njobs; } cases[] = {
-		{ NULL, 8 }, { "bob:odd-shape", 8 }, { "bob:split=3", 4 + 4 * 3 },
-		{ "bob:no-preempt", 8 }, { "bob:ratio-slow", 8 }, { "bob:fake-model", 8 },
-		{ "bob:inflate-steps", 8 }, { "bob:no-requeue", 8 },
+	/* suspend: PreemptMode=suspend. With jobs that cannot be moved the
+	 * pairs time-slice; these runs did not finish when a running job's
+	 * suspended partner still slowed it to the pair rate (world_run.c)
+	 * and when a held-back start left a pair's GPU idle for good
+	 * (engine_plan_share.c hold_back) */
+	static const struct { const char *strategy; long njobs; int suspend; } cases[] = {
+		{ NULL, 8, 0 }, { "bob:odd-shape", 8, 0 }, { "bob:split=3", 4 + 4 * 3, 0 },
+		{ "bob:no-preempt", 8, 0 }, { "bob:ratio-slow", 8, 0 }, { "bob:fake-model", 8, 0 },
+		{ "bob:inflate-steps", 8, 0 }, { "bob:no-requeue", 8, 0 },
+		{ NULL, 8, 1 }, { "bob:no-requeue", 8, 1 }, { "bob:no-preempt", 8, 1 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		hs_err_t err;
@@ -348,6 +354,8 @@ static void whole_runs(void **state)
 		assert_int_equal(hs_sim_opts_default(&o, &err), 0);
 		o.progress = 0;
 		o.users = &u;
+		if (cases[i].suspend)
+			o.conf.preempt = HS_PREEMPT_SUSPEND;
 		/* every run here ends by 6e6 s (no-preempt's last); a job
 		 * nobody starts would keep the rounds going for ever: stop
 		 * and fail instead */
@@ -375,7 +383,7 @@ static void whole_runs(void **state)
 		 * engine never asked (a refused requeue would be a restart
 		 * here too, as the world counts what it was told) */
 		for (long k = 0; cases[i].strategy && !strcmp(cases[i].strategy, "bob:no-requeue") &&
-				 k < res.njobs; k++)
+				 !cases[i].suspend && k < res.njobs; k++)
 			if (res.jobs[k].user == 1 && (res.jobs[k].preemptions || res.jobs[k].restarts))
 				fail_msg("no-requeue: bob's job %ld preempted %ld times", k,
 					 res.jobs[k].preemptions);

@@ -1285,6 +1285,53 @@ static void test_timeslice(void **state)
 	timeslice_pair(1, 1, 1, 1);
 }
 
+/* Issue 28: a time-slice pair of jobs that cannot be moved (requeue=0),
+ * and a third job that wants their GPU. Its start is held back (neither
+ * holder can leave), but the pair must still take turns: the GPU used to
+ * stay with whichever ran when the third job came, round after round
+ * (kept because "its GPUs cannot be handed over"), so the other waited
+ * suspended for the whole run. */
+static void test_timeslice_pair_held(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->requeue_ok = 0;
+	hs_engine_t *e = engine_with("PreemptMode=suspend\nRoundLength=60\n");
+	hs_engine_set_packing(e, 1);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	fx_job_t *b = fx_add(&f, 2, 1);
+	b->requeue_ok = 0;
+	for (int r = 0; r < 3 && b->state == HS_SJ_PENDING; r++) {
+		f.now += 60;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		hs_plan_free(&p);
+	}
+	assert_int_not_equal(b->state, HS_SJ_PENDING); /* time-sliced */
+	fx_job_t *x = fx_add(&f, 3, 1);
+	int switches = 0;
+	uint32_t last = a->state == HS_SJ_RUNNING ? 1 : 2;
+	for (int r = 0; r < 10; r++) {
+		f.now += 60;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		assert_int_equal(c.requeue + c.start_fail, 0);
+		hs_plan_free(&p);
+		assert_int_equal(x->state, HS_SJ_PENDING);
+		/* exactly one of the pair runs: the GPU is never idle */
+		assert_int_equal((a->state == HS_SJ_RUNNING) + (b->state == HS_SJ_RUNNING), 1);
+		uint32_t now = a->state == HS_SJ_RUNNING ? 1 : 2;
+		switches += now != last;
+		last = now;
+	}
+	if (switches < 3)
+		fail_msg("the pair switched %d times in 10 rounds with job 3 waiting", switches);
+	hs_engine_free(e);
+}
+
 /* The preemption stage's rules, case by case (engine_preempt.c). Under
  * PreemptMode=suspend a job that cannot be moved without losing its work
  * or that Slurm cannot requeue is suspended, never requeued, even when
@@ -2554,6 +2601,7 @@ int main(void)
 		cmocka_unit_test(test_timeslice),
 		cmocka_unit_test(test_timeslice_unrequeueable),
 		cmocka_unit_test(test_preempt_rules),
+		cmocka_unit_test(test_timeslice_pair_held),
 		cmocka_unit_test(test_suspend_no_idle),
 		cmocka_unit_test(test_hold_back_second_start),
 		cmocka_unit_test(test_foreign_drained_typed),
