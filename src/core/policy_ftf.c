@@ -50,20 +50,20 @@ static double ftf_thr(const hs_policy_desc_t *d, const hs_problem_t *p, const do
 }
 
 /* T^iso_m under the policy's throughputs, with share `share` of the
- * cluster (hs_isolated_shares). */
+ * cluster (hs_isolated_shares). Agnostic: the same rate on every usable
+ * type, so T^iso is that rate times the job's time share (at most 1). */
 static double ftf_iso(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap, int m,
 		      double share)
 {
-	const int J = p->cluster.ntypes;
-	double sum = 0.0, thr = 0.0;
-	for (int j = 0; j < J; j++) {
-		if (!hs_job_usable(p, cap, m, j))
-			continue;
-		double x = cap[j] * share / p->jobs[m].scale_factor;
-		sum += x;
-		thr += x * ftf_thr(d, p, cap, m, j);
-	}
-	return sum > 1.0 ? thr / sum : thr;
+	if (d->aware)
+		return hs_isolated_thr_share(p, cap, m, share);
+	double sum = 0.0, t = 0.0;
+	for (int j = 0; j < p->cluster.ntypes; j++)
+		if (hs_job_usable(p, cap, m, j)) {
+			sum += cap[j] * share / p->jobs[m].scale_factor;
+			t = ftf_thr(d, p, cap, m, j);
+		}
+	return t * (sum > 1.0 ? 1.0 : sum);
 }
 
 double hs_ftf_value(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap,
