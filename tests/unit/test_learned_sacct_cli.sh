@@ -64,14 +64,18 @@ FAKE_SACCT_FAIL=1 PATH="$tmp/bin:$PATH" "$hs" learned --from-sacct >/dev/null 2>
 check "sacct failing: exit 1" test $? = 1
 
 # --into: a state file keeps its other keys; the same history twice
-# changes nothing
+# changes nothing. Without the fixture's report from the future: it
+# counts as the import's "now", which moves between the two runs (a
+# known limit, doc/learning.md), so the second run fed it again whenever
+# the two straddled a second (seen under ASan in CI).
 printf '{"format":"hetsched-sched-state","version":1,"other":42}\n' >"$tmp/state.json"
-"$hs" learned --from-sacct "$fix" --into "$tmp/state.json" 2>/dev/null &&
-	"$hs" learned --from-sacct "$fix" --into "$tmp/state.json" 2>"$tmp/err2"
+grep -v '|future$' "$fix" >"$tmp/past.txt"
+"$hs" learned --from-sacct "$tmp/past.txt" --into "$tmp/state.json" 2>/dev/null &&
+	"$hs" learned --from-sacct "$tmp/past.txt" --into "$tmp/state.json" 2>"$tmp/err2"
 into_twice() {
 	[ "$(cell "$tmp/state.json" u=1000/n=train-bert v100)" = '11.0 2' ] &&
 		grep -q '"other":42' "$tmp/state.json" &&
-		grep -q '0 samples.* 7 not newer than the table' "$tmp/err2"
+		grep -q '0 samples.* 6 not newer than the table' "$tmp/err2"
 }
 check "--into state twice: 2 samples, 11.0, other keys kept" into_twice
 "$hs" learned --from-sacct "$fix" --into "$tmp/new.json" 2>/dev/null
