@@ -66,17 +66,12 @@ static double ftf_iso(const hs_policy_desc_t *d, const hs_problem_t *p, const do
 	return t * (sum > 1.0 ? 1.0 : sum);
 }
 
-double hs_ftf_value(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap,
-		    const hs_alloc_t *a)
+/* max_m rho_m(X) with the isolated shares share[] (NULL: equal). */
+static double ftf_worst(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap,
+			const hs_alloc_t *a, const double *share)
 {
 	const int J = p->cluster.ntypes;
 	double worst = 0.0;
-	/* out of memory: equal shares (this value is only reported) */
-	double *share = malloc(((size_t)p->njobs + 1) * sizeof(double));
-	if (share && hs_isolated_shares(p, share, NULL) < 0) {
-		free(share);
-		share = NULL;
-	}
 	for (int m = 0; m < p->njobs; m++) {
 		const hs_job_t *jb = &p->jobs[m];
 		double thr = 0.0;
@@ -91,6 +86,19 @@ double hs_ftf_value(const hs_policy_desc_t *d, const hs_problem_t *p, const doub
 		double rho = thr > 0.0 ? (jb->age_s + jb->remaining_steps / thr) / D : INFINITY;
 		worst = rho > worst ? rho : worst;
 	}
+	return worst;
+}
+
+double hs_ftf_value(const hs_policy_desc_t *d, const hs_problem_t *p, const double *cap,
+		    const hs_alloc_t *a)
+{
+	/* out of memory: equal shares (this value is only reported) */
+	double *share = malloc(((size_t)p->njobs + 1) * sizeof(double));
+	if (share && hs_isolated_shares(p, share, NULL) < 0) {
+		free(share);
+		share = NULL;
+	}
+	double worst = ftf_worst(d, p, cap, a, share);
 	free(share);
 	return worst;
 }
@@ -186,7 +194,7 @@ int hs_policy_ftf_solve(hs_policy_ctx_t *ctx, const hs_solve_in_t *in,
 	}
 	if (hs_class_lp_finish(&k, ctx, in, HS_LP_OPTIMAL, xbest, "finish-time fairness", out, err) < 0)
 		goto out;
-	out->objective = hs_ftf_value(d, p, in->cap, out);
+	out->objective = ftf_worst(d, p, in->cap, out, share); /* the shares solved with */
 	rc = 0;
 out:
 	free(D);

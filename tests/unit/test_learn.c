@@ -150,27 +150,39 @@ static void nearest_kinds(void **state)
 	}
 }
 
+/* Kind `kind` on `sf` GPUs observed `samples` times on each of T3's
+ * types at rates[] (times sf). */
+static const char *const T3[] = { "v100", "p100", "k80" };
+static void observe_t3(hs_learn_t *l, const char *kind, int sf, const double *rates, int samples)
+{
+	for (int i = 0; i < 3; i++)
+		for (int n = 0; n < samples; n++)
+			assert_int_equal(hs_learn_observe(l, kind, sf, T3[i], sf * rates[i], 1), 1);
+}
+
+/* 70 kinds X00..X69 of profile X on 1 GPU, `samples` each. */
+static void observe_x70(hs_learn_t *l, int samples)
+{
+	static const double X[] = { 100, 40, 10 };
+	char k[32];
+	for (int x = 0; x < 70; x++) {
+		snprintf(k, sizeof(k), "u=a/n=X%02d", x);
+		observe_t3(l, k, 1, X, samples);
+	}
+}
+
 /* The nearest kinds compared are bounded (HS_LEARN_NEAR_MAX): the best
  * sampled are kept, wherever they sort. 70 kinds X (3 samples) sort
  * before ZL (5 samples, A's ratio): ZL still decides A's K80 rate. */
 static void nearest_kinds_bounded(void **state)
 {
-	static const char *const T3[] = { "v100", "p100", "k80" };
-	static const double X[] = { 100, 40, 10 }, L[] = { 100, 78, 40 };
+	static const double L[] = { 100, 78, 40 };
 	hs_learn_t l;
 	double r[3], c[3];
-	char k[32];
 	(void)state;
 	hs_learn_init(&l, 0);
-	for (int x = 0; x < 70; x++) {
-		snprintf(k, sizeof(k), "u=a/n=X%02d", x);
-		for (int i = 0; i < 3; i++)
-			for (int n = 0; n < 3; n++)
-				assert_int_equal(hs_learn_observe(&l, k, 1, T3[i], X[i], 1), 1);
-	}
-	for (int i = 0; i < 3; i++)
-		for (int n = 0; n < 5; n++)
-			assert_int_equal(hs_learn_observe(&l, "u=a/n=ZL", 1, T3[i], L[i], 1), 1);
+	observe_x70(&l, 3);
+	observe_t3(&l, "u=a/n=ZL", 1, L, 5);
 	assert_int_equal(hs_learn_observe(&l, "u=a/n=A", 1, "v100", 50, 2), 1);
 	assert_int_equal(hs_learn_observe(&l, "u=a/n=A", 1, "p100", 39, 2), 1);
 	assert_int_equal(hs_learn_estimate(&l, "u=a/n=A", 1, T3, 3, 3, r, NULL, c), 3);
@@ -187,22 +199,13 @@ static void nearest_kinds_bounded(void **state)
  * A2's k80 rate was 14 (the matrix, pulled by the X kinds). */
 static void nearest_kinds_per_count(void **state)
 {
-	static const char *const T3[] = { "v100", "p100", "k80" };
-	static const double X[] = { 100, 40, 10 }, L[] = { 100, 78, 40 };
+	static const double L[] = { 100, 78, 40 };
 	hs_learn_t l;
 	double r[3], c[3];
-	char k[32];
 	(void)state;
 	hs_learn_init(&l, 0);
-	for (int x = 0; x < 70; x++) {
-		snprintf(k, sizeof(k), "u=a/n=X%02d", x);
-		for (int i = 0; i < 3; i++)
-			for (int n = 0; n < 5; n++)
-				assert_int_equal(hs_learn_observe(&l, k, 1, T3[i], X[i], 1), 1);
-	}
-	for (int i = 0; i < 3; i++)
-		for (int n = 0; n < 3; n++)
-			assert_int_equal(hs_learn_observe(&l, "u=a/n=ZL2", 2, T3[i], 2 * L[i], 1), 1);
+	observe_x70(&l, 5);
+	observe_t3(&l, "u=a/n=ZL2", 2, L, 3);
 	assert_int_equal(hs_learn_observe(&l, "u=a/n=A2", 2, "v100", 100, 2), 1);
 	assert_int_equal(hs_learn_observe(&l, "u=a/n=A2", 2, "p100", 78, 2), 1);
 	assert_int_equal(hs_learn_estimate(&l, "u=a/n=A2", 2, T3, 3, 3, r, NULL, c), 3);
