@@ -1054,16 +1054,26 @@ oom:
  * member running there with exactly its scale factor. */
 static const hs_job_run_t *lease_of(const hs_round_in_t *in, const pick_t *pk)
 {
-	if (!in->run)
-		return NULL;
 	int members[2] = { pk->ia, pk->ib };
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 2 && in->run; k++) {
 		int i = members[k];
 		if (i < 0)
 			continue;
 		const hs_job_run_t *r = &in->run[i];
 		if (r->ngpus == in->problem->jobs[i].scale_factor && run_type(in, i) == pk->type)
 			return r;
+	}
+	/* a suspended job that can only be resumed where it is: its GPUs,
+	 * when no member runs (its server mask keeps it to their nodes; on
+	 * a node with several GPUs of the type this picks the right ones) */
+	for (int k = 0; k < 2 && in->home; k++) {
+		int i = members[k];
+		if (i < 0)
+			continue;
+		const hs_job_run_t *h = &in->home[i];
+		if (h->ngpus == in->problem->jobs[i].scale_factor && h->ngpus > 0 &&
+		    in->servers[h->gpus[0].server].type == pk->type)
+			return h;
 	}
 	return NULL;
 }

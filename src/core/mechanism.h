@@ -173,6 +173,13 @@ typedef struct hs_round_in {
 	                                * the job may run there. A job is only
 	                                * selected on a type where its servers
 	                                * have room, and only placed there. */
+	const hs_job_run_t *home;      /* [problem->njobs] or NULL: per job,
+	                                * the GPUs a job that does not run
+	                                * holds and can run only on (a
+	                                * suspended job that cannot be moved):
+	                                * placed there when they are free,
+	                                * as a running job's lease; not
+	                                * counted as running */
 } hs_round_in_t;
 
 /* The decision for one job (aligned with problem->jobs). */

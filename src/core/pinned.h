@@ -58,4 +58,35 @@ typedef struct hs_pin_result {
 int hs_pin_admit(const hs_pin_job_t *jobs, int n, int total_gpus, unsigned char *admit,
 		 hs_pin_result_t *res);
 
+/* Time slicing (PreemptMode=suspend with the packing interface): a job
+ * that can be suspended but never moved (no checkpoint, --no-requeue,
+ * salloc) keeps its place on its GPUs while suspended, for its whole
+ * life. Each GPU has two places, the running job and the suspended
+ * partner it takes turns with, so a place is half a GPU's time. Without
+ * a bound, a user whose jobs cannot be moved collects places as other
+ * users' jobs are moved away, until pairs of its own jobs hold whole
+ * GPUs (issue 28: 2.8x the GPU time of an honest user, doc/strategic.md).
+ *
+ * Admission rule, per owner (user or account, Fairness=): an owner's
+ * pending unmovable jobs enter the round while the places its resident
+ * unmovable jobs hold, plus the job's GPUs, stay within its cap:
+ *     budget = places / owners                (equal owners, as the
+ *                                              pinned admission's order)
+ *     cap    = max(budget, places - the other owners' demand)
+ * (work conserving: places the others cannot fill go to it). The owner's
+ * first such job always gets in, as in hs_pin_admit; in priority order,
+ * the first one that does not fit stops the owner's admission. */
+typedef struct hs_slot_job {
+	int owner;       /* 0 .. nowners-1 */
+	int sf;          /* GPUs, so places, it takes: >= 1 */
+	int gated;       /* pending and unmovable: the one this admits or not */
+	int held;        /* places it holds now (a resident unmovable job) */
+} hs_slot_job_t;
+
+/* jobs[n] in priority order; places = 2 x the GPUs the jobs may use.
+ * admit[k] = 1 for the gated jobs admitted, 0 otherwise. Returns the
+ * number of gated jobs left waiting, -1 on bad arguments. */
+int hs_slot_admit(const hs_slot_job_t *jobs, int n, int nowners, int places,
+		  unsigned char *admit);
+
 #endif /* HS_CORE_PINNED_H */

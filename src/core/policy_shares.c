@@ -78,3 +78,27 @@ double hs_isolated_thr_share(const hs_problem_t *p, const double *cap, int m, do
 	}
 	return sum > 1.0 ? thr / sum : thr;
 }
+
+/* The equal 1/M isolated allocation and throughput (Gavel, Themis),
+ * next to the shares they are the Fairness=jobs case of. */
+void hs_isolated_fill(const hs_problem_t *p, const double *cap, hs_alloc_t *out)
+{
+	const int J = p->cluster.ntypes, M = p->njobs;
+	for (int m = 0; m < M; m++) {
+		double *row = &out->x[(size_t)m * J];
+		double sum = 0.0;
+		for (int j = 0; j < J; j++) {
+			row[j] = hs_job_usable(p, cap, m, j)
+				 ? cap[j] / ((double)M * p->jobs[m].scale_factor) : 0.0;
+			sum += row[j];
+		}
+		if (sum > 1.0)
+			for (int j = 0; j < J; j++)
+				row[j] /= sum;
+	}
+}
+
+double hs_isolated_thr(const hs_problem_t *p, const double *cap, int m)
+{
+	return hs_isolated_thr_share(p, cap, m, 1.0 / p->njobs);
+}

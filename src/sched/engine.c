@@ -447,7 +447,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 	}
 	e->warned_no_types = -1;
 
-	hs_round_in_t in = { .elapsed_s = elapsed, .problem = pb, .run = b.run,
+	hs_round_in_t in = { .elapsed_s = elapsed, .problem = pb, .run = b.run, .home = b.home,
 			     .nservers = b.nservers, .servers = b.servers,
 			     .job_servers = (const unsigned char *const *)b.job_servers };
 	int need = hs_mech_begin_round(e->mech, &in, err);

@@ -393,6 +393,8 @@ typedef struct hs_round_build {
 	                            * a round instead of one per server) */
 	int *node_server;          /* [snap nnodes] server index or -1 */
 	hs_job_run_t *run;         /* [njobs] */
+	hs_job_run_t *home;        /* [njobs] suspended jobs that cannot be
+	                            * moved: the GPUs they hold (placement) */
 	hs_gpu_ref_t *run_space;
 	int *pjob_snap;            /* [njobs] problem job -> snapshot job */
 	int *snap_pjob;            /* [snap njobs] snapshot job -> problem job or -1 */
@@ -495,6 +497,11 @@ int hs_entities_build(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t
  * share become HS_ROLE_PIN_WAIT (needs roles, owners and usable GPUs);
  * -1 = out of memory. */
 int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b);
+/* engine_unmovable.c: under time slicing, pending jobs that can be
+ * suspended but never moved, beyond their owner's share of the GPUs'
+ * time-slice places, become HS_ROLE_PIN_WAIT (core/pinned.h
+ * hs_slot_admit); -1 = out of memory. */
+int hs_unmovable_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b);
 
 /* engine_nodes.c: a pending job's node mask (hs_sjob_t.node_ok). */
 /* Does the job's mask leave a node of type j (node_type: per snapshot
@@ -509,11 +516,16 @@ int hs_nodes_usable(const hs_round_build_t *b, const hs_snap_t *s, const hs_sjob
  * model: node_bad, may be NULL)? The one rule hs_classify_servers and the
  * job server masks share. */
 int hs_node_hold_only(const hs_snap_t *s, const unsigned char *node_bad, int n);
-/* b->job_servers for the npj problem jobs (pjob_snap filled); node_bad
- * [nnodes] marks nodes with GPUs the snapshot does not model (or NULL).
- * -1 = out of memory. */
-int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, const unsigned char *node_bad,
-			 int npj);
+/* b->job_servers for the npj problem jobs (pjob_snap filled, hints
+ * parsed); node_bad [nnodes] marks nodes with GPUs the snapshot does not
+ * model (or NULL). -1 = out of memory. */
+/* Can snapshot job i (roles and hints known) run only on the GPUs it
+ * holds: a running or suspended job that time slicing may suspend but
+ * never move? */
+int hs_nodes_stays_put(const hs_engine_t *e, const hs_round_build_t *b, const hs_snap_t *s,
+		       int i);
+int hs_nodes_build_masks(const hs_engine_t *e, hs_round_build_t *b, const hs_snap_t *s,
+			 const unsigned char *node_bad, int npj);
 
 /* engine_plan_share.c: steps of hs_build_plan across plan entries, run
  * in this order once every problem job has its entry. pj_of: problem job

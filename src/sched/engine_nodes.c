@@ -48,8 +48,26 @@ static int holds_on(const hs_sjob_t *sj, int n)
 	return 0;
 }
 
-int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, const unsigned char *node_bad,
-			 int npj)
+/* A running or suspended job the rounds may suspend but never move
+ * (time slicing, PreemptMode=suspend) can run only where it holds its
+ * GPUs: stay_on_type offers it only that type, this keeps it to those
+ * nodes, and its home (hs_round_in_t.home) to those GPUs. Without it, with two nodes of a type each holding a suspended
+ * pair, the mechanism placed each pair's job on the other pair's node,
+ * where it could not go: all four stayed suspended, round after round,
+ * with both GPUs idle (bench/strategic.sh --conf PreemptMode=suspend,
+ * seed 1). */
+int hs_nodes_stays_put(const hs_engine_t *e, const hs_round_build_t *b, const hs_snap_t *s, int i)
+{
+	const hs_sjob_t *sj = &s->jobs[i];
+	if (sj->state == HS_SJ_PENDING || sj->nheld <= 0)
+		return 0;
+	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
+	hs_preempt_job_t pj = hs_preempt_job(&b->hints[i], sj);
+	return rules.slice && !hs_preempt_movable(&rules, &pj);
+}
+
+int hs_nodes_build_masks(const hs_engine_t *e, hs_round_build_t *b, const hs_snap_t *s,
+			 const unsigned char *node_bad, int npj)
 {
 	b->job_servers = calloc((size_t)npj + 1, sizeof(*b->job_servers));
 	if (!b->job_servers)
@@ -65,7 +83,8 @@ int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, const unsigned
 		 * when that job is preempted, no other job, pending or
 		 * migrating, may be placed there. */
 		const unsigned char *ok = sj->state == HS_SJ_PENDING ? sj->node_ok : NULL;
-		if (!ok && !any_hold_only)
+		int here = hs_nodes_stays_put(e, b, s, b->pjob_snap[k]);
+		if (!ok && !any_hold_only && !here)
 			continue;
 		unsigned char *m = calloc((size_t)b->nservers + 1, 1);
 		if (!m)
@@ -73,7 +92,7 @@ int hs_nodes_build_masks(hs_round_build_t *b, const hs_snap_t *s, const unsigned
 		for (int n = 0; n < s->nnodes; n++) {
 			int sv = b->node_server[n];
 			if (sv >= 0)
-				m[sv] = (!ok || ok[n]) &&
+				m[sv] = (!ok || ok[n]) && (!here || holds_on(sj, n)) &&
 					(!hs_node_hold_only(s, node_bad, n) || holds_on(sj, n));
 		}
 		b->job_servers[k] = m;

@@ -281,17 +281,31 @@ static int vacate_holder(vacate_ctx_t *c, hs_plan_job_t *pj, int node, int g, in
 	return 0;
 }
 
+/* Is snapshot job o (may be -1) the job with id `id`? */
+static int is_job(const hs_snap_t *s, int o, uint32_t id)
+{
+	return o >= 0 && s->jobs[o].id == id;
+}
+
 /* One pass of entry pj over the GPUs of its target's nodes and both
- * holders of each (a packed pair holds a GPU twice); 1 = it waits. */
+ * holders of each (a packed pair holds a GPU twice); 1 = it waits. A
+ * start packed onto a partner gets exactly the partner's GPUs, so only
+ * those: the other GPUs of a node with several could hold another
+ * time-slice pair, and holding the start back for it left every pair
+ * on such a node unformed (the newcomers waited for the holders' end). */
 static int vacate_pass(vacate_ctx_t *c, hs_plan_job_t *pj, int pass)
 {
 	const hs_round_build_t *b = c->b;
+	uint32_t partner = pj->op == HS_PLAN_START ? pj->target.partner : 0;
 	for (int k = 0; k < pj->target.nnodes; k++) {
 		int node = pj->target.nodes[k].node, sv = b->node_server[node];
 		if (sv < 0)
 			continue;
 		for (int g = 0; g < c->s->nodes[node].ngpus; g++) {
 			int slot = b->owner_base[sv] + g;
+			if (partner && !is_job(c->s, b->owner[slot], partner) &&
+			    !is_job(c->s, b->owner2[slot], partner))
+				continue;
 			if (vacate_holder(c, pj, node, g, b->owner[slot], pass) ||
 			    vacate_holder(c, pj, node, g, b->owner2[slot], pass))
 				return 1;

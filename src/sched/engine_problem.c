@@ -25,6 +25,7 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->usable_space);
 	free(b->node_server);
 	free(b->run);
+	free(b->home);
 	free(b->run_space);
 	free(b->pjob_snap);
 	free(b->snap_pjob);
@@ -231,6 +232,7 @@ static int init_problem(const hs_snap_t *s, const hs_round_scratch_t *sc, hs_rou
 		return -1;
 	b->pjob_snap = malloc(((size_t)npj + 1) * sizeof(int));
 	b->run = calloc((size_t)npj + 1, sizeof(*b->run));
+	b->home = calloc((size_t)npj + 1, sizeof(*b->home));
 	/* One entry per GPU held by a running job: up to two jobs per GPU
 	 * when packed, so count the holdings, not the cluster's GPUs. */
 	size_t nheld_all = 0;
@@ -244,7 +246,7 @@ static int init_problem(const hs_snap_t *s, const hs_round_scratch_t *sc, hs_rou
 	b->lconf = malloc(((size_t)npj + 1) * sizeof(double));
 	b->explore = calloc((size_t)npj + 1, sizeof(uint64_t));
 	b->bounded = calloc((size_t)npj + 1, sizeof(unsigned));
-	if (!b->pjob_snap || !b->run || !b->run_space || !b->src || !b->meas || !b->units ||
+	if (!b->pjob_snap || !b->run || !b->home || !b->run_space || !b->src || !b->meas || !b->units ||
 	    !b->tsrc || !b->lconf || !b->explore || !b->bounded)
 		return hs_err_set(err, "out of memory");
 	for (int k = 0; k < npj; k++) {
@@ -408,15 +410,22 @@ static double job_weight(const hs_sconf_t *c, const hs_sjob_t *sj, double prio_m
 	return w;
 }
 
-/* Where problem job k runs now (active running jobs only): its GPUs from
- * b->run_space at *used. */
-static void job_run(const hs_snap_t *s, hs_round_build_t *b, int k, int i, int *used)
+/* Where problem job k runs now (active running jobs only), or holds the
+ * GPUs it can only be resumed on (b->home): its GPUs from b->run_space
+ * at *used. */
+static void job_run(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, int k, int i,
+		    int *used)
 {
 	const hs_sjob_t *sj = &s->jobs[i];
-	if (b->role[i] != HS_ROLE_ACTIVE || sj->state != HS_SJ_RUNNING)
+	hs_job_run_t *r = &b->run[k];
+	if (b->role[i] != HS_ROLE_ACTIVE)
 		return;
-	b->run[k].ngpus = sj->nheld;
-	b->run[k].gpus = b->run_space + *used;
+	if (sj->state == HS_SJ_SUSPENDED && hs_nodes_stays_put(e, b, s, i))
+		r = &b->home[k];
+	else if (sj->state != HS_SJ_RUNNING)
+		return;
+	r->ngpus = sj->nheld;
+	r->gpus = b->run_space + *used;
 	for (int g = 0; g < sj->nheld; g++) {
 		b->run_space[*used + g].server = b->node_server[sj->held[g].node];
 		b->run_space[*used + g].gpu = sj->held[g].gpu;
@@ -482,7 +491,7 @@ static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
 						      thr_max, &b->bounded[k]);
 		jb->age_s = job_age(e, s, sj);
 		jb->weight = job_weight(c, sj, prio_mean);
-		job_run(s, b, k, i, &used);
+		job_run(e, s, b, k, i, &used);
 	}
 	return 0;
 }
@@ -585,13 +594,14 @@ static int build_steps(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 	hs_classify_roles(e, s, sc, b);
 	hs_packmeas_note(e, s, sc); /* after the roles: they make the memos */
 	if (hs_classify_servers(s, sc, b) < 0 ||
-	    hs_pin_filter(e, s, b) < 0) /* pending jobs that cannot be preempted */
+	    hs_pin_filter(e, s, b) < 0 || /* pending jobs that cannot be preempted */
+	    hs_unmovable_filter(e, s, b) < 0) /* or moved, under time slicing */
 		return hs_err_set(err, "out of memory");
 	select_problem_jobs(s, sc, b);
 	if (init_problem(s, sc, b, err) < 0 || type_map(e, b, err) < 0 ||
 	    fill_problem_jobs(e, s, sc, b, err) < 0 || hs_entities_build(e, s, b, err) < 0)
 		return -1;
-	if (hs_nodes_build_masks(b, s, sc->node_bad, sc->npj) < 0)
+	if (hs_nodes_build_masks(e, b, s, sc->node_bad, sc->npj) < 0)
 		return hs_err_set(err, "out of memory");
 	if (packed_job_types(e, sc, b, err) < 0)
 		return -1;

@@ -1394,6 +1394,132 @@ static void test_timeslice_unrequeueable(void **state)
 	timeslice_pair(1, 1, 0, 0); /* the newcomer is an salloc */
 }
 
+/* Issue 28 under time slicing: a job that can be suspended but never
+ * moved keeps one of its GPU's two places for its whole life. One GPU,
+ * user 1's unmovable job runs; user 1 submits a second one (first in
+ * the queue) and user 2 a movable one. User 1 already holds its half of
+ * the places, so its second job waits (with a reason) and user 2's job
+ * is the one time-sliced with the first. Before, the second unmovable
+ * job became the partner and the GPU was user 1's for good: user 2
+ * waited every round. When the first one ends, the second gets in. */
+static void test_timeslice_unmovable_share(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->requeue_ok = 0;
+	a->uid = 1;
+	hs_engine_t *e = engine_with("PreemptMode=suspend\nRoundLength=60\n"
+				     "PinnedAdmission=share\n"); /* the default */
+	hs_engine_set_packing(e, 1);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	fx_job_t *b = fx_add(&f, 2, 1), *d = fx_add(&f, 3, 1);
+	b->requeue_ok = 0;
+	b->uid = 1;
+	b->prio = 1000;
+	d->ckpt = 1;
+	d->uid = 2;
+	int d_ran = 0, b_waited = 0;
+	for (int r = 0; r < 6; r++) {
+		f.now += 60;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		const hs_plan_job_t *pb = plan_job(&p, 2);
+		b_waited += b->state == HS_SJ_PENDING && pb &&
+			    strstr(pb->reason, "time slices") != NULL;
+		d_ran += d->state == HS_SJ_RUNNING;
+		hs_plan_free(&p);
+	}
+	if (b_waited < 6 || d_ran < 2)
+		fail_msg("user 1's second job waited %d of 6 rounds, user 2's ran %d", b_waited,
+			 d_ran);
+	a->gone = 1;
+	int b_in = 0;
+	for (int r = 0; r < 3; r++) {
+		f.now += 60;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		b_in += b->state == HS_SJ_RUNNING;
+		hs_plan_free(&p);
+	}
+	assert_true(b_in > 0);
+	hs_engine_free(e);
+}
+
+/* Two GPUs of one type, each holding a time-slice pair of jobs that
+ * can be suspended but never moved: every round each GPU runs one of
+ * its own pair. The mechanism did not know where a suspended job holds
+ * its GPUs and could place each pair's job on the other GPU, where it
+ * cannot go: then all four stayed suspended for good, both GPUs idle
+ * (bench/strategic.sh --conf PreemptMode=suspend, seed 1). The fairness
+ * gate on unmovable starts (PinnedAdmission=share) is off here so that
+ * both pairs form. */
+static void pairs_stay_put(const char *cluster)
+{
+	fx_t f;
+	fx_init(&f, cluster);
+	int two_nodes = strcmp(cluster, "k80:2:1") == 0;
+	hs_engine_t *e = engine_with("PreemptMode=suspend\nRoundLength=60\n");
+	hs_engine_set_packing(e, 1);
+	fx_job_t *j[4];
+	hs_plan_t p;
+	fx_counts_t c;
+	/* The lower ids go to the second node or GPU, so that the mechanism,
+	 * placing in id order on the first free GPU, would put each on the
+	 * other pair's GPU: on two nodes by -w, on one node by starting
+	 * job 2 a round before job 1 (each takes the first free GPU). */
+	static const uint32_t ids[4] = { 2, 1, 4, 3 };
+	for (int k = 0; k < 4; k++) {
+		j[k] = fx_add(&f, two_nodes ? (uint32_t)k + 1 : ids[k], 1);
+		j[k]->requeue_ok = 0;
+		j[k]->uid = (uint32_t)k % 2 + 1;
+		if (two_nodes)
+			j[k]->only_node = k % 2 ? "k80-1" : "k80-2";
+		if (k <= 1) { /* two start, then two more join them */
+			assert_int_equal(fx_round(&f, e, &p, &c), 0);
+			hs_plan_free(&p);
+		}
+	}
+	int idle_rounds = 0, formed = 0;
+	for (int r = 0; r < 24; r++) {
+		f.now += 60;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		hs_plan_free(&p);
+		int running = 0, resident = 0;
+		for (int k = 0; k < 4; k++) {
+			running += j[k]->state == HS_SJ_RUNNING;
+			resident += j[k]->state != HS_SJ_PENDING;
+		}
+		formed += resident == 4;
+		idle_rounds += resident == 4 && running < 2;
+		/* a finished job leaves its pair: the pairs re-form below */
+		if (r == 11)
+			for (int k = 0; k < 4; k++)
+				if (j[k]->state == HS_SJ_RUNNING) {
+					j[k]->gone = 1;
+					j[k] = fx_add(&f, (uint32_t)(10 + k), 1);
+					j[k]->requeue_ok = 0;
+					j[k]->uid = (uint32_t)k % 2 + 1;
+				}
+	}
+	if (formed < 10 || idle_rounds > 0)
+		fail_msg("%s: %d rounds with both pairs, %d of them with an idle GPU", cluster, formed,
+			 idle_rounds);
+	hs_engine_free(e);
+}
+
+/* Two nodes of one GPU (the server masks), one node of two GPUs (the
+ * GPUs each suspended job holds: hs_round_in_t.home). */
+static void test_timeslice_pairs_stay_put(void **state)
+{
+	(void)state;
+	pairs_stay_put("k80:2:1");
+	pairs_stay_put("k80:1:2");
+}
+
 /* Two starts onto the GPUs of one suspended job that cannot be requeued
  * without losing its work: the first is held back and the holder resumed
  * (test_suspend_no_idle); the second must be held back too. It used to
@@ -2600,6 +2726,8 @@ int main(void)
 		cmocka_unit_test(test_solve_leaving_out),
 		cmocka_unit_test(test_timeslice),
 		cmocka_unit_test(test_timeslice_unrequeueable),
+		cmocka_unit_test(test_timeslice_unmovable_share),
+		cmocka_unit_test(test_timeslice_pairs_stay_put),
 		cmocka_unit_test(test_preempt_rules),
 		cmocka_unit_test(test_timeslice_pair_held),
 		cmocka_unit_test(test_suspend_no_idle),
