@@ -10,6 +10,8 @@
 # measured throughput (the stopped intervals excluded) matches the table.
 # Job a is submitted with --no-requeue: Slurm cannot requeue it, but it
 # can be suspended, so it is time-sliced like b, not pinned (issue 28).
+# Then two users: one user's jobs that cannot be moved take at most her
+# share of the GPU's two time-slice places (PinnedAdmission=share).
 # TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
@@ -85,6 +87,33 @@ for j in "$a:$thr_a" "$b:$thr_b"; do
 	check "job $id: measured throughput $(python3 -c "print(round(${sps:-0} / $scale, 2))") ~ table $thr (20%)" \
 		within "${sps:-0}" "$(python3 -c "print($thr * $scale)")" 0.2
 done
+# Two users, the one GPU (issue 28). hs-alice's jobs cannot be moved
+# (--no-requeue): once started, each keeps one of the GPU's two
+# time-slice places. Her first holds her half, so her second waits with
+# the reason, and hs-bob's job is the one time-sliced with her first.
+# Before, her second job could take the other place and keep the GPU
+# hers until both ended.
+check "account lab with users hs-alice and hs-bob" lab_users "$K_DIR" hs-alice hs-bob
+chmod 755 "$work"
+# as USER NAME: the emulator job of `sub`, submitted by USER, --no-requeue.
+as() {
+	runuser -u "$1" -- sbatch --parsable --chdir=/tmp -o /dev/null -A lab --no-requeue \
+		-J "$2" --hs-model="$ma" --hs-steps="$(python3 -c "print(int($thr_a * $scale * 25))")" \
+		--gres=gpu:1 "$work/emu.sh"
+}
+reason_has() { squeue -h -j "$1" -o %r | grep -q "$2"; }
+c=$(as hs-alice c)
+check "hs-alice's first job runs" wait_for 90 is_state "$c" RUNNING
+d=$(as hs-alice d) e=$(as hs-bob e)
+check "hs-bob's job is started onto it (time-sliced)" \
+	wait_for 90 grep -q "sched/hetsched: started JobId=$e packed with JobId=$c" "$log"
+check "hs-alice's second job waits: her first holds her share of the time slices" \
+	reason_has "$d" "time slices"
+squeue -h -j "$d" -o '%i %T %r' | diag
+check "... and is never started while both of the others hold the GPU" \
+	sh -c "! grep -q 'sched/hetsched: started JobId=$d packed' '$log'"
+it_wait_jobs 300 "$c" "$d" "$e" || nok "the three jobs finished in time"
+check "all three COMPLETED" all_completed "$c" "$d" "$e"
 check "no plugin error, no GRES underflow" sh -c "! grep -Ei 'underflow|error: sched/hetsched' '$log'"
 rm -rf "$work"
 it_done
