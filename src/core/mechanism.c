@@ -373,6 +373,33 @@ static void drop_departed(hs_mech_t *m, long stamp)
 
 /* ---- Input validation ----------------------------------------------------- */
 
+/* run or home (may be NULL): every GPU exists, one type per job. */
+static int validate_gpus(const hs_round_in_t *in, const hs_job_run_t *runs, const char *what,
+			 hs_err_t *err)
+{
+	const hs_problem_t *p = in->problem;
+	for (int i = 0; runs && i < p->njobs; i++) {
+		const hs_job_run_t *r = &runs[i];
+		if (r->ngpus == 0)
+			continue;
+		if (r->ngpus < 0 || !r->gpus)
+			return hs_err_set(err, "job '%s': invalid %s", p->jobs[i].id, what);
+		int type = -1;
+		for (int g = 0; g < r->ngpus; g++) {
+			int s = r->gpus[g].server;
+			if (s < 0 || s >= in->nservers || r->gpus[g].gpu < 0 ||
+			    r->gpus[g].gpu >= in->servers[s].ngpus)
+				return hs_err_set(err, "job '%s': %s names a GPU that does not exist",
+						  p->jobs[i].id, what);
+			if (type >= 0 && in->servers[s].type != type)
+				return hs_err_set(err, "job '%s': %s mixes accelerator types",
+						  p->jobs[i].id, what);
+			type = in->servers[s].type;
+		}
+	}
+	return 0;
+}
+
 static int validate_in(const hs_round_in_t *in, hs_err_t *err)
 {
 	if (!in || !in->problem)
@@ -407,28 +434,9 @@ static int validate_in(const hs_round_in_t *in, hs_err_t *err)
 	}
 	if (hs_servers_validate(in->servers, in->nservers, c->ntypes, err) < 0)
 		return -1;
-	if (!in->run)
-		return 0;
-	for (int i = 0; i < p->njobs; i++) {
-		const hs_job_run_t *r = &in->run[i];
-		if (r->ngpus == 0)
-			continue;
-		if (r->ngpus < 0 || !r->gpus)
-			return hs_err_set(err, "job '%s': invalid current placement", p->jobs[i].id);
-		int type = -1;
-		for (int g = 0; g < r->ngpus; g++) {
-			int s = r->gpus[g].server;
-			if (s < 0 || s >= in->nservers || r->gpus[g].gpu < 0 ||
-			    r->gpus[g].gpu >= in->servers[s].ngpus)
-				return hs_err_set(err, "job '%s': current placement names a GPU "
-						  "that does not exist", p->jobs[i].id);
-			if (type >= 0 && in->servers[s].type != type)
-				return hs_err_set(err, "job '%s': current placement mixes "
-						  "accelerator types", p->jobs[i].id);
-			type = in->servers[s].type;
-		}
-	}
-	return 0;
+	if (validate_gpus(in, in->run, "current placement", err) < 0)
+		return -1;
+	return validate_gpus(in, in->home, "home placement", err);
 }
 
 /* Two running jobs may hold the same GPUs only as a packed pair (exactly

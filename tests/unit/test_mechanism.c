@@ -642,6 +642,13 @@ static void bad_input(void **state)
 	w.run[0] = (hs_job_run_t){ 1, w.rungpus[0] };
 	assert_int_equal(hs_mech_begin_round(w.m, &in, &err), -1);
 	assert_non_null(strstr(err.msg, "does not exist"));
+	/* the same for the GPUs a suspended job holds (home) */
+	w.run[0] = (hs_job_run_t){ 0, NULL };
+	hs_job_run_t home[2] = { { 1, w.rungpus[0] }, { 0, NULL } };
+	in.home = home;
+	assert_int_equal(hs_mech_begin_round(w.m, &in, &err), -1);
+	assert_non_null(strstr(err.msg, "home placement names a GPU that does not exist"));
+	in.home = NULL;
 	/* two jobs on overlapping but different GPU sets */
 	w.rungpus[0][0] = (hs_gpu_ref_t){ 0, 0 };
 	w.rungpus[0][1] = (hs_gpu_ref_t){ 0, 1 };
