@@ -51,11 +51,11 @@ static int holds_on(const hs_sjob_t *sj, int n)
 /* A running or suspended job the rounds may suspend but never move
  * (time slicing, PreemptMode=suspend) can run only where it holds its
  * GPUs: stay_on_type offers it only that type, this keeps it to those
- * nodes, and its home (hs_round_in_t.home) to those GPUs. Without it, with two nodes of a type each holding a suspended
- * pair, the mechanism placed each pair's job on the other pair's node,
- * where it could not go: all four stayed suspended, round after round,
- * with both GPUs idle (bench/strategic.sh --conf PreemptMode=suspend,
- * seed 1). */
+ * nodes, and its home (hs_round_in_t.home) to those GPUs. Without them,
+ * with two nodes of a type each holding a suspended pair, the mechanism
+ * placed each pair's job on the other pair's node, where it could not
+ * go: all four stayed suspended, round after round, with both GPUs idle
+ * (bench/strategic.sh --conf PreemptMode=suspend, seed 1). */
 int hs_nodes_stays_put(const hs_engine_t *e, const hs_round_build_t *b, const hs_snap_t *s, int i)
 {
 	const hs_sjob_t *sj = &s->jobs[i];
