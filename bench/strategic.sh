@@ -32,9 +32,13 @@
 # Usage: bench/strategic.sh [--seeds "0 1 2"] [--jobs N] [--hetsched PATH]
 #                           [--strategies "no-preempt split=8 ..."]
 #                           [--conf KEY=VALUE]... (e.g. Policy=max_sum_throughput_perf)
+#                           [--cluster SPEC] [--gpus-per-server N]
+# --cluster and --gpus-per-server change the simulated cluster (default
+# v100:2,p100:2,k80:2, one GPU per server), e.g. v100:4,p100:4,k80:4 with
+# 2 GPUs per server: time-slice pairs on multi-GPU nodes.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-hs=$top/_build/hetsched seeds="0 1 2" jobs=100 confs=""
+hs=$top/_build/hetsched seeds="0 1 2" jobs=100 confs="" cluster=v100:2,p100:2,k80:2 gps=1
 strategies="no-preempt split=8 ratio-slow=10 ratio-fast=10 fake-model=max fake-model=min
             inflate-steps=10 inflate-steps=0.1 odd-shape no-requeue"
 while [ $# -gt 0 ]; do
@@ -44,7 +48,9 @@ while [ $# -gt 0 ]; do
 	--hetsched) hs=$2; shift ;;
 	--strategies) strategies=$2; shift ;;
 	--conf) confs="$confs $2"; shift ;;
-	-h|--help) sed -n '3,36p' "$0"; exit 0 ;;
+	--cluster) cluster=$2; shift ;;
+	--gpus-per-server) gps=$2; shift ;;
+	-h|--help) sed -n '3,39p' "$0"; exit 0 ;;
 	*) echo "strategic.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -52,10 +58,10 @@ done
 [ -x "$hs" ] || { echo "strategic.sh: no hetsched at $hs (build first, or --hetsched)" >&2; exit 1; }
 table=${HS_GAVEL_DATA:-$top/data/gavel}/simulation_throughputs.json
 [ -r "$table" ] || { echo "strategic.sh: no throughput table at $table" >&2; exit 1; }
-exec python3 - "$hs" "$table" "$jobs" "$seeds" "$strategies" "$confs" <<'PY'
+exec python3 - "$hs" "$table" "$jobs" "$seeds" "$strategies" "$confs" "$cluster" "$gps" <<'PY'
 import json, math, subprocess, sys
 
-hs, table, jobs, seeds, strategies, confs = sys.argv[1:7]
+hs, table, jobs, seeds, strategies, confs, cluster, gps = sys.argv[1:9]
 seeds = [int(s) for s in seeds.split()]
 strategies = strategies.split()
 confs = [c for c in confs.split() if c]
@@ -65,7 +71,7 @@ BAND = 0.05
 
 def run(seed, extra, max_time=None):
     """One simulation; the summary's users and simulated time."""
-    cmd = [hs, "simulate", "--throughputs", table, "--cluster", "v100:2,p100:2,k80:2",
+    cmd = [hs, "simulate", "--throughputs", table, "--cluster", cluster, "--gpus-per-server", gps,
            "--quiet", "--generate", "--jobs", jobs, "--rate", "0", "--seed", str(seed),
            "--users", "alice@a:0.5,bob@b:0.5"]
     for c in confs:
@@ -142,6 +148,7 @@ def verdict(g, j):
 
 print("seeds %s, %s jobs, roles swapped; ratios: strategist / honest user, paired with the "
       "honest run (geometric mean [min, max])" % (" ".join(map(str, seeds)), jobs))
+print("cluster: %s, %s GPU(s) per server" % (cluster, gps))
 if confs:
     print("configuration: " + " ".join(confs))
 print()

@@ -540,9 +540,11 @@ void hs_plan_timeslice(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s
 		       const hs_round_build_t *b, const hs_round_out_t *out, const int *pj_of,
 		       const int *snap_pj, const int *server_node, long round);
 /* GPUs suspended jobs keep, wanted by another job: evicted, or the start
- * waits. */
+ * waits. out (may be NULL: every GPU of the target's nodes) says which
+ * GPUs each job was given. */
 void hs_plan_vacate(const hs_engine_t *e, hs_plan_t *plan, const hs_snap_t *s,
-		    const hs_round_build_t *b, const int *snap_pj, long round);
+		    const hs_round_build_t *b, const hs_round_out_t *out, const int *snap_pj,
+		    long round);
 
 /* engine_plan.c: the "decisions -> plan" stage. */
 int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,

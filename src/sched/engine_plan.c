@@ -480,7 +480,7 @@ int hs_build_plan(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 	if (rc == 0) {
 		hs_plan_resolve_pairs(e, plan, out, m.pj_of, b, round);
 		hs_plan_timeslice(e, plan, s, b, out, m.pj_of, m.snap_pj, m.server_node, round);
-		hs_plan_vacate(e, plan, s, b, m.snap_pj, round);
+		hs_plan_vacate(e, plan, s, b, out, m.snap_pj, round);
 		plan_other_roles(e, s, b, plan, round);
 	}
 	count_plan_ops(plan);
