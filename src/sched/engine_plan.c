@@ -366,13 +366,14 @@ static void other_role_reason(const hs_engine_t *e, const hs_snap_t *s, const hs
 			      int i, long round, char *buf, size_t len)
 {
 	const hs_sjob_t *sj = &s->jobs[i];
-	hs_preempt_rules_t rules_now = hs_preempt_rules(e, s->now);
-	hs_preempt_job_t pj_now = hs_preempt_job(&b->hints[i], sj);
+	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
+	hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
 	if (b->role[i] == HS_ROLE_UNMODELLED)
 		snprintf(buf, len, "hetsched: left alone, it holds GPUs hetsched does not model "
 			 "(slurmctld.log says which)");
-	else if (b->role[i] == HS_ROLE_PIN_WAIT && rules_now.slice &&
-		 hs_preempt_able(&rules_now, &pj_now))
+	/* under time slicing a waiting unmovable job can be suspended: it
+	 * was held back by engine_unmovable.c, not engine_pinned.c */
+	else if (b->role[i] == HS_ROLE_PIN_WAIT && rules.slice && hs_preempt_able(&rules, &pjob))
 		snprintf(buf, len, HS_REASON_PREFIX "%ld: waiting, it cannot be moved once "
 			 "started and its owner's jobs like it hold their share of the GPUs' "
 			 "time slices (PinnedAdmission)", round);

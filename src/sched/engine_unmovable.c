@@ -35,8 +35,10 @@ static int usable_gpus(const hs_round_build_t *b)
 }
 
 /* The round's jobs as hs_slot_admit sees them, in priority order:
- * cand[k] is the snapshot job of jobs[k]. Returns how many, or -1 when
- * none is gated (nothing to decide). */
+ * cand[k] is the snapshot job of jobs[k]; its group carries whether the
+ * job can be moved (0) or not (1), decided once (the order within an
+ * owner, all that the admission reads, is the priority order either
+ * way). Returns how many, or -1 when none is gated (nothing to decide). */
 static int slot_jobs(const hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b,
 		     hs_queue_key_t *cand, hs_slot_job_t *jobs, uint64_t *owners, int *nowners)
 {
@@ -48,23 +50,20 @@ static int slot_jobs(const hs_engine_t *e, const hs_snap_t *s, const hs_round_bu
 			continue;
 		hs_preempt_job_t pj = hs_preempt_job(&b->hints[i], &s->jobs[i]);
 		int unmovable = !hs_preempt_movable(&rules, &pj);
-		int gated = unmovable && r == HS_ROLE_ACTIVE && s->jobs[i].state == HS_SJ_PENDING;
-		ngated += gated;
-		cand[n++] = hs_queue_key(s, i, 0);
+		ngated += unmovable && r == HS_ROLE_ACTIVE && s->jobs[i].state == HS_SJ_PENDING;
+		cand[n++] = hs_queue_key(s, i, unmovable);
 	}
 	if (ngated == 0)
 		return -1;
 	qsort(cand, (size_t)n, sizeof(*cand), hs_queue_key_cmp);
 	for (int k = 0; k < n; k++) {
 		const hs_sjob_t *sj = &s->jobs[cand[k].snap];
-		hs_preempt_job_t pj = hs_preempt_job(&b->hints[cand[k].snap], sj);
-		int unmovable = !hs_preempt_movable(&rules, &pj);
+		int unmovable = cand[k].group, pending = sj->state == HS_SJ_PENDING;
 		jobs[k] = (hs_slot_job_t){
 			.owner = owner_index(owners, nowners, hs_sjob_owner(e->conf.fairness, sj)),
 			.sf = sj->gpus > 0 ? sj->gpus : 1,
-			.gated = unmovable && sj->state == HS_SJ_PENDING &&
-				 b->role[cand[k].snap] == HS_ROLE_ACTIVE,
-			.held = unmovable && sj->state != HS_SJ_PENDING ? sj->nheld : 0,
+			.gated = unmovable && pending && b->role[cand[k].snap] == HS_ROLE_ACTIVE,
+			.held = unmovable && !pending ? sj->nheld : 0,
 		};
 	}
 	return n;
