@@ -40,7 +40,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 hs=$top/_build/hetsched seeds="0 1 2" jobs=100 confs="" cluster=v100:2,p100:2,k80:2 gps=1
 strategies="no-preempt split=8 ratio-slow=10 ratio-fast=10 fake-model=max fake-model=min
-            inflate-steps=10 inflate-steps=0.1 odd-shape no-requeue"
+            inflate-steps=10 inflate-steps=0.1 odd-shape no-requeue drop-requeue"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seeds) seeds=$2; shift ;;

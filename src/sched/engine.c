@@ -245,7 +245,14 @@ static int update_acct(hs_engine_t *e, const hs_snap_t *s, const hs_round_build_
 		hs_jacct_t *ac = hs_acct_find(e, s->jobs[i].id);
 		if (!ac)
 			continue;
-		if (s->jobs[i].state != HS_SJ_SUSPENDED)
+		const hs_sjob_t *sj = &s->jobs[i];
+		/* the requeue flag each incarnation was admitted with
+		 * (hs_requeue_kept): a pending job's is its own to change */
+		if (sj->state == HS_SJ_PENDING)
+			ac->requeue_rc1 = sj->requeue_ok ? sj->restart_cnt + 1 : 0;
+		else if (sj->requeue_ok || b->requeue_kept[i])
+			ac->requeue_rc1 = sj->restart_cnt + 1;
+		if (sj->state != HS_SJ_SUSPENDED)
 			ac->suspended_by_us = 0;
 		else if (ac->suspended_by_us)
 			ac->seen_round = round;

@@ -182,7 +182,7 @@ static hs_role_t state_role(hs_engine_t *e, const hs_snap_t *s, const hs_round_b
 	const hs_sjob_t *sj = &s->jobs[i];
 	const hs_op_t *op = hs_op_find(e, sj->id);
 	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
-	hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
+	hs_preempt_job_t pjob = hs_preempt_job(b, sj, i);
 	hs_role_t role = HS_ROLE_SKIP;
 	switch (sj->state) {
 	case HS_SJ_RUNNING:
@@ -267,7 +267,7 @@ static void stay_on_type(const hs_engine_t *e, const hs_snap_t *s, hs_round_scra
 	if (sj->nheld <= 0 || htype < 0 || sj->state == HS_SJ_PENDING)
 		return;
 	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
-	hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
+	hs_preempt_job_t pjob = hs_preempt_job(b, sj, i);
 	if (hs_preempt_movable(&rules, &pjob))
 		return;
 	unsigned char *allowed = &sc->allowed[(size_t)i * sc->ntypes];
@@ -351,6 +351,7 @@ void hs_classify_roles(hs_engine_t *e, const hs_snap_t *s, hs_round_scratch_t *s
 			continue;
 		}
 		hs_jmemo_hints(e, sj, &b->hints[i]);
+		b->requeue_kept[i] = (unsigned char)hs_requeue_kept(e, sj);
 		int htype;
 		int ok_held = holds_ok(s, sc, i, &htype);
 		hs_role_t role = state_role(e, s, b, i, ok_held, ours_suspended, part_up);

@@ -86,7 +86,8 @@ static int stage_main(hs_exec_t *x)
 			if ((a = hs_exec_add_plan(x, HS_DO_CKPT_SIGNAL, i)))
 				a->signal = pj->ckpt_signal;
 		} else if (pj->op == HS_PLAN_REQUEUE) {
-			a = hs_exec_add_plan(x, HS_DO_REQUEUE, i);
+			if ((a = hs_exec_add_plan(x, HS_DO_REQUEUE, i)))
+				a->restore_requeue = pj->restore_requeue;
 		} else if (pj->op == HS_PLAN_SUSPEND && !pj->slice_with) {
 			a = hs_exec_add_plan(x, HS_DO_SUSPEND, i);
 		} else {

@@ -48,6 +48,8 @@ typedef struct hs_xop {
 	hs_target_t target;
 	char *type;
 	int fb;                   /* 0 none, 1 on its type, 2 on any */
+	unsigned restart_cnt;     /* the job's incarnation in the view */
+	int restore_requeue;      /* HS_OPA_REQUEUE: hs_act_t's */
 } hs_xop_t;
 
 struct hs_exec {

@@ -57,6 +57,13 @@ hs_exec_t *hs_exec_ops(hs_engine_t *e, const hs_op_view_t *views, int nviews, in
 		const hs_target_t *t = NULL;
 		o->id = v->id;
 		o->action = hs_engine_op_step(e, v->id, v, now, &o->begin, &t);
+		o->restart_cnt = v->restart_cnt;
+		if (o->action == HS_OPA_REQUEUE) {
+			/* admitted requeueable (hs_requeue_kept; the job's
+			 * own record by now, update_acct) */
+			const hs_jacct_t *ac = hs_acct_find(e, v->id);
+			o->restore_requeue = ac && ac->requeue_rc1 == v->restart_cnt + 1;
+		}
 		if (requeues_only && o->action != HS_OPA_REQUEUE)
 			continue; /* asked again at a later tick */
 		if (o->action == HS_OPA_WAIT)
@@ -91,6 +98,8 @@ static int add_op_act(hs_exec_t *x, hs_xop_t *o)
 		return -1;
 	a->begin = o->begin;
 	a->why = "restart where the round put it";
+	a->restart_cnt = o->restart_cnt;
+	a->restore_requeue = o->restore_requeue;
 	if (k != HS_DO_START)
 		return 0;
 	a->target = &o->target;

@@ -76,6 +76,11 @@ typedef struct hs_jacct {
 	 * any requeue raises it (engine_recover.c). */
 	int64_t started_t;         /* 0 = never started by hetsched */
 	unsigned started_rc;       /* restart_cnt of the incarnation started */
+	/* restart_cnt + 1 of the incarnation the engine last saw Slurm
+	 * allow to requeue (pending or running; 0 = none, saved). A job is
+	 * admitted on what it was: turning requeue off once it runs does not
+	 * pin it (hs_requeue_kept, issue 28). */
+	unsigned requeue_rc1;
 	int64_t hold_until;        /* lost start: not startable before this
 	                            * (0 = no hold; not saved) */
 	char last_op[16];
@@ -402,6 +407,9 @@ typedef struct hs_round_build {
 	unsigned char *busy;       /* [snap njobs] NOFIT only because the GPUs
 	                            * are busy now (not: too few exist) */
 	hs_hints_t *hints;         /* [snap njobs] parsed hints (GPU jobs) */
+	unsigned char *requeue_kept; /* [snap njobs] runs with requeue off,
+	                            * but was started requeueable: counts as
+	                            * requeueable (hs_requeue_kept) */
 	int *owner;                /* per server GPU: owning snapshot job or -1
 	                            * (flat, offsets in owner_base) */
 	int *owner2;               /* per server GPU, like owner: the owner's
@@ -463,7 +471,14 @@ typedef struct hs_preempt_job {
 	int batch, requeue_ok;     /* Slurm can requeue it */
 } hs_preempt_job_t;
 hs_preempt_rules_t hs_preempt_rules(const hs_engine_t *e, int64_t now);
-hs_preempt_job_t hs_preempt_job(const hs_hints_t *h, const hs_sjob_t *sj);
+/* Snapshot job i's facts: its hints and Slurm's requeue flag, or the
+ * flag it was admitted with (b->requeue_kept). */
+hs_preempt_job_t hs_preempt_job(const hs_round_build_t *b, const hs_sjob_t *sj, int i);
+/* Does running or suspended job sj count as requeueable although Slurm
+ * says it may not be requeued now? Yes when the engine saw this
+ * incarnation requeueable (pending or running), or, for a job array's
+ * task, saw its array's pending record so. */
+int hs_requeue_kept(const hs_engine_t *e, const hs_sjob_t *sj);
 /* May the job be preempted at all? (else it is pinned once it runs) */
 int hs_preempt_able(const hs_preempt_rules_t *r, const hs_preempt_job_t *j);
 /* May it be stopped and restarted elsewhere without losing its work? A

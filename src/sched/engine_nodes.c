@@ -62,7 +62,7 @@ int hs_nodes_stays_put(const hs_engine_t *e, const hs_round_build_t *b, const hs
 	if (sj->state == HS_SJ_PENDING || sj->nheld <= 0)
 		return 0;
 	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
-	hs_preempt_job_t pj = hs_preempt_job(&b->hints[i], sj);
+	hs_preempt_job_t pj = hs_preempt_job(b, sj, i);
 	return rules.slice && !hs_preempt_movable(&rules, &pj);
 }
 

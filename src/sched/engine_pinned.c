@@ -135,7 +135,7 @@ int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
 		int running_pinned = r == HS_ROLE_PINNED && sj->nheld > 0;
 		if (r != HS_ROLE_ACTIVE && r != HS_ROLE_LEAVING && !running_pinned)
 			continue;
-		hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
+		hs_preempt_job_t pjob = hs_preempt_job(b, sj, i);
 		int pp = r == HS_ROLE_ACTIVE && sj->state == HS_SJ_PENDING &&
 			 hs_preempt_holds(&rules, &pjob);
 		/* Work conservation: a pinned job that cannot start now (too

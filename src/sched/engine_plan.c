@@ -348,9 +348,10 @@ static int plan_problem_job(hs_engine_t *e, const hs_snap_t *s, const hs_round_b
 	}
 	pj->target.partner = d->partner >= 0 ? (uint32_t)strtoul(pb->jobs[d->partner].id, NULL, 10) : 0;
 	pj->ckpt_signal = h->ckpt_signal;
+	pj->restore_requeue = b->requeue_kept[i];
 	if (b->role[i] == HS_ROLE_LEAVING)
 		return plan_leaving(e, s, b, d, m->server_node, pj, out->round);
-	hs_preempt_job_t job = hs_preempt_job(h, sj);
+	hs_preempt_job_t job = hs_preempt_job(b, sj, i);
 	switch (sj->state) {
 	case HS_SJ_RUNNING:
 		return plan_running(e, s, b, d, m, pj, &job, out->round);
@@ -367,7 +368,7 @@ static void other_role_reason(const hs_engine_t *e, const hs_snap_t *s, const hs
 {
 	const hs_sjob_t *sj = &s->jobs[i];
 	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
-	hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
+	hs_preempt_job_t pjob = hs_preempt_job(b, sj, i);
 	if (b->role[i] == HS_ROLE_UNMODELLED)
 		snprintf(buf, len, "hetsched: left alone, it holds GPUs hetsched does not model "
 			 "(slurmctld.log says which)");

@@ -263,7 +263,7 @@ static int vacate_holder(vacate_ctx_t *c, hs_plan_job_t *pj, int node, int g, in
 	if (!stays)
 		return 0;
 	hs_preempt_rules_t rules = hs_preempt_rules(c->e, s->now);
-	hs_preempt_job_t oj = hs_preempt_job(&b->hints[o], &s->jobs[o]);
+	hs_preempt_job_t oj = hs_preempt_job(b, &s->jobs[o], o);
 	if (!hs_preempt_movable(&rules, &oj)) {
 		if (pass == 0 && pj->op == HS_PLAN_START) {
 			hold_back(c, pj, v, o);

@@ -18,10 +18,34 @@ hs_preempt_rules_t hs_preempt_rules(const hs_engine_t *e, int64_t now)
 				     .settle_left = now < e->settle_until ? e->settle_until - now : 0 };
 }
 
-hs_preempt_job_t hs_preempt_job(const hs_hints_t *h, const hs_sjob_t *sj)
+hs_preempt_job_t hs_preempt_job(const hs_round_build_t *b, const hs_sjob_t *sj, int i)
 {
+	const hs_hints_t *h = &b->hints[i];
 	return (hs_preempt_job_t){ .ckpt = h->ckpt, .no_preempt = h->no_preempt,
-				   .batch = sj->batch, .requeue_ok = sj->requeue_ok };
+				   .batch = sj->batch,
+				   .requeue_ok = sj->requeue_ok || b->requeue_kept[i] };
+}
+
+/* Any owner may `scontrol update jobid=X Requeue=0` once X runs (Slurm
+ * allows it). Judged by that, a job admitted as movable would keep its
+ * GPUs for good, past the policy and the pinned and unmovable admissions
+ * (issue 28). So a job keeps the requeue flag it was admitted with: the
+ * engine records the incarnation it saw requeueable (update_acct), and the
+ * executor restores the flag for a requeue the round decides
+ * (hs_act_t.restore_requeue). A task of a job array is started from its
+ * array's pending record (another job id): until the task has a record of
+ * its own, the array's counts. */
+int hs_requeue_kept(const hs_engine_t *e, const hs_sjob_t *sj)
+{
+	if (sj->requeue_ok || !sj->batch || sj->state == HS_SJ_PENDING)
+		return 0;
+	const hs_jacct_t *ac = hs_acct_find(e, sj->id);
+	if (ac && ac->requeue_rc1)
+		return ac->requeue_rc1 == sj->restart_cnt + 1;
+	if (!sj->array_id || sj->array_id == sj->id)
+		return 0;
+	const hs_jacct_t *arr = hs_acct_find(e, sj->array_id);
+	return arr && arr->requeue_rc1 == sj->restart_cnt + 1;
 }
 
 /* Only a batch job Slurm may requeue can be stopped and started again,

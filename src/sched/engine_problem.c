@@ -32,6 +32,7 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->role);
 	free(b->busy);
 	free(b->hints);
+	free(b->requeue_kept);
 	free(b->owner);
 	free(b->owner2);
 	free(b->owner_base);
@@ -168,9 +169,10 @@ static int build_job_arrays(hs_round_build_t *b, const hs_snap_t *s)
 	b->role = calloc(M + 1, sizeof(*b->role));
 	b->busy = calloc(M + 1, 1);
 	b->hints = calloc(M + 1, sizeof(*b->hints));
+	b->requeue_kept = calloc(M + 1, 1);
 	b->snap_pjob = malloc((M + 1) * sizeof(int));
 	b->node_server = malloc((N + 1) * sizeof(int));
-	return b->role && b->busy && b->hints && b->snap_pjob && b->node_server ? 0 : -1;
+	return b->role && b->busy && b->hints && b->requeue_kept && b->snap_pjob && b->node_server ? 0 : -1;
 }
 
 /* The jobs of the problem (sc->order, sc->npj), in job id order
@@ -315,7 +317,7 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 	}
 	/* exploring pays only for a job the rounds can move later */
 	hs_preempt_rules_t rules = hs_preempt_rules(e, s->now);
-	hs_preempt_job_t pjob = hs_preempt_job(&b->hints[i], sj);
+	hs_preempt_job_t pjob = hs_preempt_job(b, sj, i);
 	if (e->conf.learning && hs_learn_explore_on(e) && b->hints[i].ckpt &&
 	    hs_preempt_movable(&rules, &pjob))
 		b->explore[k] = hs_learn_optimism(J, tsrc, lconf, jb->thr);

@@ -11,7 +11,9 @@
  *              "recv_reset": [<s per type>], "recv_total": [...],
  *              "x": [...], "thr": [...], "meas": [...], "src": <0..4>,
  *              "started_t": <s>, "started_rc": <n> (optional: hetsched's
- *              last start of the job, its incarnation)}],
+ *              last start of the job, its incarnation),
+ *              "requeue_inc": <n> (optional: restart_cnt + 1 of the
+ *              incarnation admitted requeueable, hs_requeue_kept)}],
  *    "ops": [{"id": <job id>, "kind": "checkpoint"|"requeued"|"start",
  *             "t0": <s>, "deadline": <s>, "restart_cnt": <n>,
  *             "orig_begin": <s>, "begin_cleared": <0|1>,
@@ -72,6 +74,8 @@ static json_object *job_elem(const void *ctx, int i)
 		json_object_object_add(j, "started_t", json_object_new_int64(a->started_t));
 		json_object_object_add(j, "started_rc", json_object_new_int64(a->started_rc));
 	}
+	if (a->requeue_rc1)
+		json_object_object_add(j, "requeue_inc", json_object_new_int64(a->requeue_rc1));
 	return j;
 }
 
@@ -380,10 +384,11 @@ static int restore_types(restored_t *r, json_object *types, hs_err_t *err)
 
 /* The optional fields of jobs[i] (older state files have none): Slurm's
  * submit time and restart count (0 = adopt what the next round sees),
- * hetsched's last start of the job (engine_recover.c). */
+ * hetsched's last start of the job (engine_recover.c), the incarnation
+ * admitted requeueable (hs_requeue_kept). */
 static int restore_job_optional(json_object *j, hs_jacct_t *a, hs_err_t *err)
 {
-	int64_t st = 0, rc = 0, stt = 0, strc = 0;
+	int64_t st = 0, rc = 0, stt = 0, strc = 0, rq = 0;
 	json_object *v;
 	if ((json_object_object_get_ex(j, "submit_time", &v) &&
 	     get_i64(j, "submit_time", 0, INT64_MAX / 2, &st, err) < 0) ||
@@ -394,6 +399,10 @@ static int restore_job_optional(json_object *j, hs_jacct_t *a, hs_err_t *err)
 	    (get_i64(j, "started_t", 1, INT64_MAX / 2, &stt, err) < 0 ||
 	     get_i64(j, "started_rc", 0, UINT32_MAX, &strc, err) < 0))
 		return -1;
+	if (json_object_object_get_ex(j, "requeue_inc", &v) &&
+	    get_i64(j, "requeue_inc", 1, UINT32_MAX, &rq, err) < 0)
+		return -1;
+	a->requeue_rc1 = (unsigned)rq;
 	a->started_t = stt;
 	a->started_rc = (unsigned)strc;
 	a->submit_time = st;

@@ -48,7 +48,7 @@ static int slot_jobs(const hs_engine_t *e, const hs_snap_t *s, const hs_round_bu
 		hs_role_t r = b->role[i];
 		if (r != HS_ROLE_ACTIVE && r != HS_ROLE_LEAVING)
 			continue;
-		hs_preempt_job_t pj = hs_preempt_job(&b->hints[i], &s->jobs[i]);
+		hs_preempt_job_t pj = hs_preempt_job(b, &s->jobs[i], i);
 		int unmovable = !hs_preempt_movable(&rules, &pj);
 		ngated += unmovable && r == HS_ROLE_ACTIVE && s->jobs[i].state == HS_SJ_PENDING;
 		cand[n++] = hs_queue_key(s, i, unmovable);

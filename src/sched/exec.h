@@ -100,6 +100,11 @@ typedef struct hs_act {
 	const char *type;          /* HS_WHERE_TYPE */
 	int signal;                /* HS_DO_CKPT_SIGNAL */
 	int64_t begin;             /* HS_DO_CLEAR_BEGIN */
+	int restore_requeue;       /* HS_DO_REQUEUE: incarnation restart_cnt
+	                            * was admitted requeueable and has turned
+	                            * requeue off since (hs_requeue_kept):
+	                            * allow this one requeue, then put the
+	                            * job's flag back */
 	const char *why;           /* for the logs and SystemComment */
 	/* What the job must still be (the executor checks; GONE if not):
 	 * check_state 0 = only that it exists. */

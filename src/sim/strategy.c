@@ -20,6 +20,7 @@ static const char *const names[HS_STRAT_COUNT] = {
 	[HS_STRAT_INFLATE_STEPS] = "inflate-steps",
 	[HS_STRAT_ODD_SHAPE] = "odd-shape",
 	[HS_STRAT_NO_REQUEUE] = "no-requeue",
+	[HS_STRAT_DROP_REQUEUE] = "drop-requeue",
 };
 
 const char *hs_sim_strategy_name(hs_strategy_kind_t k)
@@ -81,7 +82,7 @@ int hs_sim_strategy_parse(hs_sim_strategy_t *s, const char *spec, hs_err_t *err)
 		}
 	return hs_err_set(err, "unknown strategy '%.*s' (honest, no-preempt, split[=K], "
 			  "ratio-slow[=F], ratio-fast[=F], fake-model[=max|min|MODEL], "
-			  "inflate-steps[=F], odd-shape, no-requeue)", (int)n, spec);
+			  "inflate-steps[=F], odd-shape, no-requeue, drop-requeue)", (int)n, spec);
 }
 
 void hs_sim_strategy_format(const hs_sim_strategy_t *s, char *buf, size_t n)
@@ -115,6 +116,11 @@ int hs_sim_strategy_pinned(const hs_sim_strategy_t *s)
 int hs_sim_strategy_requeue_ok(const hs_sim_strategy_t *s)
 {
 	return !s || s->kind != HS_STRAT_NO_REQUEUE;
+}
+
+int hs_sim_strategy_drops_requeue(const hs_sim_strategy_t *s)
+{
+	return s && s->kind == HS_STRAT_DROP_REQUEUE;
 }
 
 int hs_sim_strategy_shape_ok(const hs_sim_strategy_t *s)

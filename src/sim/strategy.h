@@ -21,6 +21,13 @@
  *                     checkpoints): Slurm cannot requeue it, so it can
  *                     never be moved; under PreemptMode=suspend it can
  *                     still be suspended (time slicing)
+ *   drop-requeue      submits requeueable jobs that checkpoint, and
+ *                     each job, once running, turns requeue off
+ *                     (`scontrol update jobid=$SLURM_JOB_ID Requeue=0`
+ *                     from its batch script, which Slurm allows the
+ *                     owner): judged by what it is then, it could no
+ *                     longer be moved (the engine keeps the flag it was
+ *                     admitted with: hs_requeue_kept)
  *   split[=K]         many small array tasks: each job becomes K jobs
  *                     (default 8) of 1/K of its steps, same model, scale
  *                     factor and arrival, one job array (array_id): the
@@ -60,6 +67,7 @@ typedef enum hs_strategy_kind {
 	HS_STRAT_INFLATE_STEPS,
 	HS_STRAT_ODD_SHAPE,
 	HS_STRAT_NO_REQUEUE,
+	HS_STRAT_DROP_REQUEUE,
 	HS_STRAT_COUNT
 } hs_strategy_kind_t;
 
@@ -86,6 +94,8 @@ int hs_sim_strategy_tasks(const hs_sim_strategy_t *s);
 int hs_sim_strategy_pinned(const hs_sim_strategy_t *s);
 /* May Slurm requeue the user's jobs (no --no-requeue)? */
 int hs_sim_strategy_requeue_ok(const hs_sim_strategy_t *s);
+/* Do the user's jobs turn requeue off once they run (drop-requeue)? */
+int hs_sim_strategy_drops_requeue(const hs_sim_strategy_t *s);
 /* Does the user's request have a shape the rounds model? */
 int hs_sim_strategy_shape_ok(const hs_sim_strategy_t *s);
 /* The steps the user declares (HS_STEPS) for a job of `steps` steps. */

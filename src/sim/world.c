@@ -445,7 +445,8 @@ int hs_world_snapshot(hs_world_t *w, int64_t now, hs_snap_t *s, hs_err_t *err)
 			.priority = (uint32_t)lround(1000.0 * j->weight),
 			.submit_time = x->submit_time, .start_time = x->start_time,
 			.begin_time = x->begin_time, .batch = 1,
-			.requeue_ok = hs_sim_strategy_requeue_ok(&us->users[j->user].strategy),
+			.requeue_ok = hs_sim_strategy_requeue_ok(&us->users[j->user].strategy) &&
+				      !x->requeue_off,
 			.restart_cnt = x->restart_cnt, .nheld = x->nheld, .held = x->held,
 		};
 	}

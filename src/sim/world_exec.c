@@ -211,8 +211,13 @@ static void do_requeue(hs_world_t *w, long k, hs_act_t *a)
 		snprintf(a->msg, sizeof(a->msg), "Job is not running");
 		return;
 	}
-	/* sbatch --no-requeue: Slurm refuses (the engine never asks) */
-	if (!hs_sim_strategy_requeue_ok(&w->users->users[j->user].strategy)) {
+	/* sbatch --no-requeue: Slurm refuses (the engine never asks); Requeue=0
+	 * set once it ran: refused unless the executor puts back the flag it
+	 * was admitted with (plugins/sched/hetsched/exec.c), after which it
+	 * stays off */
+	int restored = a->restore_requeue && a->restart_cnt == x->restart_cnt;
+	if (!hs_sim_strategy_requeue_ok(&w->users->users[j->user].strategy) ||
+	    (x->requeue_off && !restored)) {
 		a->out = HS_OUT_FAILED;
 		snprintf(a->msg, sizeof(a->msg), "Requested operation is presently disabled");
 		return;

@@ -53,6 +53,8 @@ typedef struct wjob {
 	double seg_start;          /* timeline: current run segment */
 	const char *seg_event;
 	int fill_tried;            /* the fill's pass tried it already */
+	int requeue_off;           /* its owner set Requeue=0 once it ran
+	                            * (drop-requeue) */
 } wjob_t;
 
 struct hs_world {

@@ -176,6 +176,8 @@ void hs_world_run(hs_world_t *w, long k, const char *event)
 	wjob_t *x = &w->wj[k];
 	hs_sim_job_t *j = &w->res->jobs[k];
 	x->state = HS_SJ_RUNNING;
+	if (hs_sim_strategy_drops_requeue(&w->users->users[j->user].strategy))
+		x->requeue_off = 1;
 	x->prog_t = w->now;
 	x->seg_start = w->now;
 	x->seg_event = event;

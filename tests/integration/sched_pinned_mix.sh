@@ -12,7 +12,8 @@
 # waiting ones start; the GPUs stay busy.
 # PIN_MODES="always share" (bench/pinned/cluster.sh) also runs
 # PinnedAdmission=always first, on the same cluster and workload, and
-# prints both modes' figures; only share is checked. TAP output.
+# prints both modes' figures; only share is checked. Then two users, one
+# of whom turns requeue off on her running jobs (see the end). TAP output.
 . "${HS_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 . "$HS_SRCDIR/tests/integration/sched_lib.sh"
 it_begin "sched/hetsched: a mixed queue, half the jobs cannot be preempted"
@@ -113,5 +114,51 @@ check "share: waiting pinned jobs started when the first ones ended (4 ran, gap 
 check "share: slurmctld logged no hetsched error" \
 	sh -c "! grep -q 'error: sched/hetsched' '$work/share.ctld.log'"
 scancel -u root 2>/dev/null
+
+# Opting out once running (issue 28): Slurm lets the owner of a running
+# job set Requeue=0 on it. hs-alice submits requeueable jobs that
+# checkpoint, and each turns requeue off from its batch script as soon as
+# it runs. They hold all 4 GPUs when hs-bob's jobs arrive. Judged by what
+# they are then, hers could not be preempted and would keep the GPUs
+# until they end (these never do); hetsched admitted them requeueable, so
+# the rounds checkpoint and requeue them as the policy decides, and her
+# Requeue=0 applies from each job's next start.
+# shellcheck disable=SC2046
+[ -z "$(squeue -h -o %i)" ] || wait_gone 120 $(squeue -h -o %i)
+check "account lab with users hs-alice and hs-bob" lab_users "$M_DIR" hs-alice hs-bob
+chmod 755 "$work"
+mkdir -m 1777 "$work/ck-users"
+# shellcheck disable=SC2016 # $SLURM_JOB_ID is the job's
+printf '#!/bin/bash\nscontrol update jobid=$SLURM_JOB_ID Requeue=0\nexec %s\n' "$work/emu.sh" >"$work/drop.sh"
+chmod 755 "$work/drop.sh"
+# user_jobs USER SCRIPT: 4 checkpointing emulator jobs of USER (ids).
+user_jobs() {
+	local i
+	for i in 1 2 3 4; do
+		runuser -u "$1" -- sbatch --parsable --chdir=/tmp -o /dev/null -A lab --requeue \
+			-J "$1-$i" --gres=gpu:1 --hs-ckpt-dir="$work/ck-users/%j" \
+			--hs-model="ResNet-18 (batch size 64)" --hs-steps=100000000 "$2"
+	done
+}
+running_of() { squeue -h -t R -u "$1" -o %i | wc -l; }
+requeue_off() { [ "$(scontrol show job "$1" | grep -c 'Requeue=0')" = 1 ]; }
+wait_true() { local end=$(($(date +%s) + $1)); shift
+	until "$@"; do [ "$(date +%s)" -ge "$end" ] && return 1; sleep 1; done; }
+all_requeue_off() { local j; for j in $alice; do requeue_off "$j" || return 1; done; }
+alice=$(user_jobs hs-alice "$work/drop.sh" | tr '\n' ' ')
+check "hs-alice's 4 jobs run on the 4 GPUs" wait_true 60 sh -c "[ \$(squeue -h -t R -u hs-alice -o %i | wc -l) = 4 ]"
+check "... and each turned requeue off once running (Requeue=0)" wait_true 30 all_requeue_off
+user_jobs hs-bob "$work/emu.sh" >/dev/null
+check "hs-bob's jobs get 2 of the GPUs (his share) within 90 s" \
+	wait_true 90 sh -c "[ \$(squeue -h -t R -u hs-bob -o %i | wc -l) -ge 2 ]"
+squeue -h -o '%u %i %T %r' | diag
+check "the plugin requeued hers although she had set Requeue=0 (logged)" \
+	grep -q "it was started requeueable: Requeue=0 set since then applies from its next start" \
+	"$M_DIR/log/slurmctld.log"
+check "her requeued jobs keep Requeue=0 (her choice, for their next start)" all_requeue_off
+check "no hetsched error in slurmctld's log" \
+	sh -c "! grep -q 'error: sched/hetsched' '$M_DIR/log/slurmctld.log'"
+scancel -u hs-alice 2>/dev/null
+scancel -u hs-bob 2>/dev/null
 rm -rf "$work"
 it_done

@@ -48,7 +48,7 @@ static void parse(void **state)
 		{ "ratio-fast=2.5", "ratio-fast=2.5" }, { "fake-model", "fake-model=max" },
 		{ "fake-model=LM (batch size 5)", "fake-model=LM (batch size 5)" },
 		{ "inflate-steps=0.1", "inflate-steps=0.1" }, { "odd-shape", "odd-shape" },
-		{ "no-requeue", "no-requeue" },
+		{ "no-requeue", "no-requeue" }, { "drop-requeue", "drop-requeue" },
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		hs_sim_strategy_t s;
@@ -339,6 +339,7 @@ static void whole_runs(void **state)
 		{ "bob:no-preempt", 8, 0 }, { "bob:ratio-slow", 8, 0 }, { "bob:fake-model", 8, 0 },
 		{ "bob:inflate-steps", 8, 0 }, { "bob:no-requeue", 8, 0 },
 		{ NULL, 8, 1 }, { "bob:no-requeue", 8, 1 }, { "bob:no-preempt", 8, 1 },
+		{ "bob:drop-requeue", 8, 0 }, { "bob:drop-requeue", 8, 1 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		hs_err_t err;

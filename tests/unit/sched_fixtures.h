@@ -72,6 +72,7 @@ typedef struct fx_job {
 	                          * refuses it (HELD) */
 	int odd_shape;           /* a GPU request shape the rounds do not
 	                          * model (hs_sjob_t.shape_ok = 0) */
+	uint32_t array_id;       /* its job array's id, 0 = none */
 } fx_job_t;
 
 typedef struct fx {
@@ -250,6 +251,7 @@ static inline void fx_snapshot(const fx_t *f, hs_snap_t *s)
 		sj->batch = j->batch;
 		sj->requeue_ok = j->requeue_ok;
 		sj->restart_cnt = j->restart_cnt;
+		sj->array_id = j->array_id;
 		if (j->only_node && j->state == HS_SJ_PENDING) {
 			sj->node_ok = calloc((size_t)f->nnodes + 1, 1);
 			for (int n = 0; n < f->nnodes; n++)
@@ -470,7 +472,12 @@ static inline int fx_exec(fx_t *f, hs_acts_t *b)
 				fx_ckpt_ack(j, 0, f->now);
 			break;
 		case HS_DO_REQUEUE:
-			if (j->state == HS_SJ_RUNNING || j->state == HS_SJ_SUSPENDED)
+			/* Slurm refuses a job with requeue off, but the executor
+			 * restores the flag it was admitted with for this
+			 * requeue (then puts the owner's back) */
+			if ((j->state == HS_SJ_RUNNING || j->state == HS_SJ_SUSPENDED) &&
+			    (j->requeue_ok ||
+			     (a->restore_requeue && a->restart_cnt == j->restart_cnt)))
 				fx_requeue(j);
 			else
 				a->out = HS_OUT_FAILED;

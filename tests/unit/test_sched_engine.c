@@ -425,6 +425,116 @@ static void test_suspend_resume(void **state)
 	hs_engine_free(e);
 }
 
+/* Rounds of RoundLength 60 until job `victim` has been requeued (its
+ * restart count rises) or `n` rounds pass; how many requeues and how many
+ * of those the executor had to restore the flag for. */
+static int rounds_until_requeued(fx_t *f, hs_engine_t *e, fx_job_t *victim, int n)
+{
+	unsigned rc0 = victim->restart_cnt;
+	for (int r = 0; r < n && victim->restart_cnt == rc0; r++) {
+		hs_plan_t p;
+		fx_counts_t c;
+		f->now += 60;
+		assert_int_equal(fx_round(f, e, &p, &c), 0);
+		hs_plan_free(&p);
+	}
+	return (int)(victim->restart_cnt - rc0);
+}
+
+/* Issue 28: Slurm lets the owner of a running job set Requeue=0 on it.
+ * Judged by that, a job admitted as one the rounds may preempt would keep
+ * its GPU for good (pinned), past its share. The engine keeps the flag
+ * it was admitted with: a second job gets the GPU in turn, the victim is
+ * checkpointed (ckpt) or requeued outright and restarts; its next start is
+ * judged by Requeue=0 (pinned from then on, as its owner now asks). */
+static void requeue_off_after_start(int ckpt)
+{
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->ckpt = ckpt;
+	const char *conf = ckpt ? "RoundLength=60\n" : "RoundLength=60\nRequeueWithoutCheckpoint=yes\n";
+	hs_engine_t *e = engine_with(conf);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	a->requeue_ok = 0; /* scontrol update jobid=1 Requeue=0, once running */
+	/* slurmctld restarts: the admission's flag is in the state file */
+	hs_err_t err;
+	json_object *st = hs_engine_save(e, &err);
+	assert_non_null(st);
+	hs_engine_free(e);
+	e = engine_with(conf);
+	if (hs_engine_restore(e, st, &err) < 0)
+		fail_msg("restore: %s", err.msg);
+	json_object_put(st);
+	fx_job_t *b = fx_add(&f, 2, 1);
+	b->ckpt = ckpt;
+	b->uid = 2;
+	b->account = "other";
+	assert_int_equal(rounds_until_requeued(&f, e, a, 20), 1);
+	assert_int_equal(a->requeue_ok, 0); /* the owner's choice stands */
+	/* the GPU went to job 2; job 1's next start is judged by Requeue=0:
+	 * once it runs again it is pinned and is never requeued again */
+	for (int r = 0; r < 10 && a->state != HS_SJ_RUNNING; r++) {
+		f.now += 60;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		hs_plan_free(&p);
+	}
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	assert_int_equal(rounds_until_requeued(&f, e, a, 10), 0);
+	hs_engine_free(e);
+}
+
+static void test_requeue_off_after_start(void **state)
+{
+	(void)state;
+	requeue_off_after_start(1); /* checkpoint, then requeue (ops pass) */
+	requeue_off_after_start(0); /* requeue at once (the plan's act) */
+}
+
+/* The same for a job array's task: Slurm starts it from the array's
+ * pending record (another job id), so until the task has a record of its
+ * own the engine judges it by what it saw of its array. */
+static void test_requeue_off_array_task(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *pin = fx_add(&f, 5, 1); /* holds the GPU: pinned */
+	pin->requeue_ok = 0;
+	fx_job_t *arr = fx_add(&f, 10, 1); /* the array's pending record */
+	arr->array_id = 10;
+	arr->ckpt = 1;
+	hs_engine_t *e = engine_with("RoundLength=60\n");
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(pin->state, HS_SJ_RUNNING);
+	assert_int_equal(arr->state, HS_SJ_PENDING);
+	/* the pinned job ends; Slurm splits task 11 off the array record
+	 * and runs it on the GPU, and the task turns requeue off at once */
+	pin->gone = 1;
+	fx_job_t *task = fx_add(&f, 11, 1);
+	task->array_id = 10;
+	task->ckpt = 1;
+	task->requeue_ok = 0;
+	task->state = HS_SJ_RUNNING;
+	task->start = f.now;
+	task->nheld = 1;
+	task->held[0] = pin->held[0];
+	pin->nheld = 0;
+	fx_job_t *b = fx_add(&f, 20, 1);
+	b->ckpt = 1;
+	b->uid = 2;
+	b->account = "other";
+	assert_int_equal(rounds_until_requeued(&f, e, task, 20), 1);
+	hs_engine_free(e);
+}
+
 /* Marks job j suspended by hetsched, as the plugin reports it. */
 static void suspend_by_us(fx_t *f, hs_engine_t *e, fx_job_t *j)
 {
@@ -2761,6 +2871,8 @@ int main(void)
 		cmocka_unit_test(test_preempt_methods),
 		cmocka_unit_test(test_suspend_resume),
 		cmocka_unit_test(test_suspended_not_stranded),
+		cmocka_unit_test(test_requeue_off_after_start),
+		cmocka_unit_test(test_requeue_off_array_task),
 		cmocka_unit_test(test_suspended_cut_restart),
 		cmocka_unit_test(test_reused_job_id),
 		cmocka_unit_test(test_lost_start_held),

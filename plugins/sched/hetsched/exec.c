@@ -116,12 +116,34 @@ static void do_ckpt_signal(job_record_t *job_ptr, hs_act_t *a)
 	}
 }
 
+/* A job the engine admitted requeueable whose owner set Requeue=0 once it
+ * ran (hs_requeue_kept): Slurm would refuse the requeue, so the flag it
+ * was admitted with is put back for this one requeue and the owner's
+ * choice restored after it (it applies from the job's next start, when
+ * the admission sees it). Only for the same incarnation. */
+static int requeue_restoring(job_record_t *job_ptr, const hs_act_t *a, int *restored)
+{
+	*restored = a->restore_requeue && job_ptr->details && !job_ptr->details->requeue &&
+		    job_ptr->restart_cnt == a->restart_cnt;
+	if (*restored)
+		job_ptr->details->requeue = 1;
+	int rc = hs_job_requeue(a->id, true, 0);
+	/* the requeue may have replaced nothing but the state: the record
+	 * is the same (job_ptr stays valid under the write lock) */
+	if (*restored && job_ptr->details)
+		job_ptr->details->requeue = 0;
+	return rc;
+}
+
 static void do_requeue(job_record_t *job_ptr, hs_act_t *a)
 {
-	int rc = hs_job_requeue(a->id, true, 0);
+	int restored;
+	int rc = requeue_restoring(job_ptr, a, &restored);
 	set_result(a, rc == SLURM_SUCCESS ? HS_OUT_DONE : HS_OUT_FAILED, rc);
 	if (rc == SLURM_SUCCESS)
-		info(HS_LOG_PREFIX "requeued %pJ (%s)", job_ptr, a->why ? a->why : "");
+		info(HS_LOG_PREFIX "requeued %pJ (%s)%s", job_ptr, a->why ? a->why : "",
+		     restored ? "; it was started requeueable: Requeue=0 set since then "
+				"applies from its next start" : "");
 }
 
 static void do_suspend(job_record_t *job_ptr, hs_act_t *a, uint16_t op)
