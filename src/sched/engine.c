@@ -90,6 +90,7 @@ void hs_engine_free(hs_engine_t *e)
 	for (int t = 0; t < e->ntypes; t++)
 		free(e->types[t]);
 	hs_acct_free_all(e->acct, e->nacct);
+	free(e->acct_id);
 	hs_ops_free(e);
 	hs_warn_free(e);
 	hs_reccache_free(e);

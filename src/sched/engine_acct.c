@@ -83,19 +83,26 @@ int hs_acct_type_index(hs_engine_t *e, const char *name)
 	return e->ntypes++;
 }
 
-/* Called several times per job per round: a plain binary search, not
- * bsearch(3) and its comparison callback. */
-hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id)
+/* Index of the first entry whose id is not below id (nacct: none). */
+static int acct_lower_bound(const hs_engine_t *e, uint32_t id)
 {
 	int lo = 0, hi = e->nacct;
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
-		if (e->acct[mid].id < id)
+		if (e->acct_id[mid] < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < e->nacct && e->acct[lo].id == id ? &e->acct[lo] : NULL;
+	return lo;
+}
+
+/* Called several times per job per round: a plain binary search over the
+ * compact id array, not bsearch(3) over the entries. */
+hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id)
+{
+	int lo = acct_lower_bound(e, id);
+	return lo < e->nacct && e->acct_id[lo] == id ? &e->acct[lo] : NULL;
 }
 
 hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)
@@ -105,9 +112,13 @@ hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)
 		return a;
 	if (e->nacct == e->cap_acct) {
 		int cap = e->cap_acct ? e->cap_acct * 2 : 64;
+		uint32_t *ni = realloc(e->acct_id, (size_t)cap * sizeof(*ni));
+		if (!ni)
+			return NULL;
+		e->acct_id = ni;
 		hs_jacct_t *n = realloc(e->acct, (size_t)cap * sizeof(*n));
 		if (!n)
-			return NULL;
+			return NULL; /* the larger id array is harmless */
 		e->acct = n;
 		e->cap_acct = cap;
 	}
@@ -116,15 +127,10 @@ hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)
 	if (acct_grow_types(e, e->ntypes > 1 ? e->ntypes : 1) < 0 ||
 	    hs_acct_block_new(&fresh, e->acct_tcap) < 0)
 		return NULL;
-	int lo = 0, hi = e->nacct;
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		if (e->acct[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	int lo = acct_lower_bound(e, id);
 	memmove(&e->acct[lo + 1], &e->acct[lo], (size_t)(e->nacct - lo) * sizeof(*e->acct));
+	memmove(&e->acct_id[lo + 1], &e->acct_id[lo], (size_t)(e->nacct - lo) * sizeof(*e->acct_id));
+	e->acct_id[lo] = id;
 	e->nacct++;
 	a = &e->acct[lo];
 	*a = fresh;
@@ -148,9 +154,10 @@ void hs_acct_drop_unseen(hs_engine_t *e, long round)
 {
 	int k = 0;
 	for (int i = 0; i < e->nacct; i++)
-		if (e->acct[i].seen_round == round || hs_op_find(e, e->acct[i].id))
+		if (e->acct[i].seen_round == round || hs_op_find(e, e->acct[i].id)) {
+			e->acct_id[k] = e->acct[i].id;
 			e->acct[k++] = e->acct[i];
-		else
+		} else
 			free(e->acct[i].pt);
 	e->nacct = k;
 }

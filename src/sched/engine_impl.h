@@ -182,6 +182,10 @@ struct hs_engine {
 
 	int nacct, cap_acct;
 	hs_jacct_t *acct;          /* sorted by id */
+	uint32_t *acct_id;         /* [cap_acct] acct[i].id: hs_acct_find
+	                            * searches these 4 bytes an entry, not
+	                            * entries of a few hundred (it runs several
+	                            * times per job per round) */
 	int acct_tcap;             /* types each entry's block holds (>=
 	                            * ntypes; grows with it, 0 = none yet) */
 

@@ -53,7 +53,7 @@ void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model
 	if (!m)
 		return; /* nowhere to remember what was fed: feed nothing */
 	int64_t since = m->learn_t, newest = since;
-	const hs_jacct_t *ac = hs_acct_find(e, sj->id);
+	const hs_jacct_t *ac = NULL; /* looked up at its first new report */
 	char kind[HS_LEARN_KIND_MAX];
 	kind[0] = '\0';
 	for (int i = 0; i < rec->nthr && i < HS_RECORD_MAX_TYPES; i++) {
@@ -63,8 +63,10 @@ void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model
 		 * record) stops only that job's later reports. */
 		if (r->t <= since || strchr(r->gpu, ':'))
 			continue;
-		if (!kind[0])
+		if (!kind[0]) {
 			hs_learn_job_kind(e, sj, model, kind);
+			ac = hs_acct_find(e, sj->id);
+		}
 		score_first(e, ac, r);
 		(void)hs_learn_observe(&e->learn, kind, sj->gpus, r->gpu, r->sps, now);
 		newest = r->t > newest ? r->t : newest;

@@ -234,6 +234,7 @@ typedef struct restored {
 	int acct_len;              /* entries allocated (blocks freed) */
 	int tcap;                  /* types of each entry's block */
 	hs_jacct_t *acct;
+	uint32_t *acct_id;         /* [acct_len] their ids */
 	hs_engine_t ops_holder;    /* only nops/cap_ops/ops used */
 	hs_mech_t *mech;
 } restored_t;
@@ -243,6 +244,7 @@ static void restored_free(restored_t *r)
 	for (int t = 0; t < r->ntypes; t++)
 		free(r->types[t]);
 	hs_acct_free_all(r->acct, r->acct_len);
+	free(r->acct_id);
 	hs_ops_free(&r->ops_holder);
 	hs_mech_free(r->mech);
 	memset(r, 0, sizeof(*r));
@@ -449,7 +451,8 @@ static int restore_jobs(restored_t *r, json_object *jobs, int64_t rounds, hs_err
 	if (nj > MAX_JOBS_SAVED)
 		return hs_err_set(err, "state: too many jobs");
 	r->acct = calloc((size_t)nj + 1, sizeof(*r->acct));
-	if (!r->acct)
+	r->acct_id = calloc((size_t)nj + 1, sizeof(*r->acct_id));
+	if (!r->acct || !r->acct_id)
 		return hs_err_set(err, "out of memory");
 	r->acct_len = nj;
 	r->tcap = 8; /* as hs_acct_type_index grows it */
@@ -461,6 +464,7 @@ static int restore_jobs(restored_t *r, json_object *jobs, int64_t rounds, hs_err
 		if (restore_job(r, json_object_array_get_idx(jobs, (size_t)i), i, r->ntypes, rounds,
 				&r->acct[i], err) < 0)
 			return -1;
+		r->acct_id[i] = r->acct[i].id;
 		r->nacct = i + 1;
 	}
 	return 0;
@@ -496,11 +500,15 @@ static void restore_swap_in(hs_engine_t *e, restored_t *r, const int64_t tv[NTOT
 	memcpy(e->types, r->types, sizeof(r->types));
 	hs_acct_free_all(e->acct, e->nacct);
 	e->acct = r->acct;
+	free(e->acct_id);
+	e->acct_id = r->acct_id;
 	e->nacct = e->cap_acct = r->nacct;
 	e->acct_tcap = r->tcap;
 	if (e->cap_acct == 0) {
 		free(e->acct);
 		e->acct = NULL;
+		free(e->acct_id);
+		e->acct_id = NULL;
 	}
 	hs_ops_free(e);
 	e->ops = r->ops_holder.ops;
