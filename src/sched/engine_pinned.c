@@ -67,14 +67,11 @@ static int interleave_owners(const hs_engine_t *e, const hs_snap_t *s, const hs_
 	if (!owner || !load || !head || !next || !tail || !out)
 		goto done;
 	for (int k = 0; k < n; k++) { /* owners, each with its jobs linked */
-		uint64_t o = hs_sjob_owner(e->conf.fairness, &s->jobs[c[k].snap]);
-		int w = 0;
-		while (w < no && owner[w] != o)
-			w++;
-		if (w == no) {
-			owner[no] = o;
-			load[no] = 0.0;
-			head[no++] = k;
+		int known = no;
+		int w = hs_owner_index(owner, &no, hs_sjob_owner(e->conf.fairness, &s->jobs[c[k].snap]));
+		if (no > known) {
+			load[w] = 0.0;
+			head[w] = k;
 		} else {
 			next[tail[w]] = k;
 		}

@@ -14,16 +14,6 @@
 
 #include "core/pinned.h"
 
-/* Index of owner o in owners[0..*n), added if new. */
-static int owner_index(uint64_t *owners, int *n, uint64_t o)
-{
-	for (int w = 0; w < *n; w++)
-		if (owners[w] == o)
-			return w;
-	owners[*n] = o;
-	return (*n)++;
-}
-
 /* Usable GPUs of the managed nodes: each gives two places. */
 static int usable_gpus(const hs_round_build_t *b)
 {
@@ -60,7 +50,7 @@ static int slot_jobs(const hs_engine_t *e, const hs_snap_t *s, const hs_round_bu
 		const hs_sjob_t *sj = &s->jobs[cand[k].snap];
 		int unmovable = cand[k].group, pending = sj->state == HS_SJ_PENDING;
 		jobs[k] = (hs_slot_job_t){
-			.owner = owner_index(owners, nowners, hs_sjob_owner(e->conf.fairness, sj)),
+			.owner = hs_owner_index(owners, nowners, hs_sjob_owner(e->conf.fairness, sj)),
 			.sf = sj->gpus > 0 ? sj->gpus : 1,
 			.gated = unmovable && pending && b->role[cand[k].snap] == HS_ROLE_ACTIVE,
 			.held = unmovable && !pending ? sj->nheld : 0,

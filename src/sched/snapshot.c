@@ -170,6 +170,15 @@ uint64_t hs_sjob_owner(int fairness, const hs_sjob_t *sj)
 	return sj->assoc > 0 ? (uint64_t)sj->assoc : (1ULL << 32) | sj->user_id;
 }
 
+int hs_owner_index(uint64_t *owners, int *n, uint64_t o)
+{
+	for (int w = 0; w < *n; w++)
+		if (owners[w] == o)
+			return w;
+	owners[*n] = o;
+	return (*n)++;
+}
+
 uint32_t hs_sjob_act_id(const hs_sjob_t *j)
 {
 	return j->act_id ? j->act_id : j->id;

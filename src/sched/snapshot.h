@@ -152,6 +152,10 @@ uint32_t hs_sjob_act_id(const hs_sjob_t *j);
  * association (without accounting its user) under tree, its account
  * under accounts; 0 for every job under jobs (priority order alone). */
 uint64_t hs_sjob_owner(int fairness, const hs_sjob_t *sj);
+/* Index of owner o in owners[0..*n), appended (and *n raised) when new;
+ * owners has room for one more. A linear scan: the owners with jobs in
+ * one round. */
+int hs_owner_index(uint64_t *owners, int *n, uint64_t o);
 /* Appends an association (strings copied; NULL on out of memory). */
 hs_sassoc_t *hs_snap_add_assoc(hs_snap_t *s, uint32_t id, int parent, const char *account,
 			       const char *user, double shares);
