@@ -128,8 +128,8 @@ static int requeue_restoring(job_record_t *job_ptr, const hs_act_t *a, int *rest
 	if (*restored)
 		job_ptr->details->requeue = 1;
 	int rc = hs_job_requeue(a->id, true, 0);
-	/* the requeue may have replaced nothing but the state: the record
-	 * is the same (job_ptr stays valid under the write lock) */
+	/* a requeue changes the record's state, not the record: job_ptr
+	 * stays valid under the write lock */
 	if (*restored && job_ptr->details)
 		job_ptr->details->requeue = 0;
 	return rc;
