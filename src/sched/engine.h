@@ -83,9 +83,6 @@ typedef struct hs_plan_job {
 	                            * round; suspend only after that start
 	                            * succeeded (it needs this job running) */
 	int ckpt_signal;           /* for HS_PLAN_CHECKPOINT */
-	int restore_requeue;       /* HS_PLAN_REQUEUE: requeue it although
-	                            * Slurm says requeue is off now (it was
-	                            * admitted requeueable; exec.h) */
 	/* what the job looked like in the snapshot, for re-validation */
 	hs_sjob_state_t state;
 	unsigned restart_cnt;

@@ -140,6 +140,12 @@ hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)
 	return a;
 }
 
+int hs_acct_requeue_admitted(const hs_engine_t *e, uint32_t id, unsigned rc)
+{
+	const hs_jacct_t *ac = hs_acct_find(e, id);
+	return ac && ac->requeue_rc1 == rc + 1;
+}
+
 void hs_acct_started(hs_engine_t *e, uint32_t id, unsigned rc, int64_t now)
 {
 	hs_jacct_t *a = hs_acct_get(e, id, now);

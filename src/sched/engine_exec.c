@@ -87,7 +87,8 @@ static int stage_main(hs_exec_t *x)
 				a->signal = pj->ckpt_signal;
 		} else if (pj->op == HS_PLAN_REQUEUE) {
 			if ((a = hs_exec_add_plan(x, HS_DO_REQUEUE, i)))
-				a->restore_requeue = pj->restore_requeue;
+				a->restore_requeue =
+					hs_acct_requeue_admitted(x->e, pj->id, pj->restart_cnt);
 		} else if (pj->op == HS_PLAN_SUSPEND && !pj->slice_with) {
 			a = hs_exec_add_plan(x, HS_DO_SUSPEND, i);
 		} else {

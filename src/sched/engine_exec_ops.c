@@ -58,12 +58,8 @@ hs_exec_t *hs_exec_ops(hs_engine_t *e, const hs_op_view_t *views, int nviews, in
 		o->id = v->id;
 		o->action = hs_engine_op_step(e, v->id, v, now, &o->begin, &t);
 		o->restart_cnt = v->restart_cnt;
-		if (o->action == HS_OPA_REQUEUE) {
-			/* admitted requeueable (hs_requeue_kept; the job's
-			 * own record by now, update_acct) */
-			const hs_jacct_t *ac = hs_acct_find(e, v->id);
-			o->restore_requeue = ac && ac->requeue_rc1 == v->restart_cnt + 1;
-		}
+		if (o->action == HS_OPA_REQUEUE)
+			o->restore_requeue = hs_acct_requeue_admitted(e, v->id, v->restart_cnt);
 		if (requeues_only && o->action != HS_OPA_REQUEUE)
 			continue; /* asked again at a later tick */
 		if (o->action == HS_OPA_WAIT)

@@ -284,6 +284,11 @@ int hs_acct_block_new(hs_jacct_t *a, int tcap);
 /* Frees the blocks of entries [0, n) and the array. */
 void hs_acct_free_all(hs_jacct_t *acct, int n);
 
+/* engine_acct.c: did the engine record incarnation rc of job id as
+ * requeueable (hs_requeue_kept)? What an executor's requeue of it may
+ * restore (hs_act_t.restore_requeue); read after the round's update_acct,
+ * when a task of a job array has a record of its own. */
+int hs_acct_requeue_admitted(const hs_engine_t *e, uint32_t id, unsigned rc);
 /* engine_acct.c: records a successful start of incarnation rc at now. */
 void hs_acct_started(hs_engine_t *e, uint32_t id, unsigned rc, int64_t now);
 

@@ -348,7 +348,6 @@ static int plan_problem_job(hs_engine_t *e, const hs_snap_t *s, const hs_round_b
 	}
 	pj->target.partner = d->partner >= 0 ? (uint32_t)strtoul(pb->jobs[d->partner].id, NULL, 10) : 0;
 	pj->ckpt_signal = h->ckpt_signal;
-	pj->restore_requeue = b->requeue_kept[i];
 	if (b->role[i] == HS_ROLE_LEAVING)
 		return plan_leaving(e, s, b, d, m->server_node, pj, out->round);
 	hs_preempt_job_t job = hs_preempt_job(b, sj, i);
