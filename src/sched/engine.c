@@ -504,8 +504,10 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 		plan->gpus_used = out.gpus_used;
 		rc = hs_build_plan(e, s, &b, &out, plan, err);
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		hs_plan_start_times(e, s, &b, &out, plan);
+		hs_ops_mark_suspends(e, plan);
+	}
 	if (have_alloc)
 		hs_alloc_free(&alloc);
 	hs_round_out_free(&out);

@@ -154,6 +154,8 @@ static int stage_slurm(hs_exec_t *x)
 	return 0;
 }
 
+static void applied(hs_exec_t *x, const hs_plan_job_t *pj, int ok);
+
 /* Time slicing: suspend a job only once the job packed onto its GPUs
  * started (the packed start needs it running); otherwise it keeps
  * running rather than idle its GPUs. */
@@ -167,6 +169,7 @@ static int stage_slice(hs_exec_t *x)
 		if (k < 0 || !(x->flags[k] & HS_XE_STARTED)) {
 			hs_engine_logf(x->e, HS_LOG_DEBUG, "job %u keeps running: job %u did not "
 				       "start on its GPUs", pj->id, pj->slice_with);
+			applied(x, pj, 0); /* not suspended: clear the write-ahead mark */
 			continue;
 		}
 		if (!hs_exec_add_plan(x, HS_DO_SUSPEND, i))
@@ -297,6 +300,8 @@ static void other_outcome(hs_exec_t *x, const hs_act_t *a)
 	int ok = a->out == HS_OUT_DONE;
 	if (a->out == HS_OUT_GONE) {
 		x->c.vanished++;
+		if (a->kind == HS_DO_SUSPEND)
+			applied(x, pj, 0); /* not suspended: clear the write-ahead mark */
 		return;
 	}
 	switch (a->kind) {

@@ -239,6 +239,9 @@ struct hs_engine {
 };
 
 /* engine_ops.c: the op protocol behind exec.h's passes. */
+/* Marks the jobs plan suspends as suspended by us before the executor
+ * suspends them (write-ahead, engine_ops.c); hs_engine_round calls it. */
+void hs_ops_mark_suspends(hs_engine_t *e, const hs_plan_t *p);
 /* Records the outcome of a plan entry's act (CHECKPOINT signalled at t0,
  * REQUEUE done at t0, START done or deferred until the next round,
  * SUSPEND, RESUME). ok = 0: it failed, the job stays as it was (a START:

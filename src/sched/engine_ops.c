@@ -18,6 +18,29 @@
 /* Requeue attempts before giving up (the job keeps running). */
 #define HS_REQUEUE_TRIES 3
 
+/* Write-ahead for suspends. The mark "suspended by us" is what tells a
+ * later round (and a restarted slurmctld) to resume a job; a job
+ * suspended without it counts as an administrator's and is left alone.
+ * Set only when the suspend's outcome was recorded, it reached the state
+ * file with the save after the round, so a slurmctld crash between the
+ * suspend and that save left the job suspended for good. So the plan's
+ * suspends are marked when planned, the plugin saves the state before it
+ * carries out a plan with suspends (agent.c), and a suspend that does
+ * not happen clears its mark (hs_engine_applied with ok = 0: refused,
+ * gone, or a time slice whose partner did not start). A mark that
+ * outlives a crash before the suspend is cleared by the next round,
+ * which sees the job running (update_acct, engine.c). */
+void hs_ops_mark_suspends(hs_engine_t *e, const hs_plan_t *p)
+{
+	for (int i = 0; i < p->njobs; i++) {
+		if (p->jobs[i].op != HS_PLAN_SUSPEND)
+			continue;
+		hs_jacct_t *ac = hs_acct_find(e, p->jobs[i].id);
+		if (ac)
+			ac->suspended_by_us = 1;
+	}
+}
+
 int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t0,
 		      int64_t begin_time, hs_err_t *err)
 {
@@ -75,6 +98,8 @@ int hs_engine_applied(hs_engine_t *e, const hs_plan_job_t *pj, int ok, int64_t t
 		if (ok && ac) {
 			ac->suspended_by_us = 1;
 			e->tot_suspended++;
+		} else if (ac) {
+			ac->suspended_by_us = 0; /* hs_ops_mark_suspends' mark */
 		}
 		return 0;
 	case HS_PLAN_RESUME:

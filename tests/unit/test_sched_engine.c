@@ -677,6 +677,90 @@ static void test_suspended_cut_restart(void **state)
 	hs_engine_free(e2);
 }
 
+/* Time slicing on one GPU: job 1 runs, job 2 arrives. Rounds (60 s)
+ * until one plans to suspend job 1; that round's snapshot and plan are
+ * left to the caller, not applied. */
+static void plan_first_suspend(fx_t *f, hs_engine_t *e, hs_snap_t *s, hs_plan_t *p)
+{
+	fx_counts_t c;
+	assert_int_equal(fx_round(f, e, p, &c), 0);
+	hs_plan_free(p);
+	fx_add(f, 2, 1);
+	for (int r = 0; r < 10; r++) {
+		hs_err_t err;
+		f->now += 60;
+		fx_snapshot(f, s);
+		assert_int_equal(hs_engine_round(e, s, p, &err), 0);
+		const hs_plan_job_t *pa = plan_job(p, 1);
+		if (pa && pa->op == HS_PLAN_SUSPEND)
+			return;
+		fx_apply(f, e, s, p, &c);
+		hs_plan_free(p);
+		hs_snap_free(s);
+	}
+	fail_msg("no round suspended job 1");
+}
+
+/* Issue 28 item 7: the "suspended by us" mark, which tells later rounds
+ * to resume a job, reached the state file only with the save after the
+ * round. A slurmctld crash between the suspend and that save left the job
+ * suspended with no mark: an administrator's suspend, left alone for
+ * good. The plugin now saves the state before it carries out a plan with
+ * suspends (agent.c), and the plan's suspends are marked when planned.
+ * (1) The state saved between the round and its apply, restored after a
+ * crash once the suspend was done, still resumes the job. (2) A planned
+ * suspend that does not happen (the job was suspended by someone else
+ * meanwhile) leaves no mark: the job is left alone. */
+static void test_suspend_mark_saved_first(void **state)
+{
+	(void)state;
+	const char *conf = "PreemptMode=suspend\nRoundLength=60\n";
+	for (int other = 0; other < 2; other++) {
+		fx_t f;
+		fx_init(&f, "v100:1:1");
+		fx_job_t *a = fx_add(&f, 1, 1);
+		hs_engine_t *e = engine_with(conf);
+		hs_engine_set_packing(e, 1);
+		hs_snap_t s;
+		hs_plan_t p;
+		fx_counts_t c;
+		hs_err_t err;
+		plan_first_suspend(&f, e, &s, &p);
+		json_object *st = hs_engine_save(e, &err); /* agent.c's save before the apply */
+		assert_non_null(st);
+		if (other)
+			a->state = HS_SJ_SUSPENDED; /* scontrol suspend, before our act */
+		fx_apply(&f, e, &s, &p, &c);
+		hs_plan_free(&p);
+		hs_snap_free(&s);
+		assert_int_equal(a->state, HS_SJ_SUSPENDED);
+		/* (2): the packed start needs its partner running, so job 2
+		 * waits and the suspend is not carried out */
+		assert_int_equal(fx_find(&f, 2)->state, other ? HS_SJ_PENDING : HS_SJ_RUNNING);
+		if (!other) {
+			/* crash: the save after the round never happened */
+			hs_engine_free(e);
+			e = engine_with(conf);
+			hs_engine_set_packing(e, 1);
+			if (hs_engine_restore(e, st, &err) < 0)
+				fail_msg("restore: %s", err.msg);
+		}
+		json_object_put(st);
+		fx_find(&f, 2)->gone = 1; /* the GPU is free for job 1 again */
+		f.now += 60;
+		assert_int_equal(fx_round(&f, e, &p, &c), 0);
+		if (!other) {
+			assert_int_equal(c.resume, 1);
+			assert_int_equal(a->state, HS_SJ_RUNNING);
+		} else {
+			assert_int_equal(c.resume, 0);
+			assert_int_equal(a->state, HS_SJ_SUSPENDED);
+		}
+		hs_plan_free(&p);
+		hs_engine_free(e);
+	}
+}
+
 /* active_total of job id in the engine's saved state (-1: no entry). */
 static double saved_active_total(const hs_engine_t *e, uint32_t id)
 {
@@ -2874,6 +2958,7 @@ int main(void)
 		cmocka_unit_test(test_requeue_off_after_start),
 		cmocka_unit_test(test_requeue_off_array_task),
 		cmocka_unit_test(test_suspended_cut_restart),
+		cmocka_unit_test(test_suspend_mark_saved_first),
 		cmocka_unit_test(test_reused_job_id),
 		cmocka_unit_test(test_lost_start_held),
 		cmocka_unit_test(test_lost_requeue_repeated),

@@ -6,7 +6,8 @@
  * of a refused start's GPUs in priority order (held jobs skipped, tries
  * bounded), a packed start whose partner stopped, a restart's fallback,
  * jobs no single type holds, time-slicing suspends that follow their
- * start only, and the reason users see. Each plan is built by hand, so
+ * start only, the write-ahead mark of a suspend that did not happen, and
+ * the reason users see. Each plan is built by hand, so
  * each test pins one rule: it fails when that rule is removed. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -414,6 +415,35 @@ static void test_timeslice_after_start(void **state)
 	timeslice(1, HS_SJ_RUNNING, HS_SJ_PENDING);
 }
 
+/* Issue 28 item 7: a planned suspend marks its job ours before it is
+ * carried out (write-ahead: the state the plugin saves before the apply
+ * has it); a suspend the executor finds gone (the job was suspended by
+ * someone else meanwhile) clears the mark again: not ours to resume. */
+static void test_suspend_gone_clears_mark(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1");
+	fx_job_t *a = fx_add(&f, 1, 1);
+	hs_engine_t *e = fx_engine("PreemptMode=suspend\n", logger);
+	hs_plan_t p;
+	fx_counts_t c;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_int_equal(a->state, HS_SJ_RUNNING);
+	assert_non_null(hs_acct_find(e, 1));
+	plan_init(&p, 2);
+	entry(&p, &f, 1, HS_PLAN_SUSPEND, NULL, 0, NULL);
+	hs_ops_mark_suspends(e, &p);
+	assert_int_equal(hs_acct_find(e, 1)->suspended_by_us, 1);
+	a->state = HS_SJ_SUSPENDED; /* scontrol suspend, before our act */
+	run(&f, e, &p, &c);
+	assert_int_equal(c.suspend, 0);
+	assert_int_equal(hs_acct_find(e, 1)->suspended_by_us, 0);
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_restart_type_fallback),
 		cmocka_unit_test(test_slurm_placed),
 		cmocka_unit_test(test_timeslice_after_start),
+		cmocka_unit_test(test_suspend_gone_clears_mark),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

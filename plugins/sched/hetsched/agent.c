@@ -395,6 +395,13 @@ static void do_round(agent_t *a)
 		return;
 	}
 
+	/* Write-ahead: the plan's suspends are marked ours in the engine
+	 * (hs_ops_mark_suspends); saved now, before any is carried out, a
+	 * crash after the suspend cannot leave the job suspended with no
+	 * record that we did it. No lock is held. */
+	if (plan.nsuspend > 0)
+		save_state(a);
+
 	if (a->conf.apply_delay_ms > 0) {
 		/* testing only (hetsched.conf(5)): jobs may change under the
 		 * plan meanwhile, as they may during any solve */
