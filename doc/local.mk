@@ -20,7 +20,7 @@ dist_man_MANS += doc/man/select_hetsched_cons_tres.8
 dist_doc_DATA += doc/packing.md
 dist_doc_DATA += doc/policy-engine.md
 # the soak test's findings and runs
-EXTRA_DIST += doc/robustness.md
+EXTRA_DIST += doc/robustness.md doc/user-bounds.md doc/packaging.md doc/README.md
 # OpenMetrics for Prometheus
 dist_doc_DATA += doc/metrics.md
 # sacct/sreport recipes and the timeline picture
