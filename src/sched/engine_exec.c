@@ -32,6 +32,7 @@ const char *hs_outcome_name(hs_outcome_t o)
 
 /* ---- the plan's stages ------------------------------------------------------------- */
 
+
 /* Does the partner of a packed start run (or will it, once started in
  * this pass)? 1 runs now, 2 starts in this pass, 0 no; *k = its plan
  * entry. */
@@ -135,6 +136,7 @@ static int stage_fallback(hs_exec_t *x)
 			   : f & HS_XE_FB_TYPE ? HS_WHERE_TYPE : HS_WHERE_ANY;
 		a->target = &x->plan->jobs[i].target;
 		a->type = x->plan->jobs[i].type_name;
+		hs_exec_set_avoid(x, a);
 		x->flags[i] &= ~(unsigned)(HS_XE_FB_TYPE | HS_XE_FB_ANY | HS_XE_FB_NODES);
 		x->c.fallbacks += a->where != HS_WHERE_NODES;
 	}
@@ -150,6 +152,7 @@ static int stage_slurm(hs_exec_t *x)
 		if (!a)
 			return -1;
 		a->where = HS_WHERE_ANY;
+		hs_exec_set_avoid(x, a);
 	}
 	return 0;
 }
@@ -231,6 +234,7 @@ static void start_outcome(hs_exec_t *x, const hs_act_t *a)
 		/* still being cleaned up after a requeue: retried every tick
 		 * until the next round */
 		x->c.deferred++;
+		hs_exec_reserve(x, &pj->target);
 		applied(x, pj, 0);
 		return;
 	case HS_OUT_REFUSED:
@@ -252,6 +256,7 @@ static void start_outcome(hs_exec_t *x, const hs_act_t *a)
 		/* the planned GPUs are still held by a job this round
 		 * preempts (or another job that is ending): it waits */
 		x->c.deferred++;
+		hs_exec_reserve(x, &pj->target);
 		applied(x, pj, 0);
 		return;
 	}
@@ -487,5 +492,6 @@ void hs_exec_free(hs_exec_t *x)
 	free(x->refill_tries);
 	free(x->why);
 	free(x->reason);
+	free(x->avoid);
 	free(x);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine_exec_batch.c — the leaves of an execution pass (exec.h): a
- * batch's acts, the plan entries by job id, and the texts and counters
- * of refused starts. The pass (engine_exec.c), the refill
+ * batch's acts, the nodes deferred starts keep, the plan entries by job
+ * id, and the texts and counters of refused starts. The pass (engine_exec.c), the refill
  * (engine_exec_fill.c) and the ops pass (engine_exec_ops.c) call these;
  * they call none of them. */
 #include "sched/engine_exec_impl.h"
@@ -26,6 +26,41 @@ hs_act_t *hs_exec_add(hs_exec_t *x, hs_act_kind_t kind, uint32_t id)
 	a->id = a->job = id;
 	a->plan = -1;
 	return a;
+}
+
+/* A start deferred in a pass keeps its target: the fallbacks that
+ * follow (Slurm placing a job on any node of a type, or of any type)
+ * leave those nodes out, so they cannot take the part of the target
+ * that is free already and make the deferred start fail at its retry.
+ * Out of memory: the node is simply not avoided. */
+void hs_exec_reserve(hs_exec_t *x, const hs_target_t *t)
+{
+	for (int k = 0; k < t->nnodes; k++) {
+		const char *name = t->nodes[k].name;
+		int seen = 0;
+		for (int i = 0; i < x->navoid && !seen; i++)
+			seen = !strcmp(x->avoid[i], name);
+		if (seen || !name)
+			continue;
+		if (x->navoid == x->cap_avoid) {
+			int cap = x->cap_avoid ? 2 * x->cap_avoid : 8;
+			const char **a = realloc(x->avoid, (size_t)cap * sizeof(*a));
+			if (!a)
+				return;
+			x->avoid = a;
+			x->cap_avoid = cap;
+		}
+		x->avoid[x->navoid++] = name;
+	}
+}
+
+/* A start where Slurm picks the nodes: never a deferred start's. */
+void hs_exec_set_avoid(const hs_exec_t *x, hs_act_t *a)
+{
+	if (a->where != HS_WHERE_TYPE && a->where != HS_WHERE_ANY)
+		return;
+	a->avoid = x->avoid;
+	a->navoid = x->navoid;
 }
 
 hs_act_t *hs_exec_add_plan(hs_exec_t *x, hs_act_kind_t kind, int i)

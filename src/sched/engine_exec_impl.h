@@ -72,6 +72,9 @@ struct hs_exec {
 	char (*why)[128];          /* [plan njobs] a refill start's why */
 	char (*reason)[192];       /* [plan njobs] what users see instead of
 	                            * the plan's reason ("" = the plan's) */
+	const char **avoid;        /* target nodes of the starts deferred in
+	                            * this pass (the plan's strings) */
+	int navoid, cap_avoid;
 	/* ops pass */
 	int nxops;
 	hs_xop_t *xops;
@@ -83,6 +86,11 @@ struct hs_exec {
 hs_act_t *hs_exec_add(hs_exec_t *x, hs_act_kind_t kind, uint32_t id);
 /* An act on plan entry i: the job's Slurm record, what it must still be. */
 hs_act_t *hs_exec_add_plan(hs_exec_t *x, hs_act_kind_t kind, int i);
+/* A start deferred in this pass (waiting for GPUs still held): its
+ * target's nodes are left out of the fallbacks that follow. */
+void hs_exec_reserve(hs_exec_t *x, const hs_target_t *t);
+/* A TYPE or ANY start: leaves out the reserved nodes. */
+void hs_exec_set_avoid(const hs_exec_t *x, hs_act_t *a);
 /* Plan entry of job id, -1 = none. */
 int hs_exec_plan_index(hs_exec_t *x, uint32_t id);
 /* The per-entry texts and counters of refusals (refmsg, reason, why,

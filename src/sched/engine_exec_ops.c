@@ -108,6 +108,7 @@ static int add_op_act(hs_exec_t *x, hs_xop_t *o)
 		a->where = HS_WHERE_NODES;
 	else
 		a->where = HS_WHERE_PACKED;
+	hs_exec_set_avoid(x, a);
 	return 0;
 }
 
@@ -162,6 +163,11 @@ void hs_exec_ops_done(hs_exec_t *x)
 				x->c.fallbacks += fb != 3;
 				continue; /* in the next batch */
 			}
+			/* waits for GPUs still held: other ops' fallbacks
+			 * leave its nodes alone */
+			if (a->out == HS_OUT_REFUSED && a->refusal == HS_REFUSE_BUSY &&
+			    a->where == HS_WHERE_NODES)
+				hs_exec_reserve(x, &o->target);
 		}
 		if (o->action == HS_OPA_REQUEUE) {
 			if (ok)

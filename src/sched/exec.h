@@ -12,7 +12,9 @@
  *     placing it, as it would a job that named no type);
  *   - "nodes busy" while the planned GPUs are still held (a victim being
  *     preempted in the same pass) waits: retried every tick until the
- *     next round (an in-flight op);
+ *     next round (an in-flight op); its target's nodes are left out of
+ *     every start of the pass where Slurm picks the nodes (`avoid`), so
+ *     none takes the part of the target that is free already;
  *   - the GPUs of a start refused for good go, in the same pass, to the
  *     next pending job in priority order that fits them (refill);
  *   - jobs no single GPU type can hold are placed by Slurm after the
@@ -98,6 +100,11 @@ typedef struct hs_act {
 	hs_where_t where;          /* HS_DO_START */
 	const hs_target_t *target; /* HS_WHERE_NODES, HS_WHERE_PACKED */
 	const char *type;          /* HS_WHERE_TYPE */
+	/* HS_WHERE_TYPE, HS_WHERE_ANY: nodes Slurm must leave out (the
+	 * targets of starts this pass deferred: their free GPUs wait for
+	 * them); names valid until the next hs_exec_next */
+	const char *const *avoid;
+	int navoid;
 	int signal;                /* HS_DO_CKPT_SIGNAL */
 	int64_t begin;             /* HS_DO_CLEAR_BEGIN */
 	int restore_requeue;       /* HS_DO_REQUEUE: incarnation restart_cnt

@@ -105,9 +105,20 @@ static hs_refusal_t on_nodes(hs_world_t *w, long k, const hs_target_t *t, hs_sgp
 	return total == w->res->jobs[k].sf ? HS_REFUSE_NONE : HS_REFUSE_CONFIG;
 }
 
+/* Is node n one of those the act leaves out? */
+static int avoided(const hs_world_t *w, int n, const hs_act_t *a)
+{
+	for (int i = 0; i < a->navoid; i++)
+		if (!strcmp(w->nodes[n].name, a->avoid[i]))
+			return 1;
+	return 0;
+}
+
 /* Slurm placing the job on free GPUs of nodes of type `type` (-1: any),
- * fullest fit first within the order of the nodes. */
-static hs_refusal_t placed(hs_world_t *w, long k, int type, hs_sgpu_t *held, int *nh)
+ * fullest fit first within the order of the nodes, leaving out the nodes
+ * the act names. */
+static hs_refusal_t placed(hs_world_t *w, long k, int type, const hs_act_t *a, hs_sgpu_t *held,
+			   int *nh)
 {
 	int need = w->res->jobs[k].sf, exist = 0;
 	for (int n = 0; n < w->nnodes; n++)
@@ -116,7 +127,7 @@ static hs_refusal_t placed(hs_world_t *w, long k, int type, hs_sgpu_t *held, int
 	if (exist < need)
 		return HS_REFUSE_CONFIG;
 	for (int n = 0; n < w->nnodes && need > 0; n++)
-		if (type < 0 || w->nodes[n].type == type)
+		if ((type < 0 || w->nodes[n].type == type) && !(a->navoid && avoided(w, n, a)))
 			need -= find_free(w, n, need, held, nh);
 	return need > 0 ? HS_REFUSE_BUSY : HS_REFUSE_NONE;
 }
@@ -159,9 +170,9 @@ static void do_start(hs_world_t *w, long k, hs_act_t *a, int64_t now)
 	} else if (a->where == HS_WHERE_PACKED) {
 		r = packed(w, k, a->target, held, &nh);
 	} else if (a->where == HS_WHERE_TYPE) {
-		r = type >= 0 ? placed(w, k, type, held, &nh) : HS_REFUSE_CONFIG;
+		r = type >= 0 ? placed(w, k, type, a, held, &nh) : HS_REFUSE_CONFIG;
 	} else {
-		r = placed(w, k, -1, held, &nh);
+		r = placed(w, k, -1, a, held, &nh);
 	}
 	if (r != HS_REFUSE_NONE) {
 		a->out = HS_OUT_REFUSED;

@@ -340,10 +340,21 @@ static inline hs_refusal_t fx_start(fx_t *f, fx_job_t *j, const hs_target_t *t)
 	return HS_REFUSE_NONE;
 }
 
-/* Slurm placing job j on free GPUs of nodes of `type` (NULL: any type):
- * one node that holds all of it (or its per-node count on nodes in turn).
- * CONFIG when no node of that type could ever hold it. */
-static inline hs_refusal_t fx_place(fx_t *f, fx_job_t *j, const char *type)
+/* Is node n one of the names an act leaves out? */
+static inline int fx_avoided(const fx_t *f, int n, const char *const *avoid, int navoid)
+{
+	for (int i = 0; i < navoid; i++)
+		if (!strcmp(f->names[n], avoid[i]))
+			return 1;
+	return 0;
+}
+
+/* Slurm placing job j on free GPUs of nodes of `type` (NULL: any type),
+ * leaving out the nodes `avoid` names: one node that holds all of it (or
+ * its per-node count on nodes in turn). CONFIG when no node of that type
+ * could ever hold it. */
+static inline hs_refusal_t fx_place(fx_t *f, fx_job_t *j, const char *type,
+				    const char *const *avoid, int navoid)
 {
 	int per = j->per_node > 0 ? j->per_node : j->gpus, need = j->gpus, could = 0;
 	hs_sgpu_t held[16];
@@ -355,7 +366,9 @@ static inline hs_refusal_t fx_place(fx_t *f, fx_job_t *j, const char *type)
 		if (f->ngpus[n] < per || fx_refusal(j, f, n) == HS_REFUSE_CONFIG)
 			continue;
 		could = 1;
-		if (!f->avail[n] || fx_refusal(j, f, n) != HS_REFUSE_NONE) {
+		/* a node the act leaves out is busy for this start */
+		if (!f->avail[n] || fx_avoided(f, n, avoid, navoid) ||
+		    fx_refusal(j, f, n) != HS_REFUSE_NONE) {
 			last = (hs_refusal_t)(fx_refusal(j, f, n) ? fx_refusal(j, f, n) : HS_REFUSE_BUSY);
 			continue;
 		}
@@ -434,10 +447,10 @@ static inline void fx_do_start(fx_t *f, fx_job_t *j, hs_act_t *a)
 		fx_run(f, j, pt->held, pt->nheld); /* the partner's very GPUs */
 		break;
 	case HS_WHERE_TYPE:
-		r = a->type ? fx_place(f, j, a->type) : HS_REFUSE_CONFIG;
+		r = a->type ? fx_place(f, j, a->type, a->avoid, a->navoid) : HS_REFUSE_CONFIG;
 		break;
 	case HS_WHERE_ANY:
-		r = fx_place(f, j, NULL);
+		r = fx_place(f, j, NULL, a->avoid, a->navoid);
 		break;
 	}
 	a->out = r == HS_REFUSE_NONE ? HS_OUT_DONE : HS_OUT_REFUSED;

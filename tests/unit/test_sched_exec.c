@@ -2,7 +2,8 @@
 /* test_sched_exec.c — what follows an outcome (exec.h), decided by the
  * engine and carried out by the fake Slurm executor of sched_fixtures.h:
  * the fallbacks of a start Slurm refuses (the planned GPU type, then any
- * type), waiting for GPUs a preemption of the same pass frees, the refill
+ * type), waiting for GPUs a preemption of the same pass frees (and the
+ * fallbacks leaving such a start's nodes alone), the refill
  * of a refused start's GPUs in priority order (held jobs skipped, tries
  * bounded), a packed start whose partner stopped, a restart's fallback,
  * jobs no single type holds, time-slicing suspends that follow their
@@ -194,6 +195,46 @@ static void test_type_refused_any_type(void **state)
 	hs_engine_free(e);
 }
 
+/* A start deferred for a victim's GPUs keeps the part of its target that
+ * is free already: another job's fallback to any type (refused on its own
+ * type) must not take it, or the deferred start fails at its retry. The
+ * fallback leaves the target's node out (user-bounds.md, 3b). */
+static void test_fallback_avoids_deferred_target(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1,k80:1:2");
+	fx_job_t *v = fx_add(&f, 1, 1);
+	v->ckpt = 1;
+	v->state = HS_SJ_RUNNING;
+	v->nheld = 1;
+	v->held[0] = (hs_sgpu_t){ .node = fx_node(&f, "k80-1"), .gpu = 0 };
+	v->start = f.now - 100;
+	fx_job_t *b = fx_add(&f, 2, 2);
+	fx_job_t *a = fx_add(&f, 3, 1);
+	a->refuse_node = "v100-1"; /* its memory, say: no v100 node holds it */
+	hs_engine_t *e = fx_engine(NULL, logger);
+	hs_plan_t p;
+	fx_counts_t c;
+	plan_init(&p, 4);
+	entry(&p, &f, 1, HS_PLAN_CHECKPOINT, NULL, 0, NULL);
+	entry(&p, &f, 2, HS_PLAN_START, "k80-1", 2, "k80");
+	entry(&p, &f, 3, HS_PLAN_START, "v100-1", 1, "v100");
+	f.no_ticks = 1;
+	run(&f, e, &p, &c);
+	assert_int_equal(b->state, HS_SJ_PENDING); /* deferred: GPU 0 still held */
+	assert_int_equal(a->state, HS_SJ_PENDING); /* k80-1's free GPU left to b */
+	assert_int_equal(c.fallbacks, 2);          /* tried on v100, then any type */
+	for (int t = 0; t < 4; t++)
+		(void)fx_tick(&f, e, &c);
+	assert_int_equal(v->state, HS_SJ_PENDING);
+	assert_int_equal(b->state, HS_SJ_RUNNING);
+	assert_int_equal(b->nheld, 2);
+	assert_string_equal(node_of(&f, b), "k80-1");
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
 /* A start refused for good (a limit): its GPUs go to the next pending job
  * in priority order that fits them, in the same pass; a candidate Slurm
  * holds now is skipped (not counted as a try); the refused job's reason
@@ -361,6 +402,47 @@ static void test_restart_type_fallback(void **state)
 	hs_engine_free(e);
 }
 
+/* The same between in-flight ops: a restart that waits for GPUs still
+ * held keeps its target's node from another restart's fallback to any
+ * type, in the same tick; once the holder is gone it starts there. */
+static void test_op_fallback_avoids_waiting_restart(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:1,k80:1:2");
+	fx_job_t *v = fx_add(&f, 3, 1); /* holds k80-1's GPU 0, stays */
+	v->state = HS_SJ_RUNNING;
+	v->nheld = 1;
+	v->held[0] = (hs_sgpu_t){ .node = fx_node(&f, "k80-1"), .gpu = 0 };
+	v->start = f.now - 100;
+	fx_job_t *a = fx_add(&f, 1, 1);
+	a->refuse_node = "v100-1";
+	a->restart_cnt = 1;
+	fx_job_t *b = fx_add(&f, 2, 2);
+	b->restart_cnt = 1;
+	hs_engine_t *e = fx_engine(NULL, logger);
+	hs_plan_t p;
+	plan_init(&p, 2);
+	hs_plan_job_t *pa = entry(&p, &f, 1, HS_PLAN_REQUEUE, "v100-1", 1, "v100");
+	hs_plan_job_t *pb = entry(&p, &f, 2, HS_PLAN_REQUEUE, "k80-1", 2, "k80");
+	pa->restart_cnt = pb->restart_cnt = 0;
+	assert_int_equal(hs_engine_applied(e, pa, 1, f.now, 0, NULL), 0);
+	assert_int_equal(hs_engine_applied(e, pb, 1, f.now, 0, NULL), 0);
+	fx_counts_t c = { 0 };
+	(void)fx_tick(&f, e, &c);
+	assert_int_equal(c.fallbacks, 2);          /* a: on v100, then any type */
+	assert_int_equal(a->state, HS_SJ_PENDING); /* not on b's k80-1 */
+	assert_int_equal(b->state, HS_SJ_PENDING);
+	v->gone = 1;
+	v->nheld = 0;
+	for (int t = 0; t < 3; t++)
+		(void)fx_tick(&f, e, &c);
+	assert_int_equal(b->state, HS_SJ_RUNNING);
+	assert_string_equal(node_of(&f, b), "k80-1");
+	hs_plan_free(&p);
+	hs_engine_free(e);
+}
+
 /* A job no single type can hold is placed by Slurm on any free GPUs. */
 static void test_slurm_placed(void **state)
 {
@@ -448,6 +530,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_refusal_type_fallback),
+		cmocka_unit_test(test_fallback_avoids_deferred_target),
 		cmocka_unit_test(test_busy_but_gpus_free_falls_back),
 		cmocka_unit_test(test_busy_gpus_held_waits_for_victim),
 		cmocka_unit_test(test_type_refused_any_type),
@@ -456,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_refill_held_not_counted),
 		cmocka_unit_test(test_packed_partner_gone),
 		cmocka_unit_test(test_restart_type_fallback),
+		cmocka_unit_test(test_op_fallback_avoids_waiting_restart),
 		cmocka_unit_test(test_slurm_placed),
 		cmocka_unit_test(test_timeslice_after_start),
 		cmocka_unit_test(test_suspend_gone_clears_mark),

@@ -141,7 +141,8 @@ int hs_cpu_jobs_fill(const hs_sconf_t *conf, hs_lock_hold_t *hold, int gpu_shape
 		 * own (why a GPU shape waits, engine_plan.c) says more */
 		char *ours = job_ptr->state_desc && !strncmp(job_ptr->state_desc, HS_REASON_PREFIX, strlen(HS_REASON_PREFIX))
 				     ? xstrdup(job_ptr->state_desc) : NULL;
-		if (hs_start(conf, job_ptr, HS_WHERE_ANY, NULL, NULL, fill_why(conf, job_ptr)) ==
+		if (hs_start(conf, job_ptr, HS_WHERE_ANY, NULL, NULL, NULL, 0,
+			     fill_why(conf, job_ptr)) ==
 		    SLURM_SUCCESS)
 			started++;
 		else

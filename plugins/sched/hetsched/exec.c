@@ -79,7 +79,7 @@ static void do_start(const hs_sconf_t *conf, job_record_t *job_ptr, hs_act_t *a)
 	if (gate == HS_OUT_REFUSED)
 		a->refusal = HS_REFUSE_HELD;
 	if (gate == HS_OUT_DONE) {
-		rc = hs_start(conf, job_ptr, a->where, a->target, a->type,
+		rc = hs_start(conf, job_ptr, a->where, a->target, a->type, a->avoid, a->navoid,
 			      a->why ? a->why : "hetsched");
 		if (rc == SLURM_SUCCESS) {
 			set_result(a, HS_OUT_DONE, rc);

@@ -142,10 +142,12 @@ hs_outcome_t hs_may_start(job_record_t *job_ptr, int *rc);
  * started where `where` says (exec.h): exactly the target's nodes, packed
  * onto target->partner, any nodes of GPU type `type`, or any nodes of its
  * partitions (managed ones for a job of a managed partition), Slurm
- * placing it within that. A Slurm error code; HS_ESLURM_PARTNER_GONE for
- * a packed start whose partner does not run. */
+ * placing it within that, never on the `navoid` nodes `avoid` names
+ * (HS_WHERE_TYPE and HS_WHERE_ANY). A Slurm error code;
+ * HS_ESLURM_PARTNER_GONE for a packed start whose partner does not run. */
 int hs_start(const hs_sconf_t *conf, job_record_t *job_ptr, hs_where_t where,
-	     const hs_target_t *target, const char *type, const char *why);
+	     const hs_target_t *target, const char *type, const char *const *avoid, int navoid,
+	     const char *why);
 #define HS_ESLURM_PARTNER_GONE ESLURM_JOB_NOT_RUNNING
 
 /* ops.c: advances every in-flight op once (an ops pass of the engine);

@@ -202,12 +202,25 @@ static bitstr_t *type_nodes(const char *type)
 	return b;
 }
 
+/* Takes the nodes an act leaves out (the engine's names; an unknown
+ * name is skipped) out of `b`. */
+static void leave_out(bitstr_t *b, const char *const *avoid, int navoid)
+{
+	for (int i = 0; avoid && i < navoid; i++) {
+		node_record_t *node_ptr = avoid[i] ? find_node_record((char *)avoid[i]) : NULL;
+		if (node_ptr)
+			bit_clear(b, node_ptr->index);
+	}
+}
+
 int hs_start(const hs_sconf_t *conf, job_record_t *job_ptr, hs_where_t where,
-	     const hs_target_t *target, const char *type, const char *why)
+	     const hs_target_t *target, const char *type, const char *const *avoid, int navoid,
+	     const char *why)
 {
 	if (!job_ptr->details)
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	int rc;
+	bitstr_t *allowed = NULL;
 	switch (where) {
 	case HS_WHERE_NODES:
 		return on_nodes(job_ptr, target, why);
@@ -216,12 +229,20 @@ int hs_start(const hs_sconf_t *conf, job_record_t *job_ptr, hs_where_t where,
 	case HS_WHERE_TYPE:
 		if (!type)
 			return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
-		bitstr_t *typed = type_nodes(type);
-		rc = in_partitions(conf, job_ptr, typed, why);
-		FREE_NULL_BITMAP(typed);
-		return rc;
+		allowed = type_nodes(type);
+		break;
 	case HS_WHERE_ANY:
-		return in_partitions(conf, job_ptr, NULL, why);
+		if (avoid && navoid > 0) {
+			allowed = bit_alloc(node_record_count);
+			bit_set_all(allowed);
+		}
+		break;
+	default:
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
-	return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	if (allowed)
+		leave_out(allowed, avoid, navoid);
+	rc = in_partitions(conf, job_ptr, allowed, why);
+	FREE_NULL_BITMAP(allowed);
+	return rc;
 }
