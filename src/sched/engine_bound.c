@@ -26,7 +26,7 @@ int hs_bound_round_init(const hs_engine_t *e, hs_round_build_t *b)
 }
 
 void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, const hs_sjob_t *sj,
-		     const char *model, int measured, const double *lrate,
+		     const char *model, char *lkind, int measured, const double *lrate,
 		     const unsigned char *linf, const double *lconf, double *kind, double *maxr,
 		     hs_bound_in_t *bi)
 {
@@ -51,11 +51,10 @@ void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, const hs_sjob_t 
 	 * miss when users alternate) are not needed for it */
 	if (!measured && !learned)
 		return;
-	char k[HS_LEARN_KIND_MAX];
-	hs_learn_job_kind(e, sj, model, k);
+	hs_learn_job_kind(e, sj, model, lkind);
 	/* only the job's own scope: LearnScope decides whose reports may
 	 * widen another user's bound */
-	hs_learn_max_ratios(&e->learn, k, sj->gpus, (const char *const *)b->problem.cluster.names,
+	hs_learn_max_ratios(&e->learn, lkind, sj->gpus, (const char *const *)b->problem.cluster.names,
 			    J, maxr);
 }
 

@@ -344,15 +344,18 @@ int hs_learn_explore_on(const hs_engine_t *e);
  * guess); returns the raised types as bits. */
 uint64_t hs_learn_optimism(int J, const hs_estimate_source_t *tsrc, const double *conf,
 			   double *thr);
-/* Job sj's kind (model: its hint, "" = none) into out[HS_LEARN_KIND_MAX]. */
+/* Job sj's kind (model: its hint, "" = none) into out[HS_LEARN_KIND_MAX].
+ * out is also a cache: left as it is when out[0] is set (a caller that
+ * needs the kind several times in a round starts it at ""). */
 void hs_learn_job_kind(const hs_engine_t *e, const hs_sjob_t *sj, const char *model, char *out);
 /* Feeds the learned table the reports of sj's record newer than those
  * it had from that job. */
 void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model,
 			  const hs_record_t *rec, int64_t now);
 /* The learned or inferred rate of sj's kind on each of names[0..J-1]
- * (0 = none), inferred[j] = 1 when inferred, conf[j] its confidence. */
-void hs_learn_job_rates(hs_engine_t *e, const hs_sjob_t *sj, const char *model,
+ * (0 = none), inferred[j] = 1 when inferred, conf[j] its confidence.
+ * lkind: the kind's cache (hs_learn_job_kind). */
+void hs_learn_job_rates(hs_engine_t *e, const hs_sjob_t *sj, const char *model, char *lkind,
 			char *const *names, int J, int64_t now, double *rate,
 			unsigned char *inferred, double *conf);
 void hs_jmemo_free(hs_engine_t *e);
@@ -458,9 +461,10 @@ void hs_build_free(hs_round_build_t *b);
 int hs_bound_round_init(const hs_engine_t *e, hs_round_build_t *b);
 /* Job sj's bound inputs into *bi: kind[ntypes] (from its learned rates
  * lrate, linf, lconf, NULL with Learning=no) and maxr[ntypes^2] are the
- * caller's room; measured: its record reports a rate. */
+ * caller's room; measured: its record reports a rate; lkind: the cache of
+ * its learning kind (hs_learn_job_kind). */
 void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, const hs_sjob_t *sj,
-		     const char *model, int measured, const double *lrate,
+		     const char *model, char *lkind, int measured, const double *lrate,
 		     const unsigned char *linf, const double *lconf, double *kind, double *maxr,
 		     hs_bound_in_t *bi);
 /* Logs job id's bounds when one applies that did not the round before. */

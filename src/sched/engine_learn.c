@@ -13,6 +13,8 @@
 
 void hs_learn_job_kind(const hs_engine_t *e, const hs_sjob_t *sj, const char *model, char *out)
 {
+	if (out[0])
+		return; /* computed earlier this round (it is per job per round) */
 	char uid[16];
 	/* the uid, not the name: Slurm knows the name only through the
 	 * association, which a job may lack, and a kind must not change
@@ -54,8 +56,7 @@ void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model
 		return; /* nowhere to remember what was fed: feed nothing */
 	int64_t since = m->learn_t, newest = since;
 	const hs_jacct_t *ac = NULL; /* looked up at its first new report */
-	char kind[HS_LEARN_KIND_MAX];
-	kind[0] = '\0';
+	char kind[HS_LEARN_KIND_MAX] = "";
 	for (int i = 0; i < rec->nthr && i < HS_RECORD_MAX_TYPES; i++) {
 		const hs_record_thr_t *r = &rec->thr[i];
 		/* "type:shared" is a packed measurement, not the kind's
@@ -74,14 +75,13 @@ void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model
 	m->learn_t = newest;
 }
 
-void hs_learn_job_rates(hs_engine_t *e, const hs_sjob_t *sj, const char *model,
+void hs_learn_job_rates(hs_engine_t *e, const hs_sjob_t *sj, const char *model, char *lkind,
 			char *const *names, int J, int64_t now, double *rate,
 			unsigned char *inferred, double *conf)
 {
 	hs_learn_src_t src[J > 0 ? J : 1];
-	char kind[HS_LEARN_KIND_MAX];
-	hs_learn_job_kind(e, sj, model, kind);
-	(void)hs_learn_estimate(&e->learn, kind, sj->gpus, (const char *const *)names, J, now, rate,
+	hs_learn_job_kind(e, sj, model, lkind);
+	(void)hs_learn_estimate(&e->learn, lkind, sj->gpus, (const char *const *)names, J, now, rate,
 				src, conf);
 	for (int j = 0; j < J; j++)
 		inferred[j] = src[j] == HS_LEARN_INFERRED;

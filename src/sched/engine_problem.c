@@ -207,9 +207,14 @@ static void select_problem_jobs(const hs_snap_t *s, hs_round_scratch_t *sc, hs_r
 		}
 		sc->order[npj++] = i;
 	}
-	for (int k = 0; k < npj; k++)
+	int sorted = 1;
+	for (int k = 0; k < npj; k++) {
 		sc->keys[k] = ((uint64_t)s->jobs[sc->order[k]].id << 32) | (uint32_t)sc->order[k];
-	qsort(sc->keys, (size_t)npj, sizeof(*sc->keys), cmp_u64);
+		sorted &= k == 0 || sc->keys[k - 1] < sc->keys[k];
+	}
+	/* snapshots usually list jobs in id order already: then no sort */
+	if (!sorted)
+		qsort(sc->keys, (size_t)npj, sizeof(*sc->keys), cmp_u64);
 	for (int k = 0; k < npj; k++)
 		sc->order[k] = (int)(sc->keys[k] & 0xffffffffu);
 	sc->npj = npj;
@@ -293,8 +298,9 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 	double lrate[J > 0 ? J : 1], lconf[J > 0 ? J : 1];
 	unsigned char linf[J > 0 ? J : 1];
 	hs_estimate_source_t tsrc[J > 0 ? J : 1];
+	char lkind[HS_LEARN_KIND_MAX] = ""; /* the learning kind, once */
 	if (e->conf.learning) {
-		hs_learn_job_rates(e, sj, b->hints[i].model, pb->cluster.names, J, s->now, lrate,
+		hs_learn_job_rates(e, sj, b->hints[i].model, lkind, pb->cluster.names, J, s->now, lrate,
 				   linf, lconf);
 		ein.learned = lrate;
 		ein.learned_inferred = linf;
@@ -303,7 +309,7 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 	/* bounds on what the job reports (sched/bound.h) */
 	double kind[J > 0 ? J : 1], maxr[J > 0 ? J * J : 1];
 	hs_bound_in_t bin;
-	hs_bound_job_in(e, b, sj, b->hints[i].model, recp && recp->nthr > 0,
+	hs_bound_job_in(e, b, sj, b->hints[i].model, lkind, recp && recp->nthr > 0,
 			e->conf.learning ? lrate : NULL, linf, lconf, kind, maxr, &bin);
 	ein.bound = &bin;
 	ein.bounded = &b->bounded[k];

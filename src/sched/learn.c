@@ -34,8 +34,10 @@ static void put(char *out, size_t *n, const char *src)
 	for (const unsigned char *p = (const unsigned char *)src; *p; p++) {
 		if (*n + 1 >= HS_LEARN_KIND_MAX)
 			break;
+		/* every job every round: comparisons, not strchr */
 		int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			 (*p >= '0' && *p <= '9') || strchr("._+@-", *p);
+			 (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '+' ||
+			 *p == '@' || *p == '-';
 		out[(*n)++] = ok ? (char)*p : '_';
 	}
 	out[*n] = '\0';
