@@ -2,9 +2,9 @@
 /* array_slots.h — how many task slots each pending job array gets in a
  * round's snapshot (issue 28 item 6). A pending array is one Slurm record;
  * the snapshot shows the policy one job per task it could start now (a
- * slot, a copy of the record). Slots cost memory (each copies the job's
- * HS_* environment and AdminComment) and are only useful up to the GPUs
- * free now, so the snapshot hands out one budget of free GPUs over all
+ * slot, a copy of the record that shares its data: hs_snap_dup_job).
+ * Slots cost time and a job entry each, and are only useful up to the
+ * GPUs free now, so the snapshot hands out one budget of free GPUs over all
  * arrays, one slot at a time, round-robin over the arrays' owners (hs_sjob_owner: the
  * association under Fairness=tree; within an owner, to its arrays in
  * queue order). So one user's many arrays

@@ -16,6 +16,9 @@ void hs_snap_init(hs_snap_t *s)
 
 static void free_job(hs_sjob_t *j)
 {
+	free(j->held);
+	if (j->borrowed)
+		return; /* the rest is the array record's */
 	free(j->gpu_type);
 	free(j->parts);
 	for (uint32_t i = 0; i < j->nenv; i++)
@@ -26,7 +29,6 @@ static void free_job(hs_sjob_t *j)
 	free(j->user);
 	free(j->name);
 	free(j->qos);
-	free(j->held);
 	free(j->node_ok);
 }
 
@@ -103,22 +105,6 @@ int hs_snap_find_assoc(const hs_snap_t *s, uint32_t id)
 	return -1;
 }
 
-static int dup_str(const char *in, char **out)
-{
-	*out = in ? strdup(in) : NULL;
-	return !in || *out ? 0 : -1;
-}
-
-static void *dup_mem(const void *in, size_t n)
-{
-	if (!in || n == 0)
-		return NULL;
-	void *p = malloc(n);
-	if (p)
-		memcpy(p, in, n);
-	return p;
-}
-
 hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id)
 {
 	if (from < 0 || from >= s->njobs || !hs_snap_add_job(s))
@@ -126,34 +112,16 @@ hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id)
 	/* the add may have moved the array: index again */
 	const hs_sjob_t *o = &s->jobs[from];
 	hs_sjob_t *j = &s->jobs[s->njobs - 1];
+	/* Shared, not copied (issue 28 item 6a): every slot of a big array
+	 * would otherwise copy up to 32 HS_* entries of 2 KB and the
+	 * AdminComment. The record outlives its slots (same snapshot), and
+	 * nothing changes a snapshot job's data once the snapshot is built. */
 	*j = *o;
 	j->id = id;
 	j->act_id = hs_sjob_act_id(o);
-	j->gpu_type = j->admin_comment = j->account = j->qos = j->user = j->name = NULL;
-	j->env = NULL;
-	j->nenv = 0;
 	j->held = NULL;
 	j->nheld = 0;
-	j->parts = dup_mem(o->parts, (size_t)o->nparts * sizeof(int));
-	j->node_ok = dup_mem(o->node_ok, (size_t)s->nnodes);
-	int bad = (o->nparts > 0 && !j->parts) || (o->node_ok && s->nnodes > 0 && !j->node_ok);
-	bad |= dup_str(o->gpu_type, &j->gpu_type) | dup_str(o->admin_comment, &j->admin_comment) |
-	       dup_str(o->account, &j->account) | dup_str(o->qos, &j->qos) |
-	       dup_str(o->user, &j->user) | dup_str(o->name, &j->name);
-	if (!bad && o->nenv > 0) {
-		j->env = calloc(o->nenv, sizeof(char *));
-		bad = !j->env;
-		for (uint32_t k = 0; !bad && k < o->nenv; k++) {
-			bad = dup_str(o->env[k], &j->env[k]) < 0;
-			if (!bad)
-				j->nenv++;
-		}
-	}
-	if (bad) {
-		free_job(j);
-		s->njobs--;
-		return NULL;
-	}
+	j->borrowed = 1;
 	return j;
 }
 

@@ -119,6 +119,9 @@ typedef struct hs_sjob {
 	                            * not `id`: for the extra task slots of a
 	                            * pending job array (hs_snap_dup_job), the
 	                            * array's pending record; 0 = id */
+	unsigned char borrowed;    /* a task slot (hs_snap_dup_job): its
+	                            * strings, env, parts and node_ok are the
+	                            * array record's, freed with that record */
 } hs_sjob_t;
 
 typedef struct hs_snap {
@@ -138,9 +141,11 @@ void hs_snap_init(hs_snap_t *s);
 void hs_snap_free(hs_snap_t *s);
 /* Appends a zeroed job (NULL on out of memory). */
 hs_sjob_t *hs_snap_add_job(hs_snap_t *s);
-/* Appends a deep copy of job `from` with id `id` and act_id = the
- * original's Slurm record (a pending job array counts as one job per
- * pending task: each slot starts one task). NULL on out of memory (the
+/* Appends a copy of job `from` with id `id` and act_id = the original's
+ * Slurm record (a pending job array counts as one job per pending task:
+ * each slot starts one task). The copy shares the original's strings,
+ * env, parts and node_ok (borrowed: a slot costs one hs_sjob_t, not a
+ * copy of the user's data); it holds no GPUs. NULL on out of memory (the
  * snapshot stays valid). */
 hs_sjob_t *hs_snap_dup_job(hs_snap_t *s, int from, uint32_t id);
 /* The Slurm record a snapshot job acts on (act_id, else id). */
