@@ -109,6 +109,17 @@ done:
 	return rc;
 }
 
+/* A pending job that no single GPU type can hold and that asked for no
+ * type: Slurm may place it across types (HS_PLAN_SLURM), after which the
+ * round cannot model it and it holds its GPUs to its end, checkpoints or
+ * not. It is admitted like a pinned job (issue 28 item 3c). */
+static int spans_types(const hs_snap_t *s, const hs_round_build_t *b, int i)
+{
+	const hs_sjob_t *sj = &s->jobs[i];
+	return b->role[i] == HS_ROLE_NOFIT && !b->busy[i] && !sj->gpu_type &&
+	       sj->state == HS_SJ_PENDING && sj->eligible;
+}
+
 int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
 {
 	const hs_sconf_t *c = &e->conf;
@@ -130,11 +141,12 @@ int hs_pin_filter(const hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b)
 		const hs_sjob_t *sj = &s->jobs[i];
 		hs_role_t r = b->role[i];
 		int running_pinned = r == HS_ROLE_PINNED && sj->nheld > 0;
-		if (r != HS_ROLE_ACTIVE && r != HS_ROLE_LEAVING && !running_pinned)
+		int span = spans_types(s, b, i);
+		if (r != HS_ROLE_ACTIVE && r != HS_ROLE_LEAVING && !running_pinned && !span)
 			continue;
 		hs_preempt_job_t pjob = hs_preempt_job(b, sj, i);
-		int pp = r == HS_ROLE_ACTIVE && sj->state == HS_SJ_PENDING &&
-			 hs_preempt_holds(&rules, &pjob);
+		int pp = span || (r == HS_ROLE_ACTIVE && sj->state == HS_SJ_PENDING &&
+				  hs_preempt_holds(&rules, &pjob));
 		/* Work conservation: a pinned job that cannot start now (too
 		 * few usable GPUs on its nodes) neither claims a place in the
 		 * group's share nor, in priority order, holds back the ones

@@ -377,6 +377,12 @@ static void other_role_reason(const hs_engine_t *e, const hs_snap_t *s, const hs
 		snprintf(buf, len, HS_REASON_PREFIX "%ld: waiting, it cannot be moved once "
 			 "started and its owner's jobs like it hold their share of the GPUs' "
 			 "time slices (PinnedAdmission)", round);
+	/* preemptible, yet held back without time slicing: a job no single
+	 * type can hold (engine_pinned.c), pinned once Slurm places it */
+	else if (b->role[i] == HS_ROLE_PIN_WAIT && !sj->gpu_type && hs_preempt_able(&rules, &pjob))
+		snprintf(buf, len, HS_REASON_PREFIX "%ld: waiting, no single GPU type can hold its "
+			 "%d GPUs, so once started across types it cannot be preempted, and jobs "
+			 "like it hold their share of the GPUs (PinnedAdmission)", round, sj->gpus);
 	else if (b->role[i] == HS_ROLE_PIN_WAIT)
 		snprintf(buf, len, HS_REASON_PREFIX "%ld: waiting, it cannot be preempted and jobs "
 			 "like it hold their share of the GPUs (PinnedAdmission)", round);

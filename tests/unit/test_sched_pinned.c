@@ -7,7 +7,8 @@
  * preemptible jobs time-share the rest; a pinned job that ends makes
  * room for the next one. PinnedAdmission=always (the old behaviour)
  * lets the pinned jobs take every GPU. A running pinned job's GPUs count
- * against its user's share (PinnedCharge). */
+ * against its user's share (PinnedCharge). A job no single type can hold
+ * is admitted like a pinned one. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -446,6 +447,54 @@ static void test_pinned_admission_between_users(void **state)
 	}
 }
 
+/* A job no single GPU type can hold (3 GPUs, 2 of each type) would be
+ * placed by Slurm across types and then never be preempted, checkpoints
+ * or not: it is admitted like a pinned job (issue 28 item 3c). With
+ * three preemptible jobs of another user waiting and a pinned job
+ * running, the pinned group's share (4 x 4/7 GPUs) has no room for it:
+ * it waits, saying why. Without the other user's jobs it starts (Slurm's
+ * placement), and PinnedAdmission=always starts it whatever the share. */
+static void test_span_job_admitted_like_pinned(void **state)
+{
+	(void)state;
+	for (int run = 0; run < 3; run++) { /* 0 contended, 1 alone, 2 always */
+		fx_t f;
+		fx_init(&f, "v100:1:2,k80:1:2");
+		fx_job_t *r = fx_add(&f, 1, 1); /* pinned, running */
+		r->uid = 3;
+		r->state = HS_SJ_RUNNING;
+		r->start = f.now - 60;
+		r->held[r->nheld++] = (hs_sgpu_t){ .node = fx_node(&f, "k80-1"), .gpu = 0 };
+		fx_job_t *span = fx_add(&f, 2, 3);
+		span->uid = 1;
+		span->ckpt = 1;
+		for (uint32_t id = 3; id <= 5 && run != 1; id++) {
+			fx_job_t *j = fx_add(&f, id, 1);
+			j->uid = 2;
+			j->ckpt = 1;
+		}
+		hs_engine_t *e = engine_with(run == 2 ? "PinnedAdmission=always\n"
+						    : "PinnedAdmission=share\n");
+		hs_snap_t s;
+		hs_plan_t p;
+		hs_err_t err;
+		fx_snapshot(&f, &s);
+		assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+		const hs_plan_job_t *pj = plan_job(&p, 2);
+		assert_non_null(pj);
+		if (run == 0) {
+			assert_int_equal(pj->op, HS_PLAN_NONE);
+			assert_non_null(strstr(pj->reason, "no single GPU type can hold its 3 GPUs"));
+			assert_non_null(strstr(pj->reason, "PinnedAdmission"));
+		} else {
+			assert_int_equal(pj->op, HS_PLAN_SLURM);
+		}
+		hs_plan_free(&p);
+		hs_snap_free(&s);
+		hs_engine_free(e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_no_usable_type_down),
 		cmocka_unit_test(test_no_usable_type_running),
 		cmocka_unit_test(test_pinned_charged_to_user),
+		cmocka_unit_test(test_span_job_admitted_like_pinned),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
