@@ -495,6 +495,46 @@ static void test_span_job_admitted_like_pinned(void **state)
 	}
 }
 
+/* Once Slurm has placed it across types, such a job is pinned (never
+ * checkpointed or requeued by a round) and its GPUs count against its
+ * user's share (PinnedCharge), as any pinned job's. */
+static void test_span_job_running_charged(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2,k80:1:2");
+	fx_job_t *span = fx_add(&f, 2, 3);
+	span->uid = 1;
+	span->ckpt = 1;
+	span->state = HS_SJ_RUNNING;
+	span->start = f.now - 60;
+	span->held[span->nheld++] = (hs_sgpu_t){ .node = fx_node(&f, "v100-1"), .gpu = 0 };
+	span->held[span->nheld++] = (hs_sgpu_t){ .node = fx_node(&f, "v100-1"), .gpu = 1 };
+	span->held[span->nheld++] = (hs_sgpu_t){ .node = fx_node(&f, "k80-1"), .gpu = 0 };
+	for (uint32_t id = 3; id <= 4; id++) {
+		fx_job_t *j = fx_add(&f, id, 1);
+		j->uid = 2;
+		j->ckpt = 1;
+	}
+	hs_engine_t *e = engine_with("PinnedAdmission=share\n");
+	hs_snap_t s;
+	hs_plan_t p;
+	hs_err_t err;
+	fx_snapshot(&f, &s);
+	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+	const hs_plan_job_t *pj = plan_job(&p, 2);
+	assert_true(!pj || (pj->op != HS_PLAN_CHECKPOINT && pj->op != HS_PLAN_REQUEUE &&
+			    pj->op != HS_PLAN_SUSPEND));
+	json_object *st = hs_engine_status(e, &s, &p, NULL, f.now, &err);
+	assert_non_null(st);
+	assert_true(fabs(status_pinned(st, "uid1@acct") - 3.0) < 1e-9);
+	assert_true(fabs(status_pinned(st, "uid2@acct")) < 1e-9);
+	json_object_put(st);
+	hs_plan_free(&p);
+	hs_snap_free(&s);
+	hs_engine_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_no_usable_type_running),
 		cmocka_unit_test(test_pinned_charged_to_user),
 		cmocka_unit_test(test_span_job_admitted_like_pinned),
+		cmocka_unit_test(test_span_job_running_charged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
