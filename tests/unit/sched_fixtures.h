@@ -303,6 +303,16 @@ static inline void fx_run(fx_t *f, fx_job_t *j, const hs_sgpu_t *held, int nh)
 	j->start = f->now;
 }
 
+/* Job j runs (since 100 s ago unless set) and holds GPU `gpu` of node
+ * `node` as well: a test's running job or victim. */
+static inline void fx_hold(fx_t *f, fx_job_t *j, const char *node, int gpu)
+{
+	j->state = HS_SJ_RUNNING;
+	if (!j->start)
+		j->start = f->now - 100;
+	j->held[j->nheld++] = (hs_sgpu_t){ .node = fx_node(f, node), .gpu = gpu };
+}
+
 /* Slurm's refusals the fake can play, per job: a start on refuse_node is
  * refused as "requested node configuration is not available" (CONFIG:
  * e.g. more memory than the node has), or as "nodes busy" (busy_node:

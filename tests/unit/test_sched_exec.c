@@ -206,10 +206,7 @@ static void test_fallback_avoids_deferred_target(void **state)
 	fx_init(&f, "v100:1:1,k80:1:2");
 	fx_job_t *v = fx_add(&f, 1, 1);
 	v->ckpt = 1;
-	v->state = HS_SJ_RUNNING;
-	v->nheld = 1;
-	v->held[0] = (hs_sgpu_t){ .node = fx_node(&f, "k80-1"), .gpu = 0 };
-	v->start = f.now - 100;
+	fx_hold(&f, v, "k80-1", 0);
 	fx_job_t *b = fx_add(&f, 2, 2);
 	fx_job_t *a = fx_add(&f, 3, 1);
 	a->refuse_node = "v100-1"; /* its memory, say: no v100 node holds it */
@@ -411,10 +408,7 @@ static void test_op_fallback_avoids_waiting_restart(void **state)
 	fx_t f;
 	fx_init(&f, "v100:1:1,k80:1:2");
 	fx_job_t *v = fx_add(&f, 3, 1); /* holds k80-1's GPU 0, stays */
-	v->state = HS_SJ_RUNNING;
-	v->nheld = 1;
-	v->held[0] = (hs_sgpu_t){ .node = fx_node(&f, "k80-1"), .gpu = 0 };
-	v->start = f.now - 100;
+	fx_hold(&f, v, "k80-1", 0);
 	fx_job_t *a = fx_add(&f, 1, 1);
 	a->refuse_node = "v100-1";
 	a->restart_cnt = 1;

@@ -447,6 +447,14 @@ static void test_pinned_admission_between_users(void **state)
 	}
 }
 
+/* One round of e on f's snapshot (*s and *p for the caller to free). */
+static void round_on(fx_t *f, hs_engine_t *e, hs_snap_t *s, hs_plan_t *p)
+{
+	hs_err_t err;
+	fx_snapshot(f, s);
+	assert_int_equal(hs_engine_round(e, s, p, &err), 0);
+}
+
 /* A job no single GPU type can hold (3 GPUs, 2 of each type) would be
  * placed by Slurm across types and then never be preempted, checkpoints
  * or not: it is admitted like a pinned job (issue 28 item 3c). With
@@ -462,9 +470,7 @@ static void test_span_job_admitted_like_pinned(void **state)
 		fx_init(&f, "v100:1:2,k80:1:2");
 		fx_job_t *r = fx_add(&f, 1, 1); /* pinned, running */
 		r->uid = 3;
-		r->state = HS_SJ_RUNNING;
-		r->start = f.now - 60;
-		r->held[r->nheld++] = (hs_sgpu_t){ .node = fx_node(&f, "k80-1"), .gpu = 0 };
+		fx_hold(&f, r, "k80-1", 0);
 		fx_job_t *span = fx_add(&f, 2, 3);
 		span->uid = 1;
 		span->ckpt = 1;
@@ -477,9 +483,7 @@ static void test_span_job_admitted_like_pinned(void **state)
 						    : "PinnedAdmission=share\n");
 		hs_snap_t s;
 		hs_plan_t p;
-		hs_err_t err;
-		fx_snapshot(&f, &s);
-		assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+		round_on(&f, e, &s, &p);
 		const hs_plan_job_t *pj = plan_job(&p, 2);
 		assert_non_null(pj);
 		if (run == 0) {
@@ -506,11 +510,9 @@ static void test_span_job_running_charged(void **state)
 	fx_job_t *span = fx_add(&f, 2, 3);
 	span->uid = 1;
 	span->ckpt = 1;
-	span->state = HS_SJ_RUNNING;
-	span->start = f.now - 60;
-	span->held[span->nheld++] = (hs_sgpu_t){ .node = fx_node(&f, "v100-1"), .gpu = 0 };
-	span->held[span->nheld++] = (hs_sgpu_t){ .node = fx_node(&f, "v100-1"), .gpu = 1 };
-	span->held[span->nheld++] = (hs_sgpu_t){ .node = fx_node(&f, "k80-1"), .gpu = 0 };
+	fx_hold(&f, span, "v100-1", 0);
+	fx_hold(&f, span, "v100-1", 1);
+	fx_hold(&f, span, "k80-1", 0);
 	for (uint32_t id = 3; id <= 4; id++) {
 		fx_job_t *j = fx_add(&f, id, 1);
 		j->uid = 2;
@@ -520,8 +522,7 @@ static void test_span_job_running_charged(void **state)
 	hs_snap_t s;
 	hs_plan_t p;
 	hs_err_t err;
-	fx_snapshot(&f, &s);
-	assert_int_equal(hs_engine_round(e, &s, &p, &err), 0);
+	round_on(&f, e, &s, &p);
 	const hs_plan_job_t *pj = plan_job(&p, 2);
 	assert_true(!pj || (pj->op != HS_PLAN_CHECKPOINT && pj->op != HS_PLAN_REQUEUE &&
 			    pj->op != HS_PLAN_SUSPEND));
