@@ -32,7 +32,6 @@ const char *hs_outcome_name(hs_outcome_t o)
 
 /* ---- the plan's stages ------------------------------------------------------------- */
 
-
 /* Does the partner of a packed start run (or will it, once started in
  * this pass)? 1 runs now, 2 starts in this pass, 0 no; *k = its plan
  * entry. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine_exec_batch.c — the leaves of an execution pass (exec.h): a
  * batch's acts, the nodes deferred starts keep, the plan entries by job
- * id, and the texts and counters of refused starts. The pass (engine_exec.c), the refill
- * (engine_exec_fill.c) and the ops pass (engine_exec_ops.c) call these;
- * they call none of them. */
+ * id, and the texts and counters of refused starts. The pass
+ * (engine_exec.c), the refill (engine_exec_fill.c) and the ops pass
+ * (engine_exec_ops.c) call these; they call none of them. */
 #include "sched/engine_exec_impl.h"
 
 #include <stdlib.h>
@@ -37,10 +37,10 @@ void hs_exec_reserve(hs_exec_t *x, const hs_target_t *t)
 {
 	for (int k = 0; k < t->nnodes; k++) {
 		const char *name = t->nodes[k].name;
-		int seen = 0;
+		int seen = !name || !*name;
 		for (int i = 0; i < x->navoid && !seen; i++)
 			seen = !strcmp(x->avoid[i], name);
-		if (seen || !name)
+		if (seen)
 			continue;
 		if (x->navoid == x->cap_avoid) {
 			int cap = x->cap_avoid ? 2 * x->cap_avoid : 8;
