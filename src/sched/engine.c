@@ -65,6 +65,13 @@ hs_engine_t *hs_engine_new(const hs_sconf_t *conf, hs_log_fn log, void *log_arg,
 		free(e);
 		return NULL;
 	}
+	/* the three lookup hints in one block; without it lookups only
+	 * search (sched/idindex.h) */
+	if ((e->acct_hint = malloc(3 * sizeof(*e->acct_hint)))) {
+		memset(e->acct_hint, 0xff, 3 * sizeof(*e->acct_hint)); /* -1: no guess */
+		e->rc_hint = e->acct_hint + 1;
+		e->memo_hint = e->acct_hint + 2;
+	}
 	hs_learn_init(&e->learn, e->conf.learn_max_kinds);
 	e->learn.matrix_only = e->conf.learn_matrix_only;
 	if (hs_tables_load(&e->tables, &e->conf, err) < 0)
@@ -91,6 +98,7 @@ void hs_engine_free(hs_engine_t *e)
 		free(e->types[t]);
 	hs_acct_free_all(e->acct, e->nacct);
 	free(e->acct_id);
+	free(e->acct_hint); /* and rc_hint, memo_hint */
 	hs_ops_free(e);
 	hs_warn_free(e);
 	hs_reccache_free(e);

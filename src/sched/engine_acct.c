@@ -101,8 +101,8 @@ static int acct_lower_bound(const hs_engine_t *e, uint32_t id)
  * compact id array, not bsearch(3) over the entries. */
 hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id)
 {
-	int lo = acct_lower_bound(e, id);
-	return lo < e->nacct && e->acct_id[lo] == id ? &e->acct[lo] : NULL;
+	int i = hs_idx_find(e->acct_id, sizeof(*e->acct_id), 0, e->nacct, id, e->acct_hint);
+	return i >= 0 ? &e->acct[i] : NULL;
 }
 
 hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)

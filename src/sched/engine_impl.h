@@ -15,6 +15,7 @@
 #include "sched/engine.h"
 #include "sched/estimate.h"
 #include "sched/hints.h"
+#include "sched/idindex.h"
 #include "sched/learn.h"
 
 /* Longest wall time credited between two rounds (a slurmctld that was
@@ -186,6 +187,9 @@ struct hs_engine {
 	                            * searches these 4 bytes an entry, not
 	                            * entries of a few hundred (it runs several
 	                            * times per job per round) */
+	hs_idhint_t *acct_hint;    /* guesses for acct_id, rc, memo: */
+	hs_idhint_t *rc_hint;      /* one allocation, NULL when out of */
+	hs_idhint_t *memo_hint;    /* memory (sched/idindex.h) */
 	int acct_tcap;             /* types each entry's block holds (>=
 	                            * ntypes; grows with it, 0 = none yet) */
 

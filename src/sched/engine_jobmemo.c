@@ -42,17 +42,8 @@ static uint64_t env_hash(char *const *env, uint32_t n)
 
 static int find(const hs_engine_t *e, uint32_t id)
 {
-	int lo = 0, hi = e->nmemo - 1;
-	while (lo <= hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (e->memo[mid].id == id)
-			return mid;
-		if (e->memo[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -lo - 1;
+	return hs_idx_find(e->memo, sizeof(*e->memo), offsetof(hs_jmemo_t, id), e->nmemo, id,
+			   e->memo_hint);
 }
 
 static hs_jmemo_t *entry(hs_engine_t *e, uint32_t id)

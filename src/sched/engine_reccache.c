@@ -16,17 +16,7 @@
 /* Index of id in the sorted cache, or -(insertion point) - 1. */
 static int find(const hs_engine_t *e, uint32_t id)
 {
-	int lo = 0, hi = e->nrc - 1;
-	while (lo <= hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (e->rc[mid].id == id)
-			return mid;
-		if (e->rc[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -lo - 1;
+	return hs_idx_find(e->rc, sizeof(*e->rc), offsetof(hs_rcache_t, id), e->nrc, id, e->rc_hint);
 }
 
 static hs_rcache_t *entry(hs_engine_t *e, uint32_t id)

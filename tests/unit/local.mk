@@ -245,3 +245,9 @@ tests_unit_test_sched_pinned_LDADD = $(SCHED_UNIT_LDADD)
 tests_unit_test_sched_pinned_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_sched_pinned
 endif
+
+check_PROGRAMS += tests/unit/test_idindex
+tests_unit_test_idindex_SOURCES = tests/unit/test_idindex.c
+tests_unit_test_idindex_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_idindex_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_idindex
