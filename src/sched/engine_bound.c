@@ -25,7 +25,7 @@ int hs_bound_round_init(const hs_engine_t *e, hs_round_build_t *b)
 	return 0;
 }
 
-void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, const hs_sjob_t *sj,
+void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, int mix, const hs_sjob_t *sj,
 		     const char *model, char *lkind, int measured, const double *lrate,
 		     const unsigned char *linf, const double *lconf, double *kind, double *maxr,
 		     hs_bound_in_t *bi)
@@ -54,8 +54,12 @@ void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, const hs_sjob_t 
 	hs_learn_job_kind(e, sj, model, lkind);
 	/* only the job's own scope: LearnScope decides whose reports may
 	 * widen another user's bound */
-	hs_learn_max_ratios(&e->learn, lkind, sj->gpus, (const char *const *)b->problem.cluster.names,
-			    J, maxr);
+	if (mix >= 0)
+		hs_lmemo_ratios(b->lmemo, mix, &e->learn, lkind, sj->gpus,
+				(const char *const *)b->problem.cluster.names, maxr);
+	else
+		hs_learn_max_ratios(&e->learn, lkind, sj->gpus,
+				    (const char *const *)b->problem.cluster.names, J, maxr);
 }
 
 void hs_bound_note(hs_engine_t *e, uint32_t id, unsigned prev, unsigned now)

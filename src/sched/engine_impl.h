@@ -356,12 +356,28 @@ void hs_learn_job_kind(const hs_engine_t *e, const hs_sjob_t *sj, const char *mo
  * it had from that job. */
 void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model,
 			  const hs_record_t *rec, int64_t now);
+/* engine_lmemo.c: a round's learned rates and ratio bounds per (kind, GPU
+ * count). hs_lmemo_find: the entry of (kind, sf), added empty when new
+ * (*found = 0), -1 when the memo is NULL or full. hs_lmemo_rates stores
+ * (store) or copies out an entry's rates; hs_lmemo_ratios raises maxr to
+ * the kind's learned ratio bounds (hs_learn_max_ratios), computed at the
+ * entry's first ask. */
+typedef struct hs_lmemo hs_lmemo_t;
+hs_lmemo_t *hs_lmemo_new(int jobs, int ntypes);
+void hs_lmemo_free(hs_lmemo_t *m);
+int hs_lmemo_find(hs_lmemo_t *m, const char *kind, int sf, int *found);
+void hs_lmemo_rates(hs_lmemo_t *m, int ix, int store, double *rate, unsigned char *inf,
+		    double *conf);
+void hs_lmemo_ratios(hs_lmemo_t *m, int ix, hs_learn_t *l, const char *kind, int sf,
+		     const char *const *types, double *maxr);
+
 /* The learned or inferred rate of sj's kind on each of names[0..J-1]
  * (0 = none), inferred[j] = 1 when inferred, conf[j] its confidence.
- * lkind: the kind's cache (hs_learn_job_kind). */
-void hs_learn_job_rates(hs_engine_t *e, const hs_sjob_t *sj, const char *model, char *lkind,
-			char *const *names, int J, int64_t now, double *rate,
-			unsigned char *inferred, double *conf);
+ * lkind: the kind's cache (hs_learn_job_kind); memo: the round's
+ * (NULL = none), *mix the job's entry there (hs_lmemo_find). */
+void hs_learn_job_rates(hs_engine_t *e, hs_lmemo_t *memo, int *mix, const hs_sjob_t *sj,
+			const char *model, char *lkind, char *const *names, int J, int64_t now,
+			double *rate, unsigned char *inferred, double *conf);
 void hs_jmemo_free(hs_engine_t *e);
 
 /* engine_warn.c */
@@ -455,6 +471,8 @@ typedef struct hs_round_build {
 	int npinwait;
 	int *tmap;                 /* [ntypes] problem type -> the
 	                            * accounting's type (hs_acct_type_index) */
+	struct hs_lmemo *lmemo;    /* learned answers per kind this round
+	                            * (engine_lmemo.c); NULL = none kept */
 } hs_round_build_t;
 
 int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_err_t *err);
@@ -466,8 +484,9 @@ int hs_bound_round_init(const hs_engine_t *e, hs_round_build_t *b);
 /* Job sj's bound inputs into *bi: kind[ntypes] (from its learned rates
  * lrate, linf, lconf, NULL with Learning=no) and maxr[ntypes^2] are the
  * caller's room; measured: its record reports a rate; lkind: the cache of
- * its learning kind (hs_learn_job_kind). */
-void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, const hs_sjob_t *sj,
+ * its learning kind (hs_learn_job_kind); mix: its kind's entry in b->lmemo
+ * (-1 = none). */
+void hs_bound_job_in(hs_engine_t *e, const hs_round_build_t *b, int mix, const hs_sjob_t *sj,
 		     const char *model, char *lkind, int measured, const double *lrate,
 		     const unsigned char *linf, const double *lconf, double *kind, double *maxr,
 		     hs_bound_in_t *bi);

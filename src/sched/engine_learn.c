@@ -75,16 +75,24 @@ void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model
 	m->learn_t = newest;
 }
 
-void hs_learn_job_rates(hs_engine_t *e, const hs_sjob_t *sj, const char *model, char *lkind,
-			char *const *names, int J, int64_t now, double *rate,
-			unsigned char *inferred, double *conf)
+void hs_learn_job_rates(hs_engine_t *e, hs_lmemo_t *memo, int *mix, const hs_sjob_t *sj,
+			const char *model, char *lkind, char *const *names, int J, int64_t now,
+			double *rate, unsigned char *inferred, double *conf)
 {
 	hs_learn_src_t src[J > 0 ? J : 1];
 	hs_learn_job_kind(e, sj, model, lkind);
+	int found;
+	*mix = hs_lmemo_find(memo, lkind, sj->gpus, &found);
+	if (found) {
+		hs_lmemo_rates(memo, *mix, 0, rate, inferred, conf);
+		return;
+	}
 	(void)hs_learn_estimate(&e->learn, lkind, sj->gpus, (const char *const *)names, J, now, rate,
 				src, conf);
 	for (int j = 0; j < J; j++)
 		inferred[j] = src[j] == HS_LEARN_INFERRED;
+	if (*mix >= 0)
+		hs_lmemo_rates(memo, *mix, 1, rate, inferred, conf);
 }
 
 json_object *hs_engine_learned_save(const hs_engine_t *e)

@@ -43,6 +43,7 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->meas);
 	free(b->bounded);
 	free(b->tab_maxr);
+	hs_lmemo_free(b->lmemo);
 	free(b->units);
 	free(b->tmap);
 	if (b->job_servers)
@@ -299,9 +300,10 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 	unsigned char linf[J > 0 ? J : 1];
 	hs_estimate_source_t tsrc[J > 0 ? J : 1];
 	char lkind[HS_LEARN_KIND_MAX] = ""; /* the learning kind, once */
+	int mix = -1; /* its kind's entry in the round's memo */
 	if (e->conf.learning) {
-		hs_learn_job_rates(e, sj, b->hints[i].model, lkind, pb->cluster.names, J, s->now, lrate,
-				   linf, lconf);
+		hs_learn_job_rates(e, b->lmemo, &mix, sj, b->hints[i].model, lkind, pb->cluster.names,
+				   J, s->now, lrate, linf, lconf);
 		ein.learned = lrate;
 		ein.learned_inferred = linf;
 	}
@@ -309,7 +311,7 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 	/* bounds on what the job reports (sched/bound.h) */
 	double kind[J > 0 ? J : 1], maxr[J > 0 ? J * J : 1];
 	hs_bound_in_t bin;
-	hs_bound_job_in(e, b, sj, b->hints[i].model, lkind, recp && recp->nthr > 0,
+	hs_bound_job_in(e, b, mix, sj, b->hints[i].model, lkind, recp && recp->nthr > 0,
 			e->conf.learning ? lrate : NULL, linf, lconf, kind, maxr, &bin);
 	ein.bound = &bin;
 	ein.bounded = &b->bounded[k];
@@ -467,6 +469,9 @@ static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
 	int used = 0;
 	if (hs_bound_round_init(e, b) < 0)
 		return hs_err_set(err, "out of memory");
+	/* NULL when out of memory: every job is then answered alone */
+	hs_lmemo_free(b->lmemo);
+	b->lmemo = c->learning ? hs_lmemo_new(sc->npj, pb->cluster.ntypes) : NULL;
 	/* every report first, so that this round's estimates see them all
 	 * and the speedup matrix is computed once (learn.c caches it); the
 	 * reports of every modelled GPU job, not only the problem's: a job
