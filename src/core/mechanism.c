@@ -787,14 +787,17 @@ static double useful_share(const hs_mech_t *m, const hs_round_in_t *in, int i, i
 }
 
 static int candidates(hs_mech_t *m, const hs_round_in_t *in, hs_mentry_t **single, int j,
-		      cand_t *c)
+		      const char *done, cand_t *c)
 {
 	const hs_problem_t *p = in->problem;
 	const int it = m->tmap[j];
 	const double since = m->clock - m->last_reset;
 	int n = 0;
+	/* A job picked on an earlier type is left out: the heap would only
+	 * pop and skip it (its order among the others is a total one, so
+	 * the others come out the same). */
 	for (int i = 0; i < p->njobs; i++) {
-		if (!runnable(p, i, -1, j))
+		if (done[i] || !runnable(p, i, -1, j))
 			continue;
 		hs_mentry_t *e = single[i];
 		double x = e ? e->x[it] : 0.0;
@@ -807,7 +810,8 @@ static int candidates(hs_mech_t *m, const hs_round_in_t *in, hs_mentry_t **singl
 	}
 	for (int q = 0; q < m->nents; q++) {
 		hs_mentry_t *e = m->ents[q];
-		if (!e->b || e->x[it] <= 0.0 || e->ia < 0 || e->ib < 0 || !runnable(p, e->ia, e->ib, j))
+		if (!e->b || e->x[it] <= 0.0 || e->ia < 0 || e->ib < 0 || done[e->ia] ||
+		    done[e->ib] || !runnable(p, e->ia, e->ib, j))
 			continue;
 		double share = fmin(useful_share(m, in, e->ia, j), useful_share(m, in, e->ib, j));
 		c[n++] = (cand_t){ .ia = e->ia < e->ib ? e->ia : e->ib,
@@ -1018,7 +1022,7 @@ static int select_jobs(hs_mech_t *m, const hs_round_in_t *in, const hs_gpu_pool_
 		int free_gpus = tfree[j];
 		if (free_gpus <= 0)
 			continue;
-		int n = candidates(m, in, single, j, c);
+		int n = candidates(m, in, single, j, done, c);
 		heapify(c, n);
 		while (n > 0 && free_gpus > 0) {
 			cand_t top;

@@ -251,3 +251,9 @@ tests_unit_test_idindex_SOURCES = tests/unit/test_idindex.c
 tests_unit_test_idindex_LDADD = $(SCHED_UNIT_LDADD)
 tests_unit_test_idindex_CFLAGS = $(UNIT_CFLAGS)
 TESTS += tests/unit/test_idindex
+
+check_PROGRAMS += tests/unit/test_lmemo
+tests_unit_test_lmemo_SOURCES = tests/unit/test_lmemo.c
+tests_unit_test_lmemo_LDADD = $(SCHED_UNIT_LDADD)
+tests_unit_test_lmemo_CFLAGS = $(UNIT_CFLAGS)
+TESTS += tests/unit/test_lmemo
