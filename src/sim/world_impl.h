@@ -74,6 +74,8 @@ struct hs_world {
 	long nlive, cap_live;
 	double now;
 	int changed;
+	unsigned long thr_sets;    /* hs_world_set_thr calls: a rate that
+	                            * may have changed (hs_world_advance) */
 	double busy;               /* GPU-seconds held by running jobs */
 	hs_sjob_t *sjobs;          /* snapshot scratch */
 	long cap_sjobs;

@@ -127,6 +127,7 @@ void hs_world_set_thr(hs_world_t *w, long k)
 {
 	wjob_t *x = &w->wj[k];
 	hs_sim_job_t *j = &w->res->jobs[k];
+	w->thr_sets++;
 	if (x->nheld == 0) {
 		x->thr = 0;
 		return;
@@ -345,23 +346,31 @@ static void ack(hs_world_t *w, long k)
 long hs_world_advance(hs_world_t *w, double to)
 {
 	long ended = 0;
-	for (;;) {
-		double t = hs_world_next_event(w);
-		if (!(t <= to))
-			break;
+	double t = hs_world_next_event(w);
+	while (t <= to) {
 		if (t > w->now) {
 			hs_world_iso_to(w, t);
 			w->now = t;
 		}
+		/* The next event is found in the same pass: each job's own
+		 * after its ack or end. Only a rate changed by another job's
+		 * end or ack (a packed partner left alone) can move a job
+		 * already passed; then the jobs are scanned again. */
+		const unsigned long sets = w->thr_sets;
+		double next = INFINITY;
 		for (long i = 0; i < w->nlive; i++) {
 			long k = w->live[i];
 			if (w->wj[k].ack_at <= w->now)
 				ack(w, k);
-			if (finish_time(w, k) <= w->now) {
+			double f = finish_time(w, k);
+			if (f <= w->now) {
 				end_job(w, i--);
 				ended++;
+				continue;
 			}
+			next = fmin(next, fmin(f, w->wj[k].ack_at));
 		}
+		t = w->thr_sets == sets ? next : hs_world_next_event(w);
 	}
 	if (to > w->now) {
 		hs_world_iso_to(w, to);
