@@ -42,6 +42,30 @@ static void test_running_now_and_queue(void **state)
 	assert_true(st[3] == 1800);
 }
 
+/* A packed pair's two jobs hold the same 2 GPUs: the running jobs count
+ * 6 GPUs of 4. The pool is built job by job then (start_est.c
+ * running_pool): the third running job takes the pair's GPUs at their
+ * end (+250) and holds them to +250+950; a pool built as if all 6 were
+ * distinct would free them at +950 and start the 4-GPU job at +800. */
+static void test_packed_pair_counted_once(void **state)
+{
+	(void)state;
+	hs_start_in_t in = in4();
+	hs_start_job_t j[5] = {
+		{ .gpus = 2, .running = 1, .remaining_s = 250 },
+		{ .gpus = 2, .running = 1, .remaining_s = 250 },
+		{ .gpus = 2, .running = 1, .remaining_s = 950 },
+		{ .gpus = 2, .remaining_s = 500 },
+		{ .gpus = 4, .remaining_s = 10 },
+	};
+	double st[5];
+	hs_err_t err;
+	assert_int_equal(hs_start_estimate(&in, j, 5, st, &err), 0);
+	assert_true(st[0] == 1000 && st[1] == 1000 && st[2] == 1000);
+	assert_true(st[3] == 1300);
+	assert_true(st[4] == 2200);
+}
+
 static void test_idle_gpus_next_round(void **state)
 {
 	(void)state;
@@ -180,6 +204,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_running_now_and_queue),
+		cmocka_unit_test(test_packed_pair_counted_once),
 		cmocka_unit_test(test_idle_gpus_next_round),
 		cmocka_unit_test(test_share_round),
 		cmocka_unit_test(test_new_job_next_reset),
