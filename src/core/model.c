@@ -130,12 +130,16 @@ int hs_problem_alloc_jobs(hs_problem_t *p, int njobs, hs_err_t *err)
 	p->jobs = calloc((size_t)njobs + 1, sizeof(*p->jobs));
 	if (!p->jobs)
 		return hs_err_set(err, "out of memory");
+	/* one block, not one calloc per job: the engine builds a problem
+	 * every round (issue 27) */
+	const size_t stride = (size_t)J + 1; /* as when each had its own */
+	p->thr_block = calloc((size_t)njobs * stride + 1, sizeof(*p->thr_block));
+	if (!p->thr_block)
+		return hs_err_set(err, "out of memory");
 	p->njobs = njobs;
 	for (int m = 0; m < njobs; m++) {
 		hs_job_t *jb = &p->jobs[m];
-		jb->thr = calloc((size_t)J + 1, sizeof(*jb->thr));
-		if (!jb->thr)
-			return hs_err_set(err, "out of memory");
+		jb->thr = p->thr_block + (size_t)m * stride;
 		jb->scale_factor = 1;
 		jb->weight = 1.0;
 		jb->slo_s = -1.0;
@@ -157,10 +161,10 @@ void hs_problem_free(hs_problem_t *p)
 {
 	if (!p)
 		return;
-	for (int m = 0; m < p->njobs && p->jobs; m++) {
+	for (int m = 0; m < p->njobs && p->jobs && !p->id_block; m++)
 		free(p->jobs[m].id);
-		free(p->jobs[m].thr);
-	}
+	free(p->id_block);
+	free(p->thr_block);
 	free(p->jobs);
 	hs_cluster_free(&p->cluster);
 	free_strings(p->jobtypes.names, p->jobtypes.n);

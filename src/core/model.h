@@ -149,11 +149,18 @@ typedef struct hs_problem {
 	hs_entities_t entities;  /* may be empty */
 	int reference_type;      /* type index whose throughput the agnostic
 	                          * FTF baseline uses; -1 = first type */
+	double *thr_block;       /* every job's thr, one allocation
+	                          * (hs_problem_alloc_jobs) */
+	char *id_block;          /* NULL: each job id is its own allocation;
+	                          * else every id points into this block (a
+	                          * caller that builds a problem every round
+	                          * saves a malloc per job) */
 } hs_problem_t;
 
 /* Allocates njobs jobs with thr arrays for the problem's current cluster
- * (call after the cluster is set). Jobs start with scale_factor 1, weight 1,
- * job_type -1, entity -1, slo_s -1. */
+ * (call after the cluster is set; the arrays are one block, thr_block,
+ * so a job's thr is never freed or replaced alone). Jobs start with
+ * scale_factor 1, weight 1, job_type -1, entity -1, slo_s -1. */
 int hs_problem_alloc_jobs(hs_problem_t *p, int njobs, hs_err_t *err);
 void hs_problem_free(hs_problem_t *p);
 /* Checks every invariant above; the message names the offending job/type. */

@@ -484,16 +484,18 @@ static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
 		hs_record_t rec;
 		hs_learn_job_observe(e, sj, b->hints[i].model, job_record(e, sj, &rec), s->now);
 	}
+	/* the ids in one block (hs_problem_t.id_block), not a strdup each */
+	enum { ID_LEN = 16 }; /* hs_u32_text's room */
+	if (!(pb->id_block = malloc((size_t)sc->npj * ID_LEN + 1)))
+		return hs_err_set(err, "out of memory");
 	for (int k = 0; k < sc->npj; k++) {
 		int i = sc->order[k];
 		const hs_sjob_t *sj = &s->jobs[i];
 		hs_job_t *jb = &pb->jobs[k];
 		b->pjob_snap[k] = i;
 		b->snap_pjob[i] = k;
-		char id[16];
-		hs_u32_text(sj->id, id);
-		if (!(jb->id = strdup(id)))
-			return hs_err_set(err, "out of memory");
+		jb->id = pb->id_block + (size_t)k * ID_LEN;
+		hs_u32_text(sj->id, jb->id);
 		jb->scale_factor = sj->gpus;
 		hs_record_t rec;
 		const hs_record_t *recp = job_record(e, sj, &rec);
