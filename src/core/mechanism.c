@@ -1094,25 +1094,20 @@ void hs_round_out_free(hs_round_out_t *out)
 {
 	if (!out)
 		return;
-	if (out->d)
-		for (int i = 0; i < out->njobs; i++)
-			free(out->d[i].gpus);
+	free(out->gpu_block); /* every d[i].gpus points into it */
 	free(out->d);
 	memset(out, 0, sizeof(*out));
 }
 
 /* Fills the decision of job i from its pick and placement. */
-static int decide(hs_mech_t *m, const hs_round_in_t *in, const pick_t *pk,
-		  const hs_place_req_t *r, int i, int partner, hs_decision_t *d)
+static void decide(hs_mech_t *m, const hs_round_in_t *in, const pick_t *pk,
+		   const hs_place_req_t *r, int i, int partner, hs_decision_t *d)
 {
 	const hs_job_run_t *run = in->run ? &in->run[i] : NULL;
 	hs_mjob_t *j = m->prec[i];
 	d->type = pk->type;
 	d->ngpus = r->ngpus;
-	d->gpus = malloc((size_t)r->ngpus * sizeof(*d->gpus));
-	if (!d->gpus)
-		return -1;
-	memcpy(d->gpus, r->gpus, (size_t)r->ngpus * sizeof(*d->gpus));
+	d->gpus = r->gpus; /* the round's placement space, out->gpu_block */
 	d->nservers = r->nservers;
 	d->partner = partner;
 	d->priority = pk->prio;
@@ -1130,7 +1125,6 @@ static int decide(hs_mech_t *m, const hs_round_in_t *in, const pick_t *pk,
 	}
 	if (d->resume)
 		d->cost_s = m->o.preempt_cost_s;
-	return 0;
 }
 
 /* Remembers the decisions (placements by node name, partners) and counts. */
@@ -1259,6 +1253,7 @@ int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *al
 	pick_t *picks = malloc(((size_t)p->njobs + 1) * sizeof(*picks));
 	hs_place_req_t *reqs = calloc((size_t)p->njobs + 1, sizeof(*reqs));
 	hs_gpu_ref_t *space = malloc(((size_t)total + 1) * sizeof(*space));
+	out->gpu_block = space; /* the decisions' GPUs stay there */
 	if (!picks || !reqs || !space) {
 		hs_err_set(err, "out of memory");
 		goto done;
@@ -1292,11 +1287,9 @@ int hs_mech_schedule(hs_mech_t *m, const hs_round_in_t *in, const hs_alloc_t *al
 		const pick_t *pk = &picks[k];
 		if (!reqs[k].placed)
 			continue;
-		if (decide(m, in, pk, &reqs[k], pk->ia, pk->ib, &out->d[pk->ia]) < 0 ||
-		    (pk->ib >= 0 && decide(m, in, pk, &reqs[k], pk->ib, pk->ia, &out->d[pk->ib]) < 0)) {
-			hs_err_set(err, "out of memory");
-			goto done;
-		}
+		decide(m, in, pk, &reqs[k], pk->ia, pk->ib, &out->d[pk->ia]);
+		if (pk->ib >= 0)
+			decide(m, in, pk, &reqs[k], pk->ib, pk->ia, &out->d[pk->ib]);
 	}
 	for (int i = 0; i < p->njobs; i++)
 		if (out->d[i].ngpus == 0 && in->run && in->run[i].ngpus > 0)
@@ -1313,7 +1306,6 @@ done:
 	free(owned);
 	free(picks);
 	free(reqs);
-	free(space);
 	hs_gpu_pool_free(&pool);
 	return rc;
 }

@@ -187,7 +187,8 @@ typedef struct hs_decision {
 	hs_action_t action;
 	int type;              /* accelerator type this round, -1 = not running */
 	int ngpus;             /* GPUs this round (= scale factor), 0 = none */
-	hs_gpu_ref_t *gpus;    /* [ngpus], owned by the hs_round_out_t */
+	hs_gpu_ref_t *gpus;    /* [ngpus], in the hs_round_out_t's gpu_block
+	                        * (a pair's two decisions share theirs) */
 	int nservers;          /* distinct servers spanned (1 = consolidated) */
 	int partner;           /* problem index of the job packed on the same
 	                        * GPUs, -1 = alone */
@@ -205,6 +206,8 @@ typedef struct hs_round_out {
 	int nstart, nkeep, nmigrate, npreempt;
 	int gpus_used;         /* GPUs running something this round */
 	int gpus_usable;       /* usable GPUs this round */
+	hs_gpu_ref_t *gpu_block; /* every decision's GPUs: one allocation a
+	                        * round, not one a job (issue 27) */
 } hs_round_out_t;
 
 void hs_round_out_free(hs_round_out_t *out);
