@@ -160,7 +160,9 @@ static int64_t next_time(hs_sim_t *s, int64_t now)
 	double a = hs_workload_peek(s->wl);
 	if (a >= 0)
 		t = fmin(t, ceil(a));
-	t = fmin(t, ceil(hs_world_next_event(s->w)));
+	s->next_ev = hs_world_next_event(s->w); /* the world does not change
+						 * until the next advance */
+	t = fmin(t, ceil(s->next_ev));
 	if (hs_world_active(s->w) > 0 || s->changed) {
 		int64_t r = hs_engine_next_round(s->e, s->changed);
 		t = fmin(t, r > 0 ? (double)(r - HS_SIM_EPOCH) : (double)now);
@@ -176,7 +178,8 @@ static int run_engine(hs_sim_t *s, hs_err_t *err)
 {
 	int64_t now = (int64_t)ceil(s->now);
 	for (;;) {
-		hs_world_advance(s->w, (double)now);
+		hs_world_advance(s->w, (double)now, s->next_ev);
+		s->next_ev = NAN;
 		s->now = (double)now;
 		if (hs_sim_admit(s, s->now, err) < 0)
 			return -1;
@@ -295,7 +298,7 @@ int hs_sim_run(const hs_sim_opts_t *o, const hs_cluster_t *c, const hs_thrtable_
 	memset(res, 0, sizeof(*res));
 	if (check_opts(o, c, w, err) < 0)
 		return -1;
-	hs_sim_t s = { .o = o, .c = c, .t = t, .wl = w, .res = res };
+	hs_sim_t s = { .o = o, .c = c, .t = t, .wl = w, .res = res, .next_ev = NAN };
 	s.wall0 = s.last_progress = hs_sim_wall();
 	double cpu0 = cpu_now();
 	res->ntypes = c->ntypes;

@@ -20,6 +20,8 @@ typedef struct hs_sim {
 	double now;
 	double last_round;         /* start of the round being recorded */
 	int changed;               /* GPU job set changed since the last round */
+	double next_ev;            /* the world's next event when next_time
+	                            * asked (NAN: ask again) */
 	long measured_total, measured_rejected;
 	uint32_t *op_ids;
 	hs_op_view_t *op_views;

@@ -88,8 +88,10 @@ void hs_world_views(hs_world_t *w, const uint32_t *ids, int n, hs_op_view_t *v, 
 
 /* Moves the clock from the world's time to `to`: progress, checkpoint
  * acknowledgements, and jobs that end (their GPUs freed). Returns how
- * many jobs ended. */
-long hs_world_advance(hs_world_t *w, double to);
+ * many jobs ended. first: hs_world_next_event's answer for the world as
+ * it is now (a caller that has just asked saves a pass over the jobs),
+ * or NAN to ask here. */
+long hs_world_advance(hs_world_t *w, double to, double first);
 /* The earliest time after now at which something happens by itself (a
  * job ends, a checkpoint is acknowledged, a restart's load is over),
  * or INFINITY. */

@@ -343,10 +343,10 @@ static void ack(hs_world_t *w, long k)
 	x->comment_dirty = 1;
 }
 
-long hs_world_advance(hs_world_t *w, double to)
+long hs_world_advance(hs_world_t *w, double to, double first)
 {
 	long ended = 0;
-	double t = hs_world_next_event(w);
+	double t = isnan(first) ? hs_world_next_event(w) : first;
 	while (t <= to) {
 		if (t > w->now) {
 			hs_world_iso_to(w, t);

@@ -290,7 +290,7 @@ static void reported(const char *strategy, double alice_sps, double bob_sps, dou
 	hs_world_exec(f.w, &b, HS_SIM_EPOCH);
 	assert_int_equal(a[0].out, HS_OUT_DONE);
 	assert_int_equal(a[1].out, HS_OUT_DONE);
-	hs_world_advance(f.w, 90); /* alice ends at 100 */
+	hs_world_advance(f.w, 90, NAN); /* alice ends at 100 */
 	hs_snap_t s;
 	hs_err_t err;
 	assert_int_equal(hs_world_snapshot(f.w, HS_SIM_EPOCH + 90, &s, &err), 0);
