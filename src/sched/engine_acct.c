@@ -161,8 +161,11 @@ void hs_acct_drop_unseen(hs_engine_t *e, long round)
 	int k = 0;
 	for (int i = 0; i < e->nacct; i++)
 		if (e->acct[i].seen_round == round || hs_op_find(e, e->acct[i].id)) {
-			e->acct_id[k] = e->acct[i].id;
-			e->acct[k++] = e->acct[i];
+			if (k != i) { /* entries are large: no copy onto itself */
+				e->acct_id[k] = e->acct[i].id;
+				e->acct[k] = e->acct[i];
+			}
+			k++;
 		} else
 			free(e->acct[i].pt);
 	e->nacct = k;

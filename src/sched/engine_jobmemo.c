@@ -114,8 +114,11 @@ void hs_jmemo_prune(hs_engine_t *e, long round)
 {
 	int w = 0;
 	for (int i = 0; i < e->nmemo; i++)
-		if (e->memo[i].seen >= round - 1)
-			e->memo[w++] = e->memo[i];
+		if (e->memo[i].seen >= round - 1) {
+			if (w != i) /* entries are large: no copy onto itself */
+				e->memo[w] = e->memo[i];
+			w++;
+		}
 	e->nmemo = w;
 }
 

@@ -83,7 +83,9 @@ void hs_reccache_prune(hs_engine_t *e, long round)
 	int w = 0;
 	for (int i = 0; i < e->nrc; i++) {
 		if (e->rc[i].seen >= round - 1) {
-			e->rc[w++] = e->rc[i];
+			if (w != i) /* a parsed record is large: no copy onto itself */
+				e->rc[w] = e->rc[i];
+			w++;
 			continue;
 		}
 		free(e->rc[i].text);
