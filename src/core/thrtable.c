@@ -423,8 +423,12 @@ void hs_thrtable_free(hs_thrtable_t *t)
 
 double hs_thrtable_alone(const hs_thrtable_t *t, int jt, const char *type, int consolidated)
 {
-	int j = hs_thrtable_type_index(t, type);
-	if (j < 0 || jt < 0 || jt >= t->njobtypes)
+	return hs_thrtable_alone_at(t, jt, hs_thrtable_type_index(t, type), consolidated);
+}
+
+double hs_thrtable_alone_at(const hs_thrtable_t *t, int jt, int j, int consolidated)
+{
+	if (j < 0 || j >= t->ntypes || jt < 0 || jt >= t->njobtypes)
 		return 0.0;
 	size_t i = (size_t)jt * t->ntypes + j;
 	if (!consolidated && t->alone_uncons[i] > 0.0)

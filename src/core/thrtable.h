@@ -52,6 +52,8 @@ int hs_thrtable_type_index(const hs_thrtable_t *t, const char *type);
  * placed over several servers use the unconsolidated variant when the table
  * has one. Returns 0 when unknown (type or job type not in the table). */
 double hs_thrtable_alone(const hs_thrtable_t *t, int jt, const char *type, int consolidated);
+/* The same at the table's type index j (hs_thrtable_type_index). */
+double hs_thrtable_alone_at(const hs_thrtable_t *t, int jt, int j, int consolidated);
 /* Throughput of an a-job sharing with a b-job on the named GPU type, 0 if
  * they cannot share or it is unknown. */
 double hs_thrtable_pair(const hs_thrtable_t *t, int a, int b, const char *type);

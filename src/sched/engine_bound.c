@@ -16,9 +16,16 @@ int hs_bound_round_init(const hs_engine_t *e, hs_round_build_t *b)
 {
 	const int J = b->problem.cluster.ntypes;
 	free(b->tab_maxr);
+	free(b->tab_col);
 	b->tab_maxr = calloc((size_t)J * (size_t)J + 1, sizeof(double));
-	if (!b->tab_maxr)
+	b->tab_col = malloc(((size_t)e->tables.n * (size_t)J + 1) * sizeof(int));
+	if (!b->tab_maxr || !b->tab_col)
 		return -1;
+	/* the tables' columns by name once a round, not per job and type */
+	for (int t = 0; t < e->tables.n; t++)
+		for (int j = 0; j < J; j++)
+			b->tab_col[t * J + j] =
+				hs_thrtable_type_index(&e->tables.t[t], b->problem.cluster.names[j]);
 	/* once per round: every row of every table, not per job */
 	hs_bound_table_ratios(e->tables.t, e->tables.n,
 			      (const char *const *)b->problem.cluster.names, J, b->tab_maxr);

@@ -461,6 +461,8 @@ typedef struct hs_round_build {
 	unsigned *bounded;         /* [njobs] HS_BOUND_* bits (sched/bound.h) */
 	double *tab_maxr;          /* [ntypes * ntypes] ratios between types
 	                            * the tables show (engine_bound.c) */
+	int *tab_col;              /* [tables * ntypes] each type's index in
+	                            * each table, -1 = none (engine_bound.c) */
 	double *units;             /* [njobs] the job's estimates / problem's
 	                            * (1, or its factor in table units for
 	                            * packed policies: engine_problem.c) */

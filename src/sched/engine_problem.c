@@ -43,6 +43,7 @@ void hs_build_free(hs_round_build_t *b)
 	free(b->meas);
 	free(b->bounded);
 	free(b->tab_maxr);
+	free(b->tab_col);
 	hs_lmemo_free(b->lmemo);
 	free(b->units);
 	free(b->tmap);
@@ -296,6 +297,8 @@ static double job_estimates(hs_engine_t *e, const hs_snap_t *s, const hs_round_s
 				 .rec = recp, .allowed = &sc->allowed[(size_t)i * J],
 				 .table_known = 1 };
 	ein.table_ti = hs_jmemo_table(e, sj->id, b->hints[i].model, sj->gpus, &ein.table_jt);
+	if (ein.table_ti >= 0 && ein.table_ti < e->tables.n)
+		ein.table_col = &b->tab_col[(size_t)ein.table_ti * (size_t)J];
 	double lrate[J > 0 ? J : 1], lconf[J > 0 ? J : 1];
 	unsigned char linf[J > 0 ? J : 1];
 	hs_estimate_source_t tsrc[J > 0 ? J : 1];

@@ -117,9 +117,11 @@ hs_estimate_source_t hs_estimate(const hs_estimate_in_t *in, double *thr, double
 	unsigned char cannot[J > 0 ? J : 1];
 	for (int j = 0; j < J; j++) {
 		const char *name = in->cluster->names[j];
-		tab[j] = ti >= 0 ? hs_thrtable_alone(&in->tables->t[ti], jt, name, 1) : 0;
-		cannot[j] = ti >= 0 && tab[j] == 0.0 &&
-			    hs_thrtable_type_index(&in->tables->t[ti], name) >= 0;
+		const hs_thrtable_t *t = ti >= 0 ? &in->tables->t[ti] : NULL;
+		const int col = !t ? -1 : in->table_col ? in->table_col[j]
+							: hs_thrtable_type_index(t, name);
+		tab[j] = t ? hs_thrtable_alone_at(t, jt, col, 1) : 0;
+		cannot[j] = t && tab[j] == 0.0 && col >= 0;
 		if (!ok_value(tab[j]))
 			tab[j] = 0;
 		mea[j] = 0;

@@ -64,6 +64,9 @@ typedef struct hs_estimate_in {
 	int table_known;               /* 1: table_ti / table_jt are the lookup
 	                                * of (model, scale_factor) already */
 	int table_ti, table_jt;
+	const int *table_col;          /* [ntypes] each type's index in table
+	                                * table_ti (-1 = not there); NULL =
+	                                * looked up by name */
 	const double *learned;         /* [ntypes] the learned or inferred
 	                                * rate of the job's kind, 0 = none;
 	                                * NULL = learning off */
