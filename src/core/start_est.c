@@ -28,23 +28,29 @@ static void heap_push(double *h, int *n, double v)
 	h[i] = v;
 }
 
-static double heap_pop(double *h, int *n)
+/* Puts v into the hole at i of a heap of n values, moving smaller
+ * children up: the sift-down shared by pop and heapify. */
+static void heap_sift_down(double *h, int n, int i, double v)
 {
-	double top = h[0], v = h[--*n];
-	int i = 0;
 	for (;;) {
 		int l = 2 * i + 1, r = l + 1, c = l;
-		if (l >= *n)
+		if (l >= n)
 			break;
-		if (r < *n && h[r] < h[l])
+		if (r < n && h[r] < h[l])
 			c = r;
 		if (h[c] >= v)
 			break;
 		h[i] = h[c];
 		i = c;
 	}
+	h[i] = v;
+}
+
+static double heap_pop(double *h, int *n)
+{
+	double top = h[0], v = h[--*n];
 	if (*n > 0)
-		h[i] = v;
+		heap_sift_down(h, *n, 0, v);
 	return top;
 }
 
@@ -83,22 +89,8 @@ static double duration(const hs_start_in_t *in, const hs_start_job_t *j)
 
 static void heapify(double *h, int n)
 {
-	for (int i = n / 2 - 1; i >= 0; i--) {
-		double v = h[i];
-		int k = i;
-		for (;;) {
-			int l = 2 * k + 1, r = l + 1, c = l;
-			if (l >= n)
-				break;
-			if (r < n && h[r] < h[l])
-				c = r;
-			if (h[c] >= v)
-				break;
-			h[k] = h[c];
-			k = c;
-		}
-		h[k] = v;
-	}
+	for (int i = n / 2 - 1; i >= 0; i--)
+		heap_sift_down(h, n, i, h[i]);
 }
 
 /* Pass 0 at once: when the running jobs hold no more GPUs than the pool

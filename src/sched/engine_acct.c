@@ -83,20 +83,6 @@ int hs_acct_type_index(hs_engine_t *e, const char *name)
 	return e->ntypes++;
 }
 
-/* Index of the first entry whose id is not below id (nacct: none). */
-static int acct_lower_bound(const hs_engine_t *e, uint32_t id)
-{
-	int lo = 0, hi = e->nacct;
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (e->acct_id[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Called several times per job per round: a plain binary search over the
  * compact id array, not bsearch(3) over the entries. */
 hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id)
@@ -105,11 +91,13 @@ hs_jacct_t *hs_acct_find(const hs_engine_t *e, uint32_t id)
 	return i >= 0 ? &e->acct[i] : NULL;
 }
 
+/* One search answers both: the entry, or where a new one goes
+ * (hs_idx_find's -(insertion point) - 1). */
 hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)
 {
-	hs_jacct_t *a = hs_acct_find(e, id);
-	if (a)
-		return a;
+	int at = hs_idx_find(e->acct_id, sizeof(*e->acct_id), 0, e->nacct, id, e->acct_hint);
+	if (at >= 0)
+		return &e->acct[at];
 	if (e->nacct == e->cap_acct) {
 		int cap = e->cap_acct ? e->cap_acct * 2 : 64;
 		uint32_t *ni = realloc(e->acct_id, (size_t)cap * sizeof(*ni));
@@ -127,12 +115,12 @@ hs_jacct_t *hs_acct_get(hs_engine_t *e, uint32_t id, int64_t now)
 	if (acct_grow_types(e, e->ntypes > 1 ? e->ntypes : 1) < 0 ||
 	    hs_acct_block_new(&fresh, e->acct_tcap) < 0)
 		return NULL;
-	int lo = acct_lower_bound(e, id);
+	int lo = -at - 1;
 	memmove(&e->acct[lo + 1], &e->acct[lo], (size_t)(e->nacct - lo) * sizeof(*e->acct));
 	memmove(&e->acct_id[lo + 1], &e->acct_id[lo], (size_t)(e->nacct - lo) * sizeof(*e->acct_id));
 	e->acct_id[lo] = id;
 	e->nacct++;
-	a = &e->acct[lo];
+	hs_jacct_t *a = &e->acct[lo];
 	*a = fresh;
 	a->id = id;
 	a->first_seen = now;

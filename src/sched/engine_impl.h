@@ -358,16 +358,19 @@ void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model
 			  const hs_record_t *rec, int64_t now);
 /* engine_lmemo.c: a round's learned rates and ratio bounds per (kind, GPU
  * count). hs_lmemo_find: the entry of (kind, sf), added empty when new
- * (*found = 0), -1 when the memo is NULL or full. hs_lmemo_rates stores
- * (store) or copies out an entry's rates; hs_lmemo_ratios raises maxr to
+ * (*found = 0), -1 when the memo is NULL or full. hs_lmemo_put_rates
+ * stores an entry's rates, hs_lmemo_get_rates copies them out;
+ * hs_lmemo_ratios raises maxr to
  * the kind's learned ratio bounds (hs_learn_max_ratios), computed at the
  * entry's first ask. */
 typedef struct hs_lmemo hs_lmemo_t;
 hs_lmemo_t *hs_lmemo_new(int jobs, int ntypes);
 void hs_lmemo_free(hs_lmemo_t *m);
 int hs_lmemo_find(hs_lmemo_t *m, const char *kind, int sf, int *found);
-void hs_lmemo_rates(hs_lmemo_t *m, int ix, int store, double *rate, unsigned char *inf,
-		    double *conf);
+void hs_lmemo_put_rates(hs_lmemo_t *m, int ix, const double *rate, const unsigned char *inf,
+			const double *conf);
+void hs_lmemo_get_rates(const hs_lmemo_t *m, int ix, double *rate, unsigned char *inf,
+			double *conf);
 void hs_lmemo_ratios(hs_lmemo_t *m, int ix, hs_learn_t *l, const char *kind, int sf,
 		     const char *const *types, double *maxr);
 

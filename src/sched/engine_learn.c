@@ -84,7 +84,7 @@ void hs_learn_job_rates(hs_engine_t *e, hs_lmemo_t *memo, int *mix, const hs_sjo
 	int found;
 	*mix = hs_lmemo_find(memo, lkind, sj->gpus, &found);
 	if (found) {
-		hs_lmemo_rates(memo, *mix, 0, rate, inferred, conf);
+		hs_lmemo_get_rates(memo, *mix, rate, inferred, conf);
 		return;
 	}
 	(void)hs_learn_estimate(&e->learn, lkind, sj->gpus, (const char *const *)names, J, now, rate,
@@ -92,7 +92,7 @@ void hs_learn_job_rates(hs_engine_t *e, hs_lmemo_t *memo, int *mix, const hs_sjo
 	for (int j = 0; j < J; j++)
 		inferred[j] = src[j] == HS_LEARN_INFERRED;
 	if (*mix >= 0)
-		hs_lmemo_rates(memo, *mix, 1, rate, inferred, conf);
+		hs_lmemo_put_rates(memo, *mix, rate, inferred, conf);
 }
 
 json_object *hs_engine_learned_save(const hs_engine_t *e)

@@ -49,9 +49,11 @@ void hs_lmemo_free(hs_lmemo_t *m)
 
 hs_lmemo_t *hs_lmemo_new(int jobs, int ntypes)
 {
+	if (ntypes <= 0)
+		return NULL;
 	hs_lmemo_t *m = calloc(1, sizeof(*m));
-	if (!m || ntypes <= 0)
-		return m ? (free(m), NULL) : NULL;
+	if (!m)
+		return NULL;
 	m->ntypes = ntypes;
 	m->cap = jobs < 1 ? 1 : jobs > LMEMO_MAX ? LMEMO_MAX : jobs;
 	unsigned size = 16;
@@ -109,19 +111,22 @@ int hs_lmemo_find(hs_lmemo_t *m, const char *kind, int sf, int *found)
 	return m->n++;
 }
 
-void hs_lmemo_rates(hs_lmemo_t *m, int ix, int store, double *rate, unsigned char *inf,
-		    double *conf)
+void hs_lmemo_put_rates(hs_lmemo_t *m, int ix, const double *rate, const unsigned char *inf,
+			const double *conf)
 {
 	const size_t J = (size_t)m->ntypes, at = (size_t)ix * J;
-	if (store) {
-		memcpy(m->rate + at, rate, J * sizeof(*rate));
-		memcpy(m->inf + at, inf, J);
-		memcpy(m->conf + at, conf, J * sizeof(*conf));
-	} else {
-		memcpy(rate, m->rate + at, J * sizeof(*rate));
-		memcpy(inf, m->inf + at, J);
-		memcpy(conf, m->conf + at, J * sizeof(*conf));
-	}
+	memcpy(m->rate + at, rate, J * sizeof(*rate));
+	memcpy(m->inf + at, inf, J);
+	memcpy(m->conf + at, conf, J * sizeof(*conf));
+}
+
+void hs_lmemo_get_rates(const hs_lmemo_t *m, int ix, double *rate, unsigned char *inf,
+			double *conf)
+{
+	const size_t J = (size_t)m->ntypes, at = (size_t)ix * J;
+	memcpy(rate, m->rate + at, J * sizeof(*rate));
+	memcpy(inf, m->inf + at, J);
+	memcpy(conf, m->conf + at, J * sizeof(*conf));
 }
 
 void hs_lmemo_ratios(hs_lmemo_t *m, int ix, hs_learn_t *l, const char *kind, int sf,

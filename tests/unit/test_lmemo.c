@@ -23,7 +23,7 @@ static void entries_by_kind_and_count(void **state)
 	assert_int_equal(found, 0);
 	double rate[2] = { 3.5, 0 }, conf[2] = { 0.5, 0 };
 	unsigned char inf[2] = { 0, 1 };
-	hs_lmemo_rates(m, 0, 1, rate, inf, conf);
+	hs_lmemo_put_rates(m, 0, rate, inf, conf);
 	assert_int_equal(hs_lmemo_find(m, "s/n=A", 2, &found), 1); /* other count */
 	assert_int_equal(found, 0);
 	assert_int_equal(hs_lmemo_find(m, "t/n=A", 1, &found), 2); /* other scope */
@@ -34,7 +34,7 @@ static void entries_by_kind_and_count(void **state)
 	unsigned char i2[2] = { 9, 9 };
 	assert_int_equal(hs_lmemo_find(m, "s/n=A", 1, &found), 0);
 	assert_int_equal(found, 1);
-	hs_lmemo_rates(m, 0, 0, r2, i2, c2);
+	hs_lmemo_get_rates(m, 0, r2, i2, c2);
 	assert_memory_equal(r2, rate, sizeof(rate));
 	assert_memory_equal(c2, conf, sizeof(conf));
 	assert_memory_equal(i2, inf, sizeof(inf));
