@@ -129,6 +129,9 @@ TESTS += tests/unit/test_report_py.sh tests/unit/test_emulator.sh tests/unit/tes
 # contrib/demo/report.py: the demo's summary, --baseline ratios and targets
 TESTS += tests/unit/test_demo_report.sh
 EXTRA_DIST += tests/unit/test_demo_report.sh tests/unit/test_demo_report.py
+# bench/live_learn_report.py: the live comparison's medians over commands
+TESTS += tests/unit/test_live_learn_report.sh
+EXTRA_DIST += tests/unit/test_live_learn_report.sh tests/unit/test_live_learn_report.py
 # python/ as a package: pip install into a venv, offline
 TESTS += tests/unit/test_report_pkg.sh
 EXTRA_DIST += tests/unit/test_report_pkg.sh

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""test_live_learn_report.py -- bench/live_learn_report.py on demo outputs
+that contrib/demo/report.py itself printed for made-up runs (so a change
+of the demo's table format breaks this test, not a live measurement):
+each command's cold and warm ratios, their medians and spread against
+issue 26's targets, and exit 1 for an output without the table. Prints
+TAP."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SRC = os.environ.get("HS_SRCDIR", ".")
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(SRC, "tests", "unit"))
+import test_demo_report as demo  # noqa: E402  (make_run, run; no tests run on import)
+
+LIVE = os.path.join(SRC, "bench", "live_learn_report.py")
+results = []
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond), detail))
+
+
+def command(top, k, cold_end, warm_end):
+    """One demo command's output: declared jobs end at 40 and 60 s on
+    v100 (average JCT 50 s), cold and warm ones at the given ends."""
+    d = os.path.join(top, "c%d" % k)
+    os.makedirs(d)
+    runs = []
+    for name, label, ends in (("dec", "hetsched, models declared", (40, 60)),
+                              ("cold", "hetsched, unknown models, cold", cold_end),
+                              ("warm", "hetsched, unknown models, warm", warm_end)):
+        rows = [("1", "COMPLETED", 0, ends[0], "v100"), ("2", "COMPLETED", 0, ends[1], "v100")]
+        runs.append(demo.make_run(d, name, label, rows))
+    rc, out = demo.run([runs[0], runs[1], runs[2], "--baseline", runs[0]])
+    check("command %d: report.py exit 0" % k, rc == 0, out)
+    path = os.path.join(top, "run-%d.out" % k)
+    with open(path, "w") as f:
+        f.write(out)
+    return path
+
+
+def live(paths):
+    p = subprocess.run([sys.executable, LIVE] + paths, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    top = tempfile.mkdtemp()
+    try:
+        # cold JCT ratios 1.10, 1.20, 1.00 (median 1.10); warm 1.11, 1.00, 1.25 (1.11)
+        outs = [command(top, 1, (44, 66), (45, 66)),
+                command(top, 2, (48, 72), (40, 60)),
+                command(top, 3, (40, 60), (50, 75))]
+        rc, out, err = live(outs)
+        check("three outputs: exit 0", rc == 0, out + err)
+        check("a row per command", "| run-2.out | 1.20 | 1.00 | 1.00 | 1.00 |" in out, out)
+        check("cold: the median JCT ratio and its spread, met",
+              "cold: median JCT ratio 1.10 (1.00-1.20), target <= 1.15: met" in out, out)
+        check("warm: the median JCT ratio, not met",
+              "warm: median JCT ratio 1.11 (1.00-1.25), target <= 1.05: NOT met" in out, out)
+        check("share ratios on the fastest type: met",
+              "median fastest-type ratio 1.00 (1.00-1.00), target >= 0.95: met" in out, out)
+        check("the number of commands", "; commands: 3" in out, out)
+
+        broken = os.path.join(top, "run-4.out")
+        with open(broken, "w") as f:
+            f.write("== demo: hetsched, models declared: bringing up the cluster\n")
+        rc, out, err = live(outs[:2] + [broken])
+        check("an output without ratios: exit 1, named", rc == 1 and "run-4.out" in err, err)
+        check("... the other commands still reported", "; commands: 2" in out, out)
+        rc, out, err = live([])
+        check("no outputs: usage error", rc == 2, err)
+    finally:
+        shutil.rmtree(top)
+    print("1..%d" % len(results))
+    for i, (name, ok, detail) in enumerate(results, 1):
+        print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
+        if not ok:
+            print("# " + str(detail).replace("\n", "\n# "))
+    return 0 if all(ok for _, ok, _ in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
