@@ -26,6 +26,16 @@ def check(name, cond, detail=""):
     results.append((name, bool(cond), detail))
 
 
+def tap(res):
+    """Prints res [(name, ok, detail)] as TAP; the exit status."""
+    print("1..%d" % len(res))
+    for i, (name, ok, detail) in enumerate(res, 1):
+        print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
+        if not ok:
+            print("# " + str(detail).replace("\n", "\n# "))
+    return 0 if all(ok for _, ok, _ in res) else 1
+
+
 def at(sec):
     return "2026-12-04T10:%02d:%02d" % (sec // 60, sec % 60)
 
@@ -128,12 +138,7 @@ def main():
         check("three runs without --baseline: usage", rc != 0 and "--baseline RUN_DIR" in out, out)
     finally:
         shutil.rmtree(top)
-    print("1..%d" % len(results))
-    for i, (name, ok, detail) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
-        if not ok:
-            print("# " + str(detail).replace("\n", "\n# "))
-    return 0 if all(ok for _, ok, _ in results) else 1
+    return tap(results)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import tempfile
 SRC = os.environ.get("HS_SRCDIR", ".")
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(SRC, "tests", "unit"))
-import test_demo_report as demo  # noqa: E402  (make_run, run; no tests run on import)
+import test_demo_report as demo  # noqa: E402  (make_run, run, tap; no tests run on import)
 
 LIVE = os.path.join(SRC, "bench", "live_learn_report.py")
 results = []
@@ -86,12 +86,7 @@ def main():
         check("no outputs: usage error", rc == 2, err)
     finally:
         shutil.rmtree(top)
-    print("1..%d" % len(results))
-    for i, (name, ok, detail) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
-        if not ok:
-            print("# " + str(detail).replace("\n", "\n# "))
-    return 0 if all(ok for _, ok, _ in results) else 1
+    return demo.tap(results)
 
 
 if __name__ == "__main__":
