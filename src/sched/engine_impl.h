@@ -360,9 +360,8 @@ void hs_learn_job_observe(hs_engine_t *e, const hs_sjob_t *sj, const char *model
  * count). hs_lmemo_find: the entry of (kind, sf), added empty when new
  * (*found = 0), -1 when the memo is NULL or full. hs_lmemo_put_rates
  * stores an entry's rates, hs_lmemo_get_rates copies them out;
- * hs_lmemo_ratios raises maxr to
- * the kind's learned ratio bounds (hs_learn_max_ratios), computed at the
- * entry's first ask. */
+ * hs_lmemo_ratios raises maxr to the kind's learned ratio bounds
+ * (hs_learn_max_ratios), computed at the entry's first ask. */
 typedef struct hs_lmemo hs_lmemo_t;
 hs_lmemo_t *hs_lmemo_new(int jobs, int ntypes);
 void hs_lmemo_free(hs_lmemo_t *m);
