@@ -31,10 +31,14 @@ while [ $# -gt 0 ]; do
 done
 case "$runs" in ''|*[!0-9]*|0) echo "live_learn.sh: --runs wants a positive count" >&2; exit 2 ;; esac
 mkdir -p "$out"
+# only this invocation's outputs are reported: a DIR reused from a run
+# with more commands still holds older run-K.out files
+outs=()
 for k in $(seq "$runs"); do
+	outs+=("$out/run-$k.out")
 	echo "live_learn: command $k of $runs ($(date -u +%H:%M:%S) UTC)" >&2
 	# a command that fails (a job not completed) still prints its ratios
 	"$top/contrib/demo.sh" --unknown-models "$@" >"$out/run-$k.out" 2>"$out/run-$k.err" ||
 		echo "live_learn: command $k exited $? (see $out/run-$k.err)" >&2
 done
-python3 "$top/bench/live_learn_report.py" "$out"/run-*.out
+python3 "$top/bench/live_learn_report.py" "${outs[@]}"

@@ -76,6 +76,16 @@ def main():
         check("a ratio printed 1.05 but above it: not met",
               "warm: median JCT ratio 1.050 (1.050-1.050), target <= 1.05: NOT met" in out, out)
 
+        # shares come printed to two places: one that prints as the bound
+        # is neither met nor missed
+        sys.path.insert(0, os.path.join(SRC, "bench"))
+        import live_learn_report as llr  # noqa: E402
+        check("a share printed as the bound: cannot tell",
+              llr.verdict(0.95, 0.95, False, rounded=True).startswith("cannot tell"),
+              llr.verdict(0.95, 0.95, False, rounded=True))
+        check("a share 0.01 above the bound: met", llr.verdict(0.96, 0.95, False, rounded=True) == "met")
+        check("a share 0.01 below: not met", llr.verdict(0.94, 0.95, False, rounded=True) == "NOT met")
+
         broken = os.path.join(top, "run-4.out")
         with open(broken, "w") as f:
             f.write("== demo: hetsched, models declared: bringing up the cluster\n")
