@@ -142,10 +142,18 @@ uint64_t hs_learn_optimism(int J, const hs_estimate_source_t *tsrc, const double
 	if (!known)
 		return 0; /* the relative-speed prior everywhere: no type to try
 			   * against, wherever it runs first it is measured */
-	for (int j = 0; j < J && j < 64; j++)
-		if (tsrc[j] == HS_ESTIMATE_INFERRED && conf[j] < 0.5 && thr[j] > 0) {
-			thr[j] *= 1.0 + (1.0 - conf[j]);
+	for (int j = 0; j < J && j < 64; j++) {
+		/* an agnostic type of a job measured elsewhere is the least
+		 * known of all (confidence 0): the mean of its own rates,
+		 * before any kind of its scope has run on two types, so no
+		 * speedup can be inferred. Not raising it left every row
+		 * incomplete in a scope of one-job kinds (doc/learning.md) */
+		double c = tsrc[j] == HS_ESTIMATE_AGNOSTIC ? 0
+			 : tsrc[j] == HS_ESTIMATE_INFERRED ? conf[j] : 1;
+		if (c < 0.5 && thr[j] > 0) {
+			thr[j] *= 1.0 + (1.0 - c);
 			bits |= 1ull << j;
 		}
+	}
 	return bits;
 }

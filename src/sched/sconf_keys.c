@@ -331,7 +331,7 @@ static const key_def_t keys[] = {
 	INT("LearnMaxKinds", learn_max_kinds, "4096", 16, 1000000,
 	    "most (kind, GPU count) entries of the learned table"),
 	DBL("LearnExplore", learn_explore, "0", 0, 0.5,
-	    "share of GPU time spent trying jobs on types inferred for them, 0 = off"),
+	    "share of GPU time spent trying jobs on types not measured for their kind, 0 = off"),
 	DBL("RateTableFactor", rate_table_factor, "100", 0, 1e6,
 	    "a measured rate within this factor of its model's table value, 0 = off"),
 	DBL("RateRatioTolerance", rate_ratio_tol, "1.25", 1, 100,

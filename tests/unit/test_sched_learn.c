@@ -254,12 +254,41 @@ static void exploration(void **state)
 	hs_engine_free(e);
 }
 
+/* LearnExplore on a type nothing can be inferred for: bob's 201 and 202
+ * ran on k80 only (5 steps/s) and no kind of bob's has run on two types,
+ * so their v100 estimate is agnostic, the mean of their own rates (5).
+ * Exploration raises it by 2 (confidence 0) for 201, which can be
+ * preempted, and sends it there; never for 202, which cannot. */
+static void exploration_agnostic(void **state)
+{
+	(void)state;
+	fx_t f;
+	fx_init(&f, "v100:1:2,k80:1:2");
+	fx_job_t *a = fx_add(&f, 201, 1), *b = fx_add(&f, 202, 1);
+	a->name = "solo";
+	b->name = "fixed";
+	a->uid = b->uid = 2000;
+	a->ckpt = 1;
+	fx_measure(a, "k80", 5);
+	fx_measure(b, "k80", 5);
+	hs_engine_t *e = fx_engine("LearnExplore=0.1", logger);
+	json_object *st = round_status(&f, e);
+	assert_string_equal(src_of(job_doc(st, 201), "v100"), "agnostic");
+	assert_float_equal(thr_of(job_doc(st, 201), "v100"), 10, 1e-9);
+	assert_float_equal(thr_of(job_doc(st, 202), "v100"), 5, 1e-9);
+	assert_float_equal(thr_of(job_doc(st, 201), "k80"), 5, 1e-9); /* measured */
+	json_object_put(st);
+	assert_string_equal(fx_type_of(&f, fx_find(&f, 201)), "v100");
+	hs_engine_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(learned_kinds),
 		cmocka_unit_test(learning_off),
 		cmocka_unit_test(exploration),
+		cmocka_unit_test(exploration_agnostic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
