@@ -169,12 +169,28 @@ void hs_engine_set_packing(hs_engine_t *e, int available)
 	e->packing = available != 0;
 }
 
+/* With early rounds, the wall time a lease kept through the last round
+ * ends, if before the next regular round (0 otherwise). An early round
+ * keeps the jobs a round started within their lease (RoundLength), and
+ * sets the next regular round a RoundLength after itself: without a
+ * round at its end, a lease running through an early round held the job
+ * up to two rounds where it was put, a blind first placement included
+ * (doc/learning.md, "Measured live"). */
+static int64_t lease_round(const hs_engine_t *e)
+{
+	if (!e->conf.early_rounds || e->lease_end_t <= e->last_round_t ||
+	    e->lease_end_t >= e->last_round_t + e->conf.round_s)
+		return 0;
+	int64_t gap_end = e->last_round_t + e->conf.min_round_gap_s;
+	return e->lease_end_t > gap_end ? e->lease_end_t : gap_end;
+}
+
 int hs_engine_round_due(const hs_engine_t *e, int64_t now, int changed)
 {
 	if (e->last_round_t <= 0 || now < e->last_round_t)
 		return 1;
-	int64_t since = now - e->last_round_t;
-	if (since >= e->conf.round_s)
+	int64_t since = now - e->last_round_t, lease = lease_round(e);
+	if (since >= e->conf.round_s || (lease > 0 && now >= lease))
 		return 1;
 	return changed && e->conf.early_rounds && since >= e->conf.min_round_gap_s;
 }
@@ -184,7 +200,8 @@ int64_t hs_engine_next_round(const hs_engine_t *e, int changed)
 	if (e->last_round_t <= 0)
 		return 0;
 	int64_t gap = changed && e->conf.early_rounds ? e->conf.min_round_gap_s : e->conf.round_s;
-	return e->last_round_t + gap;
+	int64_t next = e->last_round_t + gap, lease = lease_round(e);
+	return lease > 0 && lease < next ? lease : next;
 }
 
 void hs_engine_mech_stats(const hs_engine_t *e, hs_mech_stats_t *st)
@@ -525,6 +542,8 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 		return -1;
 	}
 	e->last_round_t = s->now;
+	double left = hs_mech_lease_left(e->mech);
+	e->lease_end_t = left > 0 ? s->now + (int64_t)ceil(left - 1e-6) : 0;
 	e->rounds++;
 	hs_reccache_prune(e, e->rounds);
 	hs_jmemo_prune(e, e->rounds);
