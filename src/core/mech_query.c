@@ -58,21 +58,3 @@ double hs_mech_last_reset(const hs_mech_t *m)
 {
 	return m->last_reset;
 }
-
-double hs_mech_lease_left(const hs_mech_t *m)
-{
-	double left = 0;
-	if (!(m->o.lease_s > 0.0))
-		return 0;
-	for (int i = 0; i < m->njobs; i++) {
-		const hs_mjob_t *j = m->jobs[i];
-		if (j->run_since < 0.0 || j->ptype < 0)
-			continue;
-		double l = j->run_since + m->o.lease_s - m->clock;
-		/* leased_type's tolerance: a lease this close to its end is
-		 * over */
-		if (l > 1e-6 && (left == 0 || l < left))
-			left = l;
-	}
-	return left;
-}

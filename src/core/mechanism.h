@@ -238,9 +238,6 @@ void hs_mech_get_stats(const hs_mech_t *m, hs_mech_stats_t *s);
  * (the start-time estimate, start_est.h). */
 double hs_mech_clock(const hs_mech_t *m);
 double hs_mech_last_reset(const hs_mech_t *m);
-/* Seconds of mechanism time until the first lease (opts.lease_s) of a job
- * told to run ends, 0 when no job is within its lease. */
-double hs_mech_lease_left(const hs_mech_t *m);
 
 /* Per job of the problem last scheduled (valid after hs_mech_schedule
  * until the next hs_mech_begin_round, same problem): share[i] its time

@@ -169,39 +169,46 @@ void hs_engine_set_packing(hs_engine_t *e, int available)
 	e->packing = available != 0;
 }
 
-/* With early rounds, the wall time a lease kept through the last round
- * ends, if before the next regular round (0 otherwise). An early round
- * keeps the jobs a round started within their lease (RoundLength), and
- * sets the next regular round a RoundLength after itself: without a
- * round at its end, a lease running through an early round held the job
- * up to two rounds where it was put, a blind first placement included
- * (doc/learning.md, "Measured live"). */
-static int64_t lease_round(const hs_engine_t *e)
+/* The regular rounds keep their own clock: a RoundLength after the last
+ * regular one, whatever early rounds ran in between. When an early round
+ * set the next round a RoundLength after itself instead, the jobs the
+ * round before it had started, kept by their lease through the early
+ * round, stayed where they were for nearly two round lengths (live,
+ * RoundLength=20: jobs placed before any throughput was measured ran
+ * 39 s on the wrong type, doc/policies.md "Leases"). Without early
+ * rounds every round is regular: nothing changes there. */
+static int64_t regular_due(const hs_engine_t *e)
 {
-	if (!e->conf.early_rounds || e->lease_end_t <= e->last_round_t ||
-	    e->lease_end_t >= e->last_round_t + e->conf.round_s)
-		return 0;
-	int64_t gap_end = e->last_round_t + e->conf.min_round_gap_s;
-	return e->lease_end_t > gap_end ? e->lease_end_t : gap_end;
+	int64_t base = e->last_regular_t > 0 ? e->last_regular_t : e->last_round_t;
+	return base + e->conf.round_s;
+}
+
+/* Books a round run at now: the last round, and the last regular round
+ * when it was one (due by the regular clock, or the first). */
+static void note_round(hs_engine_t *e, int64_t now)
+{
+	if (e->last_round_t <= 0 || now >= regular_due(e))
+		e->last_regular_t = now;
+	e->last_round_t = now;
 }
 
 int hs_engine_round_due(const hs_engine_t *e, int64_t now, int changed)
 {
 	if (e->last_round_t <= 0 || now < e->last_round_t)
 		return 1;
-	int64_t since = now - e->last_round_t, lease = lease_round(e);
-	if (since >= e->conf.round_s || (lease > 0 && now >= lease))
+	if (now >= regular_due(e))
 		return 1;
-	return changed && e->conf.early_rounds && since >= e->conf.min_round_gap_s;
+	return changed && e->conf.early_rounds && now - e->last_round_t >= e->conf.min_round_gap_s;
 }
 
 int64_t hs_engine_next_round(const hs_engine_t *e, int changed)
 {
 	if (e->last_round_t <= 0)
 		return 0;
-	int64_t gap = changed && e->conf.early_rounds ? e->conf.min_round_gap_s : e->conf.round_s;
-	int64_t next = e->last_round_t + gap, lease = lease_round(e);
-	return lease > 0 && lease < next ? lease : next;
+	int64_t next = regular_due(e);
+	if (changed && e->conf.early_rounds && e->last_round_t + e->conf.min_round_gap_s < next)
+		next = e->last_round_t + e->conf.min_round_gap_s;
+	return next;
 }
 
 void hs_engine_mech_stats(const hs_engine_t *e, hs_mech_stats_t *st)
@@ -473,7 +480,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 		hs_build_free(&b);
 		if (r < 0)
 			return -1;
-		e->last_round_t = s->now;
+		note_round(e, s->now);
 		e->rounds++;
 		plan->engine_ms = ms_since(&t0);
 		return 0;
@@ -541,9 +548,7 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 		hs_plan_free(plan);
 		return -1;
 	}
-	e->last_round_t = s->now;
-	double left = hs_mech_lease_left(e->mech);
-	e->lease_end_t = left > 0 ? s->now + (int64_t)ceil(left - 1e-6) : 0;
+	note_round(e, s->now);
 	e->rounds++;
 	hs_reccache_prune(e, e->rounds);
 	hs_jmemo_prune(e, e->rounds);

@@ -175,8 +175,9 @@ struct hs_engine {
 	void *log_arg;
 
 	int64_t last_round_t;      /* wall time of the last round, 0 = none */
-	int64_t lease_end_t;       /* wall time the first lease running after
-	                            * the last round ends, 0 = none */
+	int64_t last_regular_t;    /* wall time of the last regular round (a
+	                            * RoundLength after the one before it, or
+	                            * the first), 0 = none */
 	int64_t last_reset_t;
 	long rounds;               /* rounds run by this engine (incl. restored) */
 

@@ -555,6 +555,7 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 	    hs_learn_load(&e->learn, learned, &le) < 0)
 		hs_engine_logf(e, HS_LOG_ERROR, "state: learned table ignored: %s", le.msg);
 	e->last_round_t = last;
+	e->last_regular_t = last; /* not kept: the grid restarts there */
 	e->last_reset_t = reset;
 	e->rounds = rounds;
 	/* the first round compares this state with Slurm's (engine_recover.c) */

@@ -108,10 +108,13 @@ static void set(hs_sim_opts_t *o, const char *key, const char *value)
  *   t=721  j1 ends (a second before its requeue would have come); the
  *          tick starts j0 on the freed GPU: 360 steps to go.
  *   t=730  the early round after j1 left (721 + MinRoundInterval, after
- *          the round at 720 + 10) keeps j0.
+ *          the round at 720 + 10) keeps j0, within the lease of its
+ *          start at 720.
+ *   t=1080 that lease ends (before the regular round at 730 + 360): a
+ *          round keeps j0, the only job.
  *   t=1081 j0 ends.
  * JCTs 1081 and 721 (average 901), makespan 1081, the GPU held all the
- * time. Two preemptions (rounds 1 and 2), one restart, 4 rounds. FTF: an
+ * time. Two preemptions (rounds 1 and 2), one restart, 5 rounds. FTF: an
  * equal share is 0.5 step/s while both are there: j1 gets 0.5 * 721 over
  * 360 steps (1.00139); j0 0.5 * 721 + 360 over 720 (1.00069). */
 static const char *two_jobs =
@@ -134,7 +137,7 @@ static void two_jobs_rounds(void **state)
 	NEAR(get(r.sum, "ftf_rho.median"), (0.5 * 721 + 360) / 720 + (0.5 * 721 / 360 - (0.5 * 721 + 360) / 720) / 2);
 	assert_int_equal((int)get(r.sum, "preemptions"), 2);
 	assert_int_equal((int)get(r.sum, "restarts"), 1);
-	assert_int_equal((int)get(r.sum, "rounds"), 4);
+	assert_int_equal((int)get(r.sum, "rounds"), 5);
 	assert_int_equal((int)get(r.sum, "jobs_completed"), 2);
 	run_free(&r);
 
@@ -194,9 +197,10 @@ static void consolidation(void **state)
 /* An arrival brings an early round; the window restricts the measured
  * jobs. j0 runs from 0; j1 arrives at 100: the early round then
  * recomputes the allocation (X = 1/2 each) but keeps j0, whose start at
- * 0 leases its GPU for a round length; the next round is due at
- * 100 + 360 = 460: j0 is checkpointed, j1 starts at the tick after
- * (461) and ends at 821: JCT 721. */
+ * 0 leases its GPU for a round length; a round is due when that lease
+ * ends, at 360 (not a round length after the early round, 460): j0 is
+ * checkpointed, j1 starts at the tick after (361) and ends at 721: JCT
+ * 621. */
 static void window_and_arrivals(void **state)
 {
 	(void)state;
@@ -208,8 +212,8 @@ static void window_and_arrivals(void **state)
 	run_t r;
 	simulate(&r, "fast:1", text, &o);
 	assert_int_equal((int)get(r.sum, "jobs_measured"), 1);
-	NEAR(get(r.sum, "avg_jct_s"), 721);
-	NEAR(r.res.jobs[1].first_start_s, 461);
+	NEAR(get(r.sum, "avg_jct_s"), 621);
+	NEAR(r.res.jobs[1].first_start_s, 361);
 	run_free(&r);
 	hs_sim_opts_free(&o);
 }
