@@ -2123,10 +2123,11 @@ static void test_max_jobs_rotation(void **state)
  * doc/scale.md: "started 32" / "requeued 32" every 5 s): 2 GPUs, 4 jobs
  * that checkpoint, RoundLength=60. Round 0 starts two; a job arrives and
  * the early round 5 s later starts nothing and preempts nothing (the two
- * are within their lease, a round length). A round is due when the
- * leases end, 60 s after the starts (not 60 s after the early round),
- * and rotates: checkpoints and starts. Without leases (the
- * mechanism's lease_s = 0, as before) the early round preempts both. */
+ * are within their lease, a round length). The next regular round is
+ * due 60 s after the regular one, when the leases end (not 60 s after
+ * the early round), and rotates: checkpoints and starts. Without leases
+ * (the mechanism's lease_s = 0, as before) the early round preempts
+ * both. */
 static void test_early_round_keeps_starts(void **state)
 {
 	(void)state;
@@ -2148,9 +2149,9 @@ static void test_early_round_keeps_starts(void **state)
 		fail_msg("early round: %d starts, %d checkpoints, %d requeues, %d suspends",
 			 c.start, c.ckpt, c.requeue, c.suspend);
 	hs_plan_free(&p);
-	/* the leases kept through the early round end 60 s after the
-	 * starts, 5 s before the next regular round: a round is due then,
-	 * not a round length after the early one */
+	/* regular rounds keep their own clock: the next is due 60 s after
+	 * the starts, when their leases end, not 60 s after the early
+	 * round */
 	assert_int_equal(hs_engine_next_round(e, 0), f.now + 55);
 	assert_false(hs_engine_round_due(e, f.now + 54, 0));
 	assert_true(hs_engine_round_due(e, f.now + 55, 0));
