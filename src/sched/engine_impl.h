@@ -347,11 +347,9 @@ const hs_record_t *hs_packmeas_filter(hs_engine_t *e, uint32_t id, const hs_reco
 int hs_learn_explore_on(const hs_engine_t *e);
 /* Bounded exploration, for a job measured or learned somewhere: raises
  * thr[j] of each type j whose estimate is inferred with confidence below
- * 0.5 by 1 + (1 - confidence), or agnostic (confidence 0) by 2, when the
- * raised value passes the job's best known estimate (measured, learned,
- * table, or inferred with confidence 0.5 or more), so the policy tries
- * the job there (its first report there replaces the guess); returns the
- * raised types as bits. */
+ * 0.5 by 1 + (1 - confidence), or agnostic (confidence 0) by 2, so the
+ * policy tries the job there (its first report there replaces the
+ * guess); returns the raised types as bits. */
 uint64_t hs_learn_optimism(int J, const hs_estimate_source_t *tsrc, const double *conf,
 			   double *thr);
 /* Job sj's kind (model: its hint, "" = none) into out[HS_LEARN_KIND_MAX].

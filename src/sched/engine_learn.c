@@ -132,17 +132,6 @@ int hs_learn_explore_on(const hs_engine_t *e)
 	return f > 0 && e->explore_s <= f * e->busy_s + 1e-9;
 }
 
-/* Type j's confidence as exploration reads it: an agnostic type of a job
- * measured elsewhere is the least known of all (0): the mean of its own
- * rates, before any kind of its scope has run on two types, so nothing
- * can be inferred; not raising it left every row incomplete in a scope
- * of one-job kinds (doc/learning.md). Measured, learned and table
- * estimates are known (1). */
-static double explore_conf(hs_estimate_source_t src, double conf)
-{
-	return src == HS_ESTIMATE_AGNOSTIC ? 0 : src == HS_ESTIMATE_INFERRED ? conf : 1;
-}
-
 uint64_t hs_learn_optimism(int J, const hs_estimate_source_t *tsrc, const double *conf,
 			   double *thr)
 {
@@ -153,18 +142,16 @@ uint64_t hs_learn_optimism(int J, const hs_estimate_source_t *tsrc, const double
 	if (!known)
 		return 0; /* the relative-speed prior everywhere: no type to try
 			   * against, wherever it runs first it is measured */
-	/* only a type that may be better than the best the job can count
-	 * on is worth a move: raising a type that stays slower even when
-	 * raised sent jobs to try it for a round (a third of a short
-	 * job's life) to learn a rate no placement of theirs needs */
-	double best = 0;
-	for (int j = 0; j < J; j++)
-		if (explore_conf(tsrc[j], conf[j]) >= 0.5 && thr[j] > best)
-			best = thr[j];
 	for (int j = 0; j < J && j < 64; j++) {
-		double c = explore_conf(tsrc[j], conf[j]);
-		if (c < 0.5 && thr[j] > 0 && thr[j] * (2.0 - c) > best) {
-			thr[j] *= 2.0 - c;
+		/* an agnostic type of a job measured elsewhere is the least
+		 * known of all (confidence 0): the mean of its own rates,
+		 * before any kind of its scope has run on two types, so no
+		 * speedup can be inferred. Not raising it left every row
+		 * incomplete in a scope of one-job kinds (doc/learning.md) */
+		double c = tsrc[j] == HS_ESTIMATE_AGNOSTIC ? 0
+			 : tsrc[j] == HS_ESTIMATE_INFERRED ? conf[j] : 1;
+		if (c < 0.5 && thr[j] > 0) {
+			thr[j] *= 1.0 + (1.0 - c);
 			bits |= 1ull << j;
 		}
 	}

@@ -282,37 +282,6 @@ static void exploration_agnostic(void **state)
 	hs_engine_free(e);
 }
 
-/* LearnExplore raises only a type that may be better than the job's best
- * known one: carol's 301 ran on v100 (30) and k80 (10), so her speedup
- * k80/v100 is 1/3 (one report each: confidence 1/9 for an inference).
- * 302 ran on v100 only (30): its k80 estimate, inferred 10, stays below
- * 30 even raised by 2 - 1/9, so it is left as it is; 303 ran on k80 only
- * (10): its v100, inferred 30, may beat 10 and is raised. */
-static void exploration_only_better(void **state)
-{
-	(void)state;
-	fx_t f;
-	fx_init(&f, "v100:1:3,k80:1:3");
-	fx_job_t *a = fx_add(&f, 301, 1), *b = fx_add(&f, 302, 1), *c = fx_add(&f, 303, 1);
-	a->name = "pair";
-	b->name = "fast";
-	c->name = "slow";
-	a->uid = b->uid = c->uid = 3000;
-	b->ckpt = c->ckpt = 1;
-	fx_measure(a, "v100", 30);
-	fx_measure(a, "k80", 10);
-	fx_measure(b, "v100", 30);
-	fx_measure(c, "k80", 10);
-	hs_engine_t *e = fx_engine("LearnExplore=0.1", logger);
-	json_object *st = round_status(&f, e);
-	assert_string_equal(src_of(job_doc(st, 302), "k80"), "inferred");
-	assert_float_equal(thr_of(job_doc(st, 302), "k80"), 10, 1e-9);
-	assert_string_equal(src_of(job_doc(st, 303), "v100"), "inferred");
-	assert_float_equal(thr_of(job_doc(st, 303), "v100"), 30 * (2 - 1.0 / 9), 1e-9);
-	json_object_put(st);
-	hs_engine_free(e);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,7 +289,6 @@ int main(void)
 		cmocka_unit_test(learning_off),
 		cmocka_unit_test(exploration),
 		cmocka_unit_test(exploration_agnostic),
-		cmocka_unit_test(exploration_only_better),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
