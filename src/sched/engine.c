@@ -184,10 +184,13 @@ static int64_t regular_due(const hs_engine_t *e)
 }
 
 /* Books a round run at now: the last round, and the last regular round
- * when it was one (due by the regular clock, or the first). */
+ * when it was one (due by the regular clock, or the first). A clock set
+ * back before the last regular round restarts the regular clock there:
+ * kept in the future, it would hold regular rounds off until the clock
+ * caught up. */
 static void note_round(hs_engine_t *e, int64_t now)
 {
-	if (e->last_round_t <= 0 || now >= regular_due(e))
+	if (e->last_round_t <= 0 || now < e->last_regular_t || now >= regular_due(e))
 		e->last_regular_t = now;
 	e->last_round_t = now;
 }

@@ -2948,6 +2948,14 @@ static void test_round_due(void **state)
 	assert_false(hs_engine_round_change_matters(e, 1005)); /* too soon */
 	assert_true(hs_engine_round_change_matters(e, 1011));
 	assert_false(hs_engine_round_change_matters(e, 1100)); /* due anyway */
+	/* the clock set back 100 s: a round at once, and the regular clock
+	 * restarts from it (not from the round in the future) */
+	assert_true(hs_engine_round_due(e, 900, 0));
+	f.now = 900;
+	assert_int_equal(fx_round(&f, e, &p, &c), 0);
+	hs_plan_free(&p);
+	assert_false(hs_engine_round_due(e, 999, 0));
+	assert_true(hs_engine_round_due(e, 1000, 0));
 	hs_engine_free(e);
 	e = engine_with("RoundLength=100\nMinRoundInterval=10\nEarlyRounds=no\n");
 	f.now = 1000;
