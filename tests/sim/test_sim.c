@@ -110,8 +110,8 @@ static void set(hs_sim_opts_t *o, const char *key, const char *value)
  *   t=730  the early round after j1 left (721 + MinRoundInterval, after
  *          the round at 720 + 10) keeps j0, within the lease of its
  *          start at 720.
- *   t=1080 that lease ends (before the regular round at 730 + 360): a
- *          round keeps j0, the only job.
+ *   t=1080 the regular round (720 + 360: early rounds do not move the
+ *          regular clock) keeps j0, the only job.
  *   t=1081 j0 ends.
  * JCTs 1081 and 721 (average 901), makespan 1081, the GPU held all the
  * time. Two preemptions (rounds 1 and 2), one restart, 5 rounds. FTF: an
@@ -197,10 +197,10 @@ static void consolidation(void **state)
 /* An arrival brings an early round; the window restricts the measured
  * jobs. j0 runs from 0; j1 arrives at 100: the early round then
  * recomputes the allocation (X = 1/2 each) but keeps j0, whose start at
- * 0 leases its GPU for a round length; a round is due when that lease
- * ends, at 360 (not a round length after the early round, 460): j0 is
- * checkpointed, j1 starts at the tick after (361) and ends at 721: JCT
- * 621. */
+ * 0 leases its GPU for a round length; the regular round comes at 360,
+ * when that lease ends (the early round does not move the regular
+ * clock to 100 + 360 = 460): j0 is checkpointed, j1 starts at the tick
+ * after (361) and ends at 721: JCT 621. */
 static void window_and_arrivals(void **state)
 {
 	(void)state;
