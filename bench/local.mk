@@ -17,7 +17,7 @@ bench_solve_bench_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 bench_solve_bench_LDADD = libhetsched_core.la $(GLPK_LIBS) $(JSONC_LIBS) -lm
 EXTRA_DIST += bench/solve.sh
 # learned throughputs against the table (doc/learning.md)
-EXTRA_DIST += bench/learn.sh bench/fairness.sh bench/strategic.sh
+EXTRA_DIST += bench/learn.sh bench/learn_batch.sh bench/fairness.sh bench/strategic.sh
 # the live comparison repeated (contrib/demo.sh --unknown-models, root)
 EXTRA_DIST += bench/live_learn.sh bench/live_learn_report.py
 # learning's inference error on a table, leave one out, matrix vs nearest

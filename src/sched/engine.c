@@ -498,6 +498,11 @@ int hs_engine_round(hs_engine_t *e, const hs_snap_t *s, hs_plan_t *plan, hs_err_
 		hs_build_free(&b);
 		return -1;
 	}
+	/* learned estimates that moved recompute it too, as often as an
+	 * arrival would (MinResetInterval) */
+	if (!need && e->last_reset_t > 0 && s->now - e->last_reset_t >= e->conf.min_reset_s &&
+	    hs_estimates_moved(e, s, &b))
+		need = 1;
 	hs_alloc_t alloc;
 	int have_alloc = 0;
 	if (need || e->force_solve) {

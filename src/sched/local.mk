@@ -25,7 +25,7 @@ libhetsched_sched_la_SOURCES = \
 	src/sched/engine_nodes.c \
 	src/sched/engine_pinned.c src/sched/engine_unmovable.c src/sched/engine_preempt.c src/sched/engine_entities.c \
 	src/sched/engine_plan.c src/sched/engine_plan_share.c \
-	src/sched/engine_acct.c src/sched/engine_reccache.c src/sched/engine_jobmemo.c \
+	src/sched/engine_acct.c src/sched/engine_reccache.c src/sched/engine_resolve.c src/sched/engine_jobmemo.c \
 	src/sched/idindex.c src/sched/idindex.h \
 	src/sched/engine_learn.c src/sched/engine_lmemo.c src/sched/engine_bound.c \
 	src/sched/engine_packmeas.c \

@@ -122,6 +122,10 @@ int hs_sconf_check(const hs_sconf_t *c, hs_err_t *err)
 	if (c->min_round_gap_s > c->round_s)
 		return hs_err_set(err, "MinRoundInterval=%d is longer than RoundLength=%d",
 				  c->min_round_gap_s, c->round_s);
+	/* a factor below 1 would say "moved" of every estimate */
+	if (c->estimate_resolve > 0 && c->estimate_resolve < 1)
+		return hs_err_set(err, "EstimateResolveFactor=%g: a factor is 1 or more (0: off)",
+				  c->estimate_resolve);
 	return 0;
 }
 

@@ -46,6 +46,9 @@ typedef struct hs_sconf {
 	                              * round length is over when GPU jobs
 	                              * arrive or leave */
 	double min_reset_s;          /* MinResetInterval */
+	double estimate_resolve;     /* EstimateResolveFactor: recompute the
+	                              * allocation when an estimate moves by
+	                              * more than this factor (0 = never) */
 	double preempt_cost_s;       /* PreemptCost */
 	int restart_aware;           /* RestartAware: the mechanism weighs a
 	                              * restart's cost (no: Gavel's) */

@@ -282,6 +282,55 @@ static void exploration_agnostic(void **state)
 	hs_engine_free(e);
 }
 
+/* One round of f on e: whether the policy ran (a new allocation). */
+static int round_solved(fx_t *f, hs_engine_t *e)
+{
+	hs_plan_t plan;
+	fx_counts_t c;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(fx_round(f, e, &plan, &c), 0);
+	int solved = plan.solved;
+	hs_plan_free(&plan);
+	return solved;
+}
+
+/* EstimateResolveFactor: the same two jobs, no arrival or departure, so
+ * only a moved estimate recomputes the allocation. 301's first reports
+ * (k80 5, v100 50: its agnostic estimate moves by at least sqrt(10) on
+ * one type) recompute it at the next round, at the default factor 1.5
+ * and not at 0; a report 1.2x the last (v100 60) does not; 2x does. */
+static void estimate_moves_resolve(void **state)
+{
+	(void)state;
+	const char *confs[] = { NULL, "EstimateResolveFactor=0" };
+	for (int k = 0; k < 2; k++) {
+		fx_t f;
+		fx_init(&f, "v100:1:1,k80:1:1");
+		fx_job_t *a = fx_add(&f, 301, 1), *b = fx_add(&f, 302, 1);
+		a->name = "first";
+		b->name = "second";
+		a->uid = b->uid = 1000;
+		a->ckpt = b->ckpt = 1;
+		hs_engine_t *e = fx_engine(confs[k], logger);
+		assert_int_equal(round_solved(&f, e), 1); /* the first allocation */
+		f.now += 360;
+		assert_int_equal(round_solved(&f, e), 0); /* nothing moved */
+		fx_measure_at(fx_find(&f, 301), "k80", 5, f.now);
+		fx_measure_at(fx_find(&f, 301), "v100", 50, f.now);
+		f.now += 360;
+		assert_int_equal(round_solved(&f, e), k == 0);
+		f.now += 360;
+		assert_int_equal(round_solved(&f, e), 0); /* the same estimates */
+		fx_measure_at(fx_find(&f, 301), "v100", 60, f.now);
+		f.now += 360;
+		assert_int_equal(round_solved(&f, e), 0); /* 1.2x: within the factor */
+		fx_measure_at(fx_find(&f, 301), "v100", 120, f.now);
+		f.now += 360;
+		assert_int_equal(round_solved(&f, e), k == 0);
+		hs_engine_free(e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +338,7 @@ int main(void)
 		cmocka_unit_test(learning_off),
 		cmocka_unit_test(exploration),
 		cmocka_unit_test(exploration_agnostic),
+		cmocka_unit_test(estimate_moves_resolve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

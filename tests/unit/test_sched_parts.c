@@ -140,6 +140,14 @@ static void test_conf_errors(void **state)
 	hs_sconf_defaults(&c, &err);
 	assert_int_equal(hs_sconf_parse_text(&c, "RoundLength=10\nMinRoundInterval=20\n", &err), -1);
 	assert_non_null(strstr(err.msg, "MinRoundInterval"));
+	/* a resolve factor below 1 is refused; 0 (off) and 1 are not */
+	hs_sconf_t r;
+	hs_sconf_defaults(&r, &err);
+	assert_int_equal(hs_sconf_parse_text(&r, "EstimateResolveFactor=0.5\n", &err), -1);
+	assert_non_null(strstr(err.msg, "EstimateResolveFactor=0.5"));
+	assert_int_equal(hs_sconf_parse_text(&r, "EstimateResolveFactor=0\n", &err), 0);
+	assert_int_equal(hs_sconf_parse_text(&r, "EstimateResolveFactor=1\n", &err), 0);
+	hs_sconf_free(&r);
 	/* POP splits LPs: a policy that is none is refused, not failed
 	 * at every solve */
 	assert_int_equal(hs_sconf_parse_text(&c, "Policy=fifo\nPopPartitions=4\n", &err), -1);
