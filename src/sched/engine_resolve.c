@@ -13,45 +13,52 @@
 
 #include <math.h>
 
-/* The last round's estimate a and this round's b (>= 0) differ by more
- * than factor f, or b is 0 where a was not (the type became unusable).
- * a = 0 is not known: a type the job could not use, or an entry restored
- * after a restart (estimates are not saved), which must not recompute the
- * allocation on its own. */
-static int moved(double a, double b, double f)
+/* Job k's estimates moved between the last round's (old, in the job's
+ * units, hs_jacct_t.thr) and this round's: the ratio between two of its
+ * types changed by more than factor f, or a type it could use became
+ * unusable. A change of all types by one factor is not a move: it says
+ * nothing about where the job runs best, and it is what a table job's
+ * first report does when its steps are not the table's (a time scale, a
+ * different GPU model, doc/learning.md), which recomputed the allocation
+ * of every such job for nothing. A type with no estimate last round is
+ * not compared: a type the job could not use, or an entry restored
+ * after a restart (estimates are not saved), which must not recompute
+ * the allocation on its own. */
+static int job_moved(const hs_engine_t *e, const hs_round_build_t *b, int k,
+		     const double *old, double f)
 {
-	if (a <= 0.0)
-		return 0;
-	if (b <= 0.0)
-		return 1;
-	return fmax(a, b) > f * fmin(a, b);
+	const hs_problem_t *pb = &b->problem;
+	double lo = INFINITY, hi = 0.0;
+	for (int j = 0; j < pb->cluster.ntypes; j++) {
+		int t = b->tmap[j];
+		if (t < 0 || t >= e->acct_tcap || !(old[t] > 0.0))
+			continue;
+		double now = pb->jobs[k].thr[j] * b->units[k];
+		if (!(now > 0.0))
+			return 1;
+		double r = now / old[t];
+		lo = fmin(lo, r);
+		hi = fmax(hi, r);
+	}
+	return hi > f * lo;
 }
 
-/* Compares each problem job's estimate per type with the one the last
- * round used (hs_jacct_t.thr, in the job's units). A job not active in
- * the last round is an arrival, which the mechanism counts itself. The
- * comparison is with the last round, not with the last solve: estimates
- * drifting by less than the factor each round could add up unseen, but
- * a report moves a job's estimate in one step, and keeping a second row
- * per job would cost memory at every queued job. */
+/* Compares each problem job's estimates with the ones the last round
+ * used. A job not active in the last round is an arrival, which the
+ * mechanism counts itself. The comparison is with the last round, not
+ * with the last solve: estimates drifting by less than the factor each
+ * round could add up unseen, but a report moves a job's estimate in one
+ * step, and keeping a second row per job would cost memory at every
+ * queued job. */
 int hs_estimates_moved(const hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b)
 {
 	const double f = e->conf.estimate_resolve;
 	if (!(f >= 1.0)) /* 0: only arrivals and departures */
 		return 0;
-	const hs_problem_t *pb = &b->problem;
-	const int J = pb->cluster.ntypes;
-	for (int k = 0; k < pb->njobs; k++) {
+	for (int k = 0; k < b->problem.njobs; k++) {
 		const hs_jacct_t *ac = hs_acct_find(e, s->jobs[b->pjob_snap[k]].id);
-		if (!ac || ac->seen_round != e->rounds)
-			continue;
-		for (int j = 0; j < J; j++) {
-			int t = b->tmap[j];
-			if (t < 0 || t >= e->acct_tcap)
-				continue;
-			if (moved(ac->thr[t], pb->jobs[k].thr[j] * b->units[k], f))
-				return 1;
-		}
+		if (ac && ac->seen_round == e->rounds && job_moved(e, b, k, ac->thr, f))
+			return 1;
 	}
 	return 0;
 }

@@ -296,9 +296,12 @@ static int round_solved(fx_t *f, hs_engine_t *e)
 
 /* EstimateResolveFactor: the same two jobs, no arrival or departure, so
  * only a moved estimate recomputes the allocation. 301's first reports
- * (k80 5, v100 50: its agnostic estimate moves by at least sqrt(10) on
- * one type) recompute it at the next round, at the default factor 1.5
- * and not at 0; a report 1.2x the last (v100 60) does not; 2x does. */
+ * (k80 5, v100 50: its agnostic estimate, the same on both types, now
+ * 10x faster on v100) recompute it at the next round, at the default
+ * factor 1.5 and not at 0; a report 1.2x the last (v100 60) does not;
+ * 2x does; both types 2x at once does not (the ratio between them is
+ * what places the job). 302 is another user's, so its estimates do not
+ * follow 301's kind. */
 static void estimate_moves_resolve(void **state)
 {
 	(void)state;
@@ -309,7 +312,8 @@ static void estimate_moves_resolve(void **state)
 		fx_job_t *a = fx_add(&f, 301, 1), *b = fx_add(&f, 302, 1);
 		a->name = "first";
 		b->name = "second";
-		a->uid = b->uid = 1000;
+		a->uid = 1000;
+		b->uid = 2000; /* learns nothing from 301's kind (LearnScope=user) */
 		a->ckpt = b->ckpt = 1;
 		hs_engine_t *e = fx_engine(confs[k], logger);
 		assert_int_equal(round_solved(&f, e), 1); /* the first allocation */
@@ -327,6 +331,11 @@ static void estimate_moves_resolve(void **state)
 		fx_measure_at(fx_find(&f, 301), "v100", 120, f.now);
 		f.now += 360;
 		assert_int_equal(round_solved(&f, e), k == 0);
+		/* both types 2x (steps of another size): not a move */
+		fx_measure_at(fx_find(&f, 301), "k80", 10, f.now);
+		fx_measure_at(fx_find(&f, 301), "v100", 240, f.now);
+		f.now += 360;
+		assert_int_equal(round_solved(&f, e), 0);
 		hs_engine_free(e);
 	}
 }
