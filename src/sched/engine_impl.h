@@ -485,8 +485,9 @@ typedef struct hs_round_build {
 
 int hs_build_round(hs_engine_t *e, const hs_snap_t *s, hs_round_build_t *b, hs_err_t *err);
 void hs_build_free(hs_round_build_t *b);
-/* 1 = a job's estimate on a type moved by more than EstimateResolveFactor
- * since the last round: recompute the allocation (engine_resolve.c). */
+/* 1 = the ratio between a job's estimates on two types moved by more than
+ * EstimateResolveFactor since the last round, or a type became unusable
+ * for it: recompute the allocation (engine_resolve.c). */
 int hs_estimates_moved(const hs_engine_t *e, const hs_snap_t *s, const hs_round_build_t *b);
 
 /* engine_bound.c: the engine's side of sched/bound.h. */

@@ -47,7 +47,8 @@ typedef struct hs_sconf {
 	                              * arrive or leave */
 	double min_reset_s;          /* MinResetInterval */
 	double estimate_resolve;     /* EstimateResolveFactor: recompute the
-	                              * allocation when an estimate moves by
+	                              * allocation when the ratio between a
+	                              * job's estimates on two types moves by
 	                              * more than this factor (0 = never) */
 	double preempt_cost_s;       /* PreemptCost */
 	int restart_aware;           /* RestartAware: the mechanism weighs a
