@@ -20,10 +20,10 @@
  * nothing about where the job runs best, and it is what a table job's
  * first report does when its steps are not the table's (a time scale, a
  * different GPU model, doc/learning.md), which recomputed the allocation
- * of every such job for nothing. A type with no estimate last round is
- * not compared: a type the job could not use, or an entry restored
- * after a restart (estimates are not saved), which must not recompute
- * the allocation on its own. */
+ * of every such job for nothing. A type with no estimate last round (one
+ * the job could not use) is not compared. The last round's estimates are
+ * in the saved state (engine_state.c), so after a restart the first round
+ * compares with those from before it. */
 static int job_moved(const hs_engine_t *e, const hs_round_build_t *b, int k,
 		     const double *old, double f)
 {
