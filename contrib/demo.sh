@@ -153,7 +153,7 @@ hetsched=$bdir/hetsched
 type_of() { echo "${1%-*}"; }
 
 # run_once SCHED OUT [MODE [END]]: the whole workload under sched/SCHED;
-# jobs.txt, sacct.txt, sched.txt, label.txt (and status.txt for hetsched)
+# jobs.txt, sacct.txt, sched.txt, label.txt, released.txt (and status.txt for hetsched)
 # in OUT. MODE: declared (default; --hs-model on every job), cold (no
 # model hint to the scheduler; the emulator is told the model on its
 # command line) or warm (as cold, on the cluster a cold run left stopped:
@@ -214,7 +214,12 @@ run_once() {
 	# arguments), so each job's learning kind is its job name.
 
 	# The workload: all jobs at once. Steps = SECONDS on a v100 x the
-	# model's v100 throughput x the time scale.
+	# model's v100 throughput x the time scale. Submitted held and
+	# released together: unheld, a round could fall between two sbatch
+	# calls and solve for part of the workload (its first round saw four
+	# jobs in one run and five in another), so runs compared in one
+	# command would start from different first allocations. JCT and
+	# makespan count from the release (released.txt, report.py).
 	n=0 ids=""
 	: >"$out/jobs.txt"
 	while read -r name gres secs model; do
@@ -228,7 +233,7 @@ run_once() {
 			hint=() emu_model=("$model")
 		fi
 		# %j: several jobs of a workload may share a name (and a kind)
-		id=$(sbatch --parsable -J "$name" --gres="$gres" --requeue --open-mode=append -o "$out/work/$name.%j.out" \
+		id=$(sbatch --parsable --hold -J "$name" --gres="$gres" --requeue --open-mode=append -o "$out/work/$name.%j.out" \
 			"${hint[@]}" --hs-steps="$steps" --hs-ckpt-dir="$out/work/ckpt/%j" \
 			"$top/contrib/demo/train-job.sh" "$emu" "$table" "$scale" "${emu_model[@]}") ||
 			die "sbatch of $name failed"
@@ -236,7 +241,9 @@ run_once() {
 		ids="$ids${ids:+,}$id"
 		n=$((n + 1))
 	done <"$workload"
-	say "$label: submitted $n jobs ($ids)"
+	date +%s >"$out/released.txt"
+	scontrol release "$ids" || die "scontrol release $ids failed"
+	say "$label: submitted $n jobs held, released together ($ids)"
 
 	# Wait, showing who runs on which type.
 	start=$(date +%s)

@@ -10,6 +10,8 @@ was told) and sacct.txt (sacct -D -X -P -n -o
 JobIDRaw,State,Submit,Start,End,AllocTRES,AdminComment: one row per
 incarnation of every job) and sched.txt (the scheduler's name), and may
 hold label.txt (the run's name in the output, default sched/NAME) and
+released.txt (the epoch second the held jobs were released together:
+JCT and makespan count from there, not from sbatch) and
 targets.txt (lines "KEY <=|>= RATIO", KEY avg_jct, makespan or
 best_share: bounds on this run's ratio to the baseline, printed as met or
 not met). Prints one line per job: where it ran (GPU type and seconds,
@@ -43,6 +45,15 @@ def gpu_type(alloc):
         if item.startswith("gres/gpu:") and "=" in item:
             return item[len("gres/gpu:"):].split("=")[0]
     return None
+
+
+def read_release(run_dir):
+    """The release second of a run submitted held (released.txt), None
+    for a run without one (submitted unheld: JCT counts from Submit)."""
+    try:
+        return float(open(run_dir + "/released.txt").read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def load_run(run_dir, table):
@@ -79,7 +90,10 @@ def load_run(run_dir, table):
                 job["rec"] = json.loads(comment)
             except ValueError:
                 pass
+    released = read_release(run_dir)
     for job in jobs.values():
+        if released is not None and job["submit"] is not None:
+            job["submit"] = max(job["submit"], released)
         job["jct"] = (job["end"] - job["submit"]
                       if job["end"] is not None and job["submit"] is not None else None)
         allowed = [job["gres"].split(":")[1]] if job["gres"].count(":") == 2 else list(table)

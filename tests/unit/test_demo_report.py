@@ -104,6 +104,22 @@ def main():
               abs(s["best_share"] - 25 / 105) < 1e-9, s["best_share"])
         check("cold: one restart", s["restarts"] == 1, s["restarts"])
 
+        # held, released at 10 s: JCTs 30 and 50, makespan 50; a
+        # released.txt before the submit changes nothing
+        epoch = report.ts(at(10))
+        with open(cold + "/released.txt", "w") as f:
+            f.write("%d\n" % epoch)
+        jobs, mk = report.load_run(cold, json.load(open(TABLE)))
+        s = report.summary(jobs, mk)
+        check("released: JCT counts from the release", abs(s["avg_jct"] - 45) < 1e-9, s["avg_jct"])
+        check("released: makespan counts from the release", s["makespan"] == 50, s["makespan"])
+        with open(cold + "/released.txt", "w") as f:
+            f.write("%d\n" % (epoch - 20))
+        jobs, mk = report.load_run(cold, json.load(open(TABLE)))
+        check("released before the submit: JCT from the submit",
+              abs(report.summary(jobs, mk)["avg_jct"] - 55) < 1e-9)
+        os.remove(cold + "/released.txt")
+
         src = report.estimate_sources(cold)
         check("estimate sources: shares", src["shares"] == {
             "measured": 2 / 6, "agnostic": 3 / 6, "inferred": 1 / 6}, src)
