@@ -14,27 +14,28 @@
  * Not aware: isolated, FIFO and the plain LAS/FTF/makespan/water-filling
  * LPs, and gandiva, whose time shares ignore the types (it looks at
  * throughputs only to drop bad pairs): the Gavel paper's heterogeneity-
- * agnostic "LAS w/ Gandiva SS" baseline. */
+ * agnostic "LAS w/ Gandiva SS" baseline. scale_free: see
+ * hs_policy_is_scale_free (policy.h). */
 static const hs_policy_desc_t registry[] = {
-	{ .name = "isolated", .solve = hs_policy_isolated_solve },
-	{ .name = "fifo", .solve = hs_policy_fifo_solve, .no_backfill = 1, .variant = 0,
+	{ .name = "isolated", .scale_free = 1, .solve = hs_policy_isolated_solve },
+	{ .name = "fifo", .scale_free = 1, .solve = hs_policy_fifo_solve, .no_backfill = 1, .variant = 0,
 	  .state_free = hs_typemem_free },
-	{ .name = "fifo_perf", .solve = hs_policy_fifo_solve, .aware = 1, .no_backfill = 1,
+	{ .name = "fifo_perf", .scale_free = 1, .solve = hs_policy_fifo_solve, .aware = 1, .no_backfill = 1,
 	  .variant = 1, .state_free = hs_typemem_free },
-	{ .name = "fifo_packed", .solve = hs_policy_fifo_solve, .aware = 1, .packed = 1,
+	{ .name = "fifo_packed", .scale_free = 1, .solve = hs_policy_fifo_solve, .aware = 1, .packed = 1,
 	  .no_backfill = 1, .variant = 2, .state_free = hs_typemem_free },
-	{ .name = "gandiva", .solve = hs_policy_gandiva_solve, .packed = 1,
+	{ .name = "gandiva", .scale_free = 1, .solve = hs_policy_gandiva_solve, .packed = 1,
 	  .state_free = hs_policy_gandiva_state_free },
 	{ .name = "allox", .solve = hs_policy_allox_solve, .aware = 1,
 	  .state_free = hs_typemem_free },
-	{ .name = "max_min_fairness", .solve = hs_policy_maxmin_solve, .lp = 1,
+	{ .name = "max_min_fairness", .scale_free = 1, .solve = hs_policy_maxmin_solve, .lp = 1,
 	  .evaluate = hs_maxmin_evaluate },
-	{ .name = "max_min_fairness_perf", .solve = hs_policy_maxmin_solve, .aware = 1, .lp = 1,
+	{ .name = "max_min_fairness_perf", .scale_free = 1, .solve = hs_policy_maxmin_solve, .aware = 1, .lp = 1,
 	  .evaluate = hs_maxmin_evaluate },
-	{ .name = "max_min_fairness_packed", .solve = hs_policy_packed_solve, .aware = 1, .packed = 1,
+	{ .name = "max_min_fairness_packed", .scale_free = 1, .solve = hs_policy_packed_solve, .aware = 1, .packed = 1,
 	  .lp = 1, .variant = 0, .evaluate = hs_packed_evaluate },
-	{ .name = "max_min_fairness_water_filling", .solve = hs_policy_waterfill_solve },
-	{ .name = "max_min_fairness_water_filling_perf", .solve = hs_policy_waterfill_solve,
+	{ .name = "max_min_fairness_water_filling", .scale_free = 1, .solve = hs_policy_waterfill_solve },
+	{ .name = "max_min_fairness_water_filling_perf", .scale_free = 1, .solve = hs_policy_waterfill_solve,
 	  .aware = 1 },
 	{ .name = "finish_time_fairness", .solve = hs_policy_ftf_solve, .lp = 1,
 	  .evaluate = hs_ftf_evaluate },
@@ -42,7 +43,7 @@ static const hs_policy_desc_t registry[] = {
 	  .evaluate = hs_ftf_evaluate },
 	{ .name = "finish_time_fairness_packed", .solve = hs_policy_packed_solve, .aware = 1,
 	  .packed = 1, .lp = 1, .variant = 1, .evaluate = hs_packed_evaluate },
-	{ .name = "min_total_duration", .solve = hs_policy_makespan_solve, .lp = 1,
+	{ .name = "min_total_duration", .scale_free = 1, .solve = hs_policy_makespan_solve, .lp = 1,
 	  .evaluate = hs_makespan_evaluate },
 	{ .name = "min_total_duration_perf", .solve = hs_policy_makespan_solve, .aware = 1, .lp = 1,
 	  .evaluate = hs_makespan_evaluate },
@@ -98,6 +99,12 @@ int hs_policy_is_aware(const char *name)
 {
 	const hs_policy_desc_t *d = find(name);
 	return d && d->aware;
+}
+
+int hs_policy_is_scale_free(const char *name)
+{
+	const hs_policy_desc_t *d = find(name);
+	return d && d->scale_free;
 }
 
 int hs_policy_backfills(const char *name)

@@ -45,6 +45,17 @@ int hs_policy_is_lp(const char *name);
  * visits types fastest first; for an agnostic policy (0, also for unknown
  * names) it visits them in a random order, as Gavel's does. */
 int hs_policy_is_aware(const char *name);
+/* Non-zero if the named policy's allocation does not change when one
+ * job's throughputs on all types are multiplied by one factor: the
+ * policies that use throughputs only normalized by the job's own (max-min
+ * fairness and water filling: T_mj / T^eq_m; FIFO, packing: fastest type,
+ * pair over alone) or not at all (the agnostic makespan takes every usable
+ * throughput as 1). 0 for those that compare throughputs between jobs or
+ * turn them into times (finish-time fairness, the aware makespan, summed
+ * throughput, cost, SLOs, AlloX) and for unknown names. The engine
+ * recomputes the allocation on a job's uniform slowdown only for the
+ * latter (EstimateResolveFactor, engine_resolve.c). */
+int hs_policy_is_scale_free(const char *name);
 /* Non-zero if jobs the named policy gives no time may still use GPUs
  * nobody with an allocation wants (the mechanism's backfill). 0 for the
  * FIFO policies, whose allocation is the queue order itself, and for

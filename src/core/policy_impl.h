@@ -35,6 +35,9 @@ struct hs_policy_desc {
 	                          * left out wait (hs_policy_backfills) */
 	int packed;              /* uses space sharing (pairs) */
 	int lp;                  /* solved as LP(s): POP partitioning applies */
+	int scale_free;          /* a job's throughputs on every type times one
+	                          * factor leave the allocation as it was
+	                          * (hs_policy_is_scale_free) */
 	int variant;             /* family-specific */
 	void (*state_free)(void *state);
 	/* the policy's objective for any allocation (POP re-evaluates the

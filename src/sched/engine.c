@@ -150,7 +150,7 @@ int hs_engine_reconfigure(hs_engine_t *e, const hs_sconf_t *conf, hs_err_t *err)
 	e->policy = pol;
 	hs_tables_free(&e->tables);
 	e->tables = tb;
-	hs_jmemo_free(e); /* its table rows were the old tables' */
+	hs_jmemo_tables_changed(e); /* its table rows were the old tables' */
 	/* a smaller bound applies as kinds are added (learn.c evicts) */
 	e->learn.max_kinds = c.learn_max_kinds;
 	e->learn.matrix_only = c.learn_matrix_only;

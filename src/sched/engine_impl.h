@@ -385,6 +385,10 @@ void hs_learn_job_rates(hs_engine_t *e, hs_lmemo_t *memo, int *mix, const hs_sjo
 			const char *model, char *lkind, char *const *names, int J, int64_t now,
 			double *rate, unsigned char *inferred, double *conf);
 void hs_jmemo_free(hs_engine_t *e);
+/* The throughput tables changed (a reconfigure): every memo's table row
+ * is looked up again; the hints and what was fed to the learned table
+ * stay (dropping learn_t fed every live job's reports a second time). */
+void hs_jmemo_tables_changed(hs_engine_t *e);
 
 /* engine_warn.c */
 /* 1 the first time (id, kind) is asked while the job stays in the

@@ -6,7 +6,8 @@
  * change; now they are parsed again only when the hints' text does (a
  * 64-bit hash of the HS_* entries: a collision could only give a job
  * the parse of its own earlier hints, never another job's). Dropped with
- * the job, and all of them on a reconfigure (the tables change). A leaf
+ * the job; a reconfigure (the tables change) forgets only their table
+ * rows (hs_jmemo_tables_changed). A leaf
  * of the engine. */
 #include "sched/engine_impl.h"
 
@@ -120,6 +121,12 @@ void hs_jmemo_prune(hs_engine_t *e, long round)
 			w++;
 		}
 	e->nmemo = w;
+}
+
+void hs_jmemo_tables_changed(hs_engine_t *e)
+{
+	for (int i = 0; i < e->nmemo; i++)
+		e->memo[i].table_sf = 0;
 }
 
 void hs_jmemo_free(hs_engine_t *e)

@@ -461,6 +461,25 @@ static double mean_priority(const hs_snap_t *s, const hs_round_scratch_t *sc)
 	return n ? sum / n : 1;
 }
 
+/* The last reports of the jobs that ended lately (hs_snap_t.ended), into
+ * the learned table. Their hints go through the job memo, which keeps
+ * the memo (and with it the newest report fed, learn_t) while the job is
+ * listed: a job listed in several rounds gives each report once. A job
+ * that started and ended between two rounds gets its memo here, and all
+ * its reports are new. */
+static void observe_ended(hs_engine_t *e, const hs_snap_t *s)
+{
+	for (int i = 0; i < s->nended && e->conf.learning; i++) {
+		const hs_sjob_t *sj = &s->ended[i];
+		if (sj->gpus <= 0)
+			continue;
+		hs_hints_t h;
+		hs_jmemo_hints(e, sj, &h);
+		hs_record_t rec;
+		hs_learn_job_observe(e, sj, h.model, job_record(e, sj, &rec), s->now);
+	}
+}
+
 /* Every problem job: id, estimates, remaining work, age, weight,
  * entity, where it runs. */
 static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
@@ -487,6 +506,7 @@ static int fill_problem_jobs(hs_engine_t *e, const hs_snap_t *s,
 		hs_record_t rec;
 		hs_learn_job_observe(e, sj, b->hints[i].model, job_record(e, sj, &rec), s->now);
 	}
+	observe_ended(e, s);
 	/* the ids in one block (hs_problem_t.id_block), not a strdup each */
 	enum { ID_LEN = 16 }; /* hs_u32_text's room */
 	if (!(pb->id_block = malloc((size_t)sc->npj * ID_LEN + 1)))

@@ -16,16 +16,21 @@
 /* Job k's estimates moved between the last round's (old, in the job's
  * units, hs_jacct_t.thr) and this round's: the ratio between two of its
  * types changed by more than factor f, or a type it could use became
- * unusable. A change of all types by one factor is not a move: it says
- * nothing about where the job runs best, and it is what a table job's
+ * unusable, or (absolute set: the policy is not scale-free) one of them
+ * moved by more than f.
+ * Under a scale-free policy (max-min fairness, water filling, FIFO;
+ * hs_policy_is_scale_free) a change of all types by one factor is not a
+ * move: it does not change the allocation, and it is what a table job's
  * first report does when its steps are not the table's (a time scale, a
  * different GPU model, doc/learning.md), which recomputed the allocation
- * of every such job for nothing. A type with no estimate last round (one
- * the job could not use) is not compared. The last round's estimates are
+ * of every such job for nothing. Under finish-time fairness, makespan,
+ * throughput, cost or SLOs it is one: a job found 2x slower everywhere
+ * needs twice the time, or gives half the throughput. A type with no
+ * estimate last round (one the job could not use) is not compared. The last round's estimates are
  * in the saved state (engine_state.c), so after a restart the first round
  * compares with those from before it. */
 static int job_moved(const hs_engine_t *e, const hs_round_build_t *b, int k,
-		     const double *old, double f)
+		     const double *old, double f, int absolute)
 {
 	const hs_problem_t *pb = &b->problem;
 	double lo = INFINITY, hi = 0.0;
@@ -40,7 +45,10 @@ static int job_moved(const hs_engine_t *e, const hs_round_build_t *b, int k,
 		lo = fmin(lo, r);
 		hi = fmax(hi, r);
 	}
-	return hi > f * lo;
+	if (hi > f * lo)
+		return 1;
+	/* none compared: lo stays INFINITY, hi 0 */
+	return absolute && hi > 0.0 && (hi > f || lo * f < 1.0);
 }
 
 /* Compares each problem job's estimates with the ones the last round
@@ -55,9 +63,10 @@ int hs_estimates_moved(const hs_engine_t *e, const hs_snap_t *s, const hs_round_
 	const double f = e->conf.estimate_resolve;
 	if (!(f >= 1.0)) /* 0: only arrivals and departures */
 		return 0;
+	const int absolute = !hs_policy_is_scale_free(e->conf.policy);
 	for (int k = 0; k < b->problem.njobs; k++) {
 		const hs_jacct_t *ac = hs_acct_find(e, s->jobs[b->pjob_snap[k]].id);
-		if (ac && ac->seen_round == e->rounds && job_moved(e, b, k, ac->thr, f))
+		if (ac && ac->seen_round == e->rounds && job_moved(e, b, k, ac->thr, f, absolute))
 			return 1;
 	}
 	return 0;

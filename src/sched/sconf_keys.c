@@ -275,8 +275,9 @@ static const key_def_t keys[] = {
 	DBL("MinResetInterval", min_reset_s, "0", 0, 1e7,
 	    "least seconds between two allocation recomputations"),
 	DBL("EstimateResolveFactor", estimate_resolve, "1.5", 0, 1e6,
-	    "recompute the allocation when a job's speed ratio between two GPU types moves by "
-	    "more than this factor (0: never)"),
+	    "recompute the allocation when a job's speed ratio between two GPU types (or, under "
+	    "time- and throughput-based policies, a speed) moves by more than this factor "
+	    "(0: never)"),
 	DBL("PreemptCost", preempt_cost_s, "0", 0, 1e6,
 	    "checkpoint plus restart seconds charged to a restart"),
 	BOOL("RestartAware", restart_aware, "yes",

@@ -50,6 +50,9 @@ void hs_snap_free(hs_snap_t *s)
 	for (int i = 0; i < s->njobs; i++)
 		free_job(&s->jobs[i]);
 	free(s->jobs);
+	for (int i = 0; i < s->nended; i++)
+		free_job(&s->ended[i]);
+	free(s->ended);
 	for (int i = 0; i < s->nassocs; i++) {
 		free(s->assocs[i].account);
 		free(s->assocs[i].user);
@@ -58,19 +61,30 @@ void hs_snap_free(hs_snap_t *s)
 	memset(s, 0, sizeof(*s));
 }
 
-hs_sjob_t *hs_snap_add_job(hs_snap_t *s)
+/* Appends a zeroed job to a growing array (jobs or ended). */
+static hs_sjob_t *add_to(hs_sjob_t **a, int *n, int *cap)
 {
-	if (s->njobs == s->cap_jobs) {
-		int cap = s->cap_jobs ? s->cap_jobs * 2 : 64;
-		hs_sjob_t *j = realloc(s->jobs, (size_t)cap * sizeof(*j));
+	if (*n == *cap) {
+		int c = *cap ? *cap * 2 : 64;
+		hs_sjob_t *j = realloc(*a, (size_t)c * sizeof(*j));
 		if (!j)
 			return NULL;
-		s->jobs = j;
-		s->cap_jobs = cap;
+		*a = j;
+		*cap = c;
 	}
-	hs_sjob_t *j = &s->jobs[s->njobs++];
+	hs_sjob_t *j = &(*a)[(*n)++];
 	memset(j, 0, sizeof(*j));
 	return j;
+}
+
+hs_sjob_t *hs_snap_add_job(hs_snap_t *s)
+{
+	return add_to(&s->jobs, &s->njobs, &s->cap_jobs);
+}
+
+hs_sjob_t *hs_snap_add_ended(hs_snap_t *s)
+{
+	return add_to(&s->ended, &s->nended, &s->cap_ended);
 }
 
 hs_sassoc_t *hs_snap_add_assoc(hs_snap_t *s, uint32_t id, int parent, const char *account,
@@ -154,8 +168,12 @@ uint32_t hs_sjob_act_id(const hs_sjob_t *j)
 
 int hs_snap_validate(const hs_snap_t *s, hs_err_t *err)
 {
-	if (s->nnodes < 0 || s->nparts < 0 || s->njobs < 0 || s->nassocs < 0)
+	if (s->nnodes < 0 || s->nparts < 0 || s->njobs < 0 || s->nassocs < 0 || s->nended < 0)
 		return hs_err_set(err, "snapshot: negative counts");
+	for (int i = 0; i < s->nended; i++)
+		if (s->ended[i].gpus < 0 || s->ended[i].gpus > 1000000)
+			return hs_err_set(err, "snapshot: ended job %u: bad GPU count",
+					  s->ended[i].id);
 	/* parents before children: the tree cannot loop */
 	for (int i = 0; i < s->nassocs; i++)
 		if (s->assocs[i].parent < -1 || s->assocs[i].parent >= i || !s->assocs[i].account ||

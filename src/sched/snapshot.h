@@ -135,12 +135,25 @@ typedef struct hs_snap {
 	int nassocs, cap_assocs;
 	hs_sassoc_t *assocs;       /* the associations of the jobs' paths to
 	                            * the root (the root itself left out) */
+	/* GPU jobs that ended lately (the plugin: ended since shortly before
+	 * its previous snapshot; the simulator: since its previous one),
+	 * for the learned table only: a job's last reports (the final one is
+	 * written as its tasks exit) would otherwise be lost whenever it
+	 * ended between two rounds, and with them the measurement of the
+	 * type it ran on last, often the one the scheduler moved it to
+	 * (learn.h). Only id, user_id, gpus, env, admin_comment or record,
+	 * account, name and array_id are set. A job may be listed in
+	 * several rounds: the engine feeds each report once (job memo). */
+	int nended, cap_ended;
+	hs_sjob_t *ended;
 } hs_snap_t;
 
 void hs_snap_init(hs_snap_t *s);
 void hs_snap_free(hs_snap_t *s);
 /* Appends a zeroed job (NULL on out of memory). */
 hs_sjob_t *hs_snap_add_job(hs_snap_t *s);
+/* Appends a zeroed ended job (hs_snap_t.ended; NULL on out of memory). */
+hs_sjob_t *hs_snap_add_ended(hs_snap_t *s);
 /* Appends a copy of job `from` with id `id` and act_id = the original's
  * Slurm record (a pending job array counts as one job per pending task:
  * each slot starts one task). The copy shares the original's strings,

@@ -117,6 +117,8 @@ void hs_world_free(hs_world_t *w)
 	free(w->holder2);
 	free(w->gpu_held_all);
 	free(w->sjobs);
+	free(w->ended);
+	free(w->sended);
 	free(w->sassocs);
 	free(w->user_demand);
 	free(w->user_entitled);
@@ -388,6 +390,65 @@ static int snap_assocs(hs_world_t *w)
 	return 0;
 }
 
+int hs_world_ended_push(hs_world_t *w, long k)
+{
+	if (w->nended == w->cap_ended) {
+		long cap = w->cap_ended ? 2 * w->cap_ended : 64;
+		long *e = realloc(w->ended, (size_t)cap * sizeof(*e));
+		if (!e)
+			return -1;
+		w->ended = e;
+		hs_sjob_t *s = realloc(w->sended, (size_t)cap * sizeof(*s));
+		if (!s)
+			return -1; /* the larger `ended` is kept; cap unchanged */
+		w->sended = s;
+		w->cap_ended = cap;
+	}
+	w->ended[w->nended++] = k;
+	return 0;
+}
+
+/* Frees what the jobs listed as ended at the previous snapshot kept. */
+static void ended_release(hs_world_t *w)
+{
+	for (long i = 0; i < w->nlisted; i++) {
+		wjob_t *x = &w->wj[w->ended[i]];
+		free(x->rec);
+		free(x->meas);
+		free(x->meas_t);
+		x->rec = NULL;
+		x->meas = NULL;
+		x->meas_t = NULL;
+	}
+	memmove(w->ended, w->ended + w->nlisted, (size_t)(w->nended - w->nlisted) * sizeof(long));
+	w->nended -= w->nlisted;
+	w->nlisted = 0;
+}
+
+/* The snapshot's ended list: every job retired since the last one, its
+ * record brought up to date (a rate measured since it was written). */
+static void snap_ended(hs_world_t *w, int64_t now, hs_snap_t *s)
+{
+	const hs_sim_users_t *us = w->users;
+	for (long i = 0; i < w->nended; i++) {
+		long k = w->ended[i];
+		wjob_t *x = &w->wj[k];
+		const hs_sim_job_t *j = &w->res->jobs[k];
+		if (x->comment_dirty)
+			job_record(w, k, now);
+		w->sended[i] = (hs_sjob_t){
+			.id = (uint32_t)k + 1, .user_id = 1000 + (uint32_t)j->user,
+			.state = HS_SJ_OTHER, .gpus = j->sf, .nenv = x->nenv, .env = x->env,
+			.name = (char *)x->name, .record = x->rec,
+			.account = (char *)us->accounts[us->users[j->user].account].name,
+			.array_id = j->array_tasks > 1 ? (uint32_t)j->group + 1 : 0,
+		};
+	}
+	s->ended = w->sended;
+	s->nended = s->cap_ended = (int)w->nended;
+	w->nlisted = w->nended;
+}
+
 static int snap_room(hs_world_t *w)
 {
 	if (w->nlive <= w->cap_sjobs)
@@ -404,6 +465,8 @@ static int snap_room(hs_world_t *w)
 int hs_world_snapshot(hs_world_t *w, int64_t now, hs_snap_t *s, hs_err_t *err)
 {
 	memset(s, 0, sizeof(*s));
+	w->snapshots = 1;
+	ended_release(w);
 	if (snap_room(w) < 0 || snap_assocs(w) < 0)
 		return hs_err_set(err, "out of memory");
 	s->nassocs = s->cap_assocs = w->nsassocs;
@@ -451,6 +514,7 @@ int hs_world_snapshot(hs_world_t *w, int64_t now, hs_snap_t *s, hs_err_t *err)
 		};
 	}
 	s->cap_jobs = s->njobs;
+	snap_ended(w, now, s);
 	return 0;
 }
 

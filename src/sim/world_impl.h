@@ -79,6 +79,15 @@ struct hs_world {
 	double busy;               /* GPU-seconds held by running jobs */
 	hs_sjob_t *sjobs;          /* snapshot scratch */
 	long cap_sjobs;
+	long *ended;               /* jobs retired since the snapshot before
+	                            * last, with their record and rates kept
+	                            * for the next snapshot's ended list
+	                            * (snapshot.h): [0, nlisted) were listed
+	                            * once and are freed at the next one */
+	long nended, cap_ended, nlisted;
+	int snapshots;             /* the engine takes snapshots (not the
+	                            * ideal schedule): keep ended jobs' records */
+	hs_sjob_t *sended;         /* the ended list's scratch [cap_ended] */
 	hs_snode_t *snodes;
 	unsigned char *gpu_held_all;
 	hs_spart_t part;
@@ -141,6 +150,9 @@ void hs_world_iso_to(hs_world_t *w, double t);
  * finish time and isolated share recorded, out of the live jobs. Its
  * GPUs must be free (hs_world_release). */
 void hs_world_retire(hs_world_t *w, long i);
+/* Keeps job k's record and measured rates for the next snapshot's ended
+ * list (then freed); -1 on out of memory (the caller frees them). */
+int hs_world_ended_push(hs_world_t *w, long k);
 /* Frees job k's GPUs (and unpacks its partner). */
 void hs_world_release(hs_world_t *w, long k);
 

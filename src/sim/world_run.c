@@ -309,13 +309,17 @@ void hs_world_retire(hs_world_t *w, long i)
 	(void)hs_world_user_live(w, j->user, -(double)j->sf);
 	x->state = HS_SJ_OTHER;
 	x->live = 0;
-	free(x->rec); /* an ended job's record is not needed any more */
-	x->rec = NULL;
-	free(x->meas);
-	free(x->meas_t);
+	/* its last reports go to the learned table with the next snapshot
+	 * (its ended list), as slurmctld's ended jobs do; then freed */
+	if (!w->snapshots || !w->o.measure || !x->rec || hs_world_ended_push(w, k) < 0) {
+		free(x->rec);
+		free(x->meas);
+		free(x->meas_t);
+		x->rec = NULL;
+		x->meas = NULL;
+		x->meas_t = NULL;
+	}
 	free(x->held);
-	x->meas = NULL;
-	x->meas_t = NULL;
 	x->held = NULL;
 	w->live[i] = w->live[--w->nlive];
 	w->changed = 1;

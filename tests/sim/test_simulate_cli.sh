@@ -20,7 +20,7 @@ check() { desc=$1; shift; if "$@"; then ok "$desc"; else nok "$desc"; fi; }
 # the value of a top-level number in the summary (json-c prints "k":v)
 val() { sed -n "s/^  \"$1\":\([^,]*\),*$/\1/p" "$2"; }
 
-echo 1..50
+echo 1..51
 printf '%s\n' "{\"fast\": {\"('A', 1)\": {\"null\": 1.0}}}" >"$tmp/table.json"
 printf 'A\tc\td\t-s\t0\t720\t1\t1\t-1\t0\nA\tc\td\t-s\t0\t360\t1\t1\t-1\t0\n' >"$tmp/t.trace"
 common="--throughputs $tmp/table.json --cluster fast:1 --quiet"
@@ -192,6 +192,17 @@ printf 'u=1000/n=A\tc\td\t-s\t0\t100\t1\t1\t-1\t0\n' >"$tmp/k.trace"
 "$hs" simulate --throughputs "$tmp/gavel.json" --cluster fast:1 --trace "$tmp/k.trace" \
 	--quiet >"$tmp/out2" 2>"$tmp/err"
 check "the export loads as --throughputs" test $? -eq 0
+# A job that ends between two rounds still teaches its kind (the ended
+# jobs of the next snapshot): A alone on fast, measured after 60 s, done
+# at 150 s, long before the next round; B arrives at 1000 s.
+printf 'A\tc\td\t-s\t0\t1500\t1\t1\t-1\t0\nB\tc\td\t-s\t0\t400\t1\t1\t-1\t1000\n' >"$tmp/e.trace"
+"$hs" simulate --throughputs "$tmp/ltable.json" --cluster fast:1 --trace "$tmp/e.trace" --quiet \
+	--unknown-models 1 --learned-out "$tmp/le.json" >/dev/null 2>"$tmp/err" &&
+	"$hs" learned "$tmp/le.json" >"$tmp/le-gavel.json" 2>>"$tmp/err"
+check "a job that ended between two rounds taught its kind" python3 -c "
+import json, sys
+t = json.load(open('$tmp/le-gavel.json'))
+sys.exit(0 if abs(t['fast'][\"('u=1000/n=A', 1)\"]['null'] - 10) < 1e-6 else 1)"
 "$hs" simulate $lcommon --unknown-models 1 --learned-in "$tmp/l.json" >"$tmp/out3" 2>"$tmp/err"
 check "--learned-in (warm start) exits 0" test $? -eq 0
 printf '{"format":"hetsched-learned","version":1,"types":["fast"],"kinds":[{"kind":"s/n=x","sf":1,"seen":0,"cells":{"fast":[1e300,1,0,0]}}]}\n' >"$tmp/lbad.json"

@@ -63,6 +63,8 @@ typedef struct fx_job {
 	uint32_t uid;            /* owner */
 	const char *name;        /* job name (learned kinds), NULL = none */
 	int gone;                /* finished: left the cluster */
+	int ended;               /* finished lately: in the snapshot's ended
+	                          * jobs (learned table only), not its jobs */
 	const char *only_node;   /* pending: Slurm lets it use only this
 	                          * node (hs_sjob_t.node_ok), NULL = any */
 	const char *refuse_node; /* starts on it refused: CONFIG (fx_refusal) */
@@ -169,7 +171,7 @@ static inline int fx_held_by_job(const fx_t *f, int node, int gpu)
 {
 	for (int i = 0; i < f->njobs; i++) {
 		const fx_job_t *j = &f->jobs[i];
-		if (j->gone || (j->state != HS_SJ_RUNNING && j->state != HS_SJ_SUSPENDED))
+		if (j->gone || j->ended || (j->state != HS_SJ_RUNNING && j->state != HS_SJ_SUSPENDED))
 			continue;
 		for (int k = 0; k < j->nheld; k++)
 			if (j->held[k].node == node && j->held[k].gpu == gpu)
@@ -213,9 +215,9 @@ static inline void fx_snapshot(const fx_t *f, hs_snap_t *s)
 		const fx_job_t *j = &f->jobs[i];
 		if (j->gone)
 			continue;
-		hs_sjob_t *sj = hs_snap_add_job(s);
+		hs_sjob_t *sj = j->ended ? hs_snap_add_ended(s) : hs_snap_add_job(s);
 		sj->id = j->id;
-		sj->state = j->state;
+		sj->state = j->ended ? HS_SJ_OTHER : j->state;
 		sj->eligible = j->state == HS_SJ_PENDING && j->begin <= f->now;
 		sj->gpus = j->gpus;
 		sj->gpus_per_node = j->per_node;
@@ -259,8 +261,8 @@ static inline void fx_snapshot(const fx_t *f, hs_snap_t *s)
 		}
 		/* OTHER: a requeued job Slurm has not cleaned up keeps its old
 		 * GPU list while the nodes already show those GPUs free */
-		if (j->state == HS_SJ_RUNNING || j->state == HS_SJ_SUSPENDED ||
-		    j->state == HS_SJ_OTHER) {
+		if (!j->ended && (j->state == HS_SJ_RUNNING || j->state == HS_SJ_SUSPENDED ||
+				  j->state == HS_SJ_OTHER)) {
 			sj->nheld = j->nheld;
 			sj->held = calloc((size_t)j->nheld + 1, sizeof(*sj->held));
 			memcpy(sj->held, j->held, (size_t)j->nheld * sizeof(*sj->held));

@@ -454,6 +454,62 @@ static void packed_warm_start_matches_cold(void **state)
 	assert_true(warm >= n);
 }
 
+/* Largest difference between two allocations' time fractions (alone;
+ * these instances have no job types, so no pairs). */
+static double alloc_diff(const hs_alloc_t *a, const hs_alloc_t *b)
+{
+	double d = 0.0;
+	for (int i = 0; i < a->njobs * a->ntypes; i++)
+		d = fmax(d, fabs(a->x[i] - b->x[i]));
+	return d;
+}
+
+/* hs_policy_is_scale_free is a claim about the solver, checked here: for
+ * a scale-free policy, one job's throughputs on every type doubled (with
+ * every job of the same row, so that classes stay as they were) leave
+ * the allocation as it was; for every other policy some instance's
+ * allocation moves, so a policy wrongly marked either way fails. Doubling
+ * is exact in floating point, so the normalized coefficients of a
+ * scale-free policy are bit for bit the same. */
+static void scale_free_claims(void **state)
+{
+	(void)state;
+	/* 40 instances are enough to move every other policy's allocation
+	 * (two solves per policy and instance) */
+	const int seeds = nseeds() < 40 ? nseeds() : 40;
+	for (int i = 0; i < hs_policy_count(); i++) {
+		const char *n = hs_policy_name(i);
+		int free_ = hs_policy_is_scale_free(n), moved = 0;
+		for (int seed = 1; seed <= seeds; seed++) {
+			hs_problem_t p;
+			fx_random(&p, (unsigned long long)seed, 30);
+			hs_alloc_t a, b;
+			fx_solve(n, &p, &a);
+			const int J = p.cluster.ntypes;
+			double *row = malloc((size_t)J * sizeof(double));
+			assert_non_null(row);
+			memcpy(row, p.jobs[0].thr, (size_t)J * sizeof(double));
+			for (int m = 0; m < p.njobs; m++)
+				if (!memcmp(p.jobs[m].thr, row, (size_t)J * sizeof(double)))
+					for (int j = 0; j < J; j++)
+						p.jobs[m].thr[j] *= 2.0;
+			free(row);
+			fx_solve(n, &p, &b);
+			double d = alloc_diff(&a, &b);
+			if (free_ && d > 1e-9)
+				fail_msg("seed %d, %s: marked scale-free, allocation moved by %g", seed, n, d);
+			moved |= d > 1e-6;
+			hs_alloc_free(&a);
+			hs_alloc_free(&b);
+			hs_problem_free(&p);
+		}
+		if (!free_ && !moved)
+			fail_msg("%s: not marked scale-free, no allocation moved in %d instances", n, seeds);
+	}
+	assert_false(hs_policy_is_scale_free("no_such_policy"));
+	assert_false(hs_policy_is_scale_free(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +522,7 @@ int main(void)
 		cmocka_unit_test(water_filling_entities_degenerate),
 		cmocka_unit_test(gavel_packed_never_worse),
 		cmocka_unit_test(packed_warm_start_matches_cold),
+		cmocka_unit_test(scale_free_claims),
 	};
 	return cmocka_run_group_tests_name("policy_props", tests, NULL, NULL);
 }

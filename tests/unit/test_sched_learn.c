@@ -305,8 +305,10 @@ static int round_solved(fx_t *f, hs_engine_t *e)
 static void estimate_moves_resolve(void **state)
 {
 	(void)state;
-	const char *confs[] = { NULL, "EstimateResolveFactor=0" };
-	for (int k = 0; k < 2; k++) {
+	/* k 0: the default policy (scale-free), 1: off, 2: a policy whose
+	 * allocation depends on a job's absolute speed */
+	const char *confs[] = { NULL, "EstimateResolveFactor=0", "Policy=finish_time_fairness_perf" };
+	for (int k = 0; k < 3; k++) {
 		fx_t f;
 		fx_init(&f, "v100:1:1,k80:1:1");
 		fx_job_t *a = fx_add(&f, 301, 1), *b = fx_add(&f, 302, 1);
@@ -322,7 +324,7 @@ static void estimate_moves_resolve(void **state)
 		fx_measure_at(fx_find(&f, 301), "k80", 5, f.now);
 		fx_measure_at(fx_find(&f, 301), "v100", 50, f.now);
 		f.now += 360;
-		assert_int_equal(round_solved(&f, e), k == 0);
+		assert_int_equal(round_solved(&f, e), k != 1);
 		f.now += 360;
 		assert_int_equal(round_solved(&f, e), 0); /* the same estimates */
 		fx_measure_at(fx_find(&f, 301), "v100", 60, f.now);
@@ -330,12 +332,89 @@ static void estimate_moves_resolve(void **state)
 		assert_int_equal(round_solved(&f, e), 0); /* 1.2x: within the factor */
 		fx_measure_at(fx_find(&f, 301), "v100", 120, f.now);
 		f.now += 360;
-		assert_int_equal(round_solved(&f, e), k == 0);
-		/* both types 2x (steps of another size): not a move */
+		assert_int_equal(round_solved(&f, e), k != 1);
+		/* both types 2x (steps of another size): not a move under
+		 * max-min fairness, twice the speed under finish-time fairness */
 		fx_measure_at(fx_find(&f, 301), "k80", 10, f.now);
 		fx_measure_at(fx_find(&f, 301), "v100", 240, f.now);
 		f.now += 360;
-		assert_int_equal(round_solved(&f, e), 0);
+		assert_int_equal(round_solved(&f, e), k == 2);
+		hs_engine_free(e);
+	}
+}
+
+/* The cells of a learned table's first kind (its samples; "seen" moves
+ * with every estimate asked of it). */
+static const char *cells_text(json_object *t)
+{
+	json_object *kinds = json_object_object_get(t, "kinds");
+	assert_int_equal(json_object_array_length(kinds), 1);
+	return json_object_to_json_string(
+		json_object_object_get(json_object_array_get_idx(kinds, 0), "cells"));
+}
+
+/* A job's last reports reach its kind when it ended between two rounds
+ * (hs_snap_t.ended): 301 "train" measured k80 at the first round, then
+ * v100 just before it ended; 303 "train" started and ended between two
+ * rounds. 302 "train" waits and shows what the kind knows. Listed again
+ * in the next round, neither counts twice, nor does anything after a
+ * reconfigure. */
+static void ended_jobs_teach(void **state)
+{
+	(void)state;
+	const char *confs[] = { NULL, "Learning=no" };
+	for (int k = 0; k < 2; k++) {
+		fx_t f;
+		fx_init(&f, "v100:1:1,k80:1:1");
+		fx_job_t *a = fx_add(&f, 301, 1), *b = fx_add(&f, 302, 1), *c = fx_add(&f, 303, 1);
+		a->name = b->name = c->name = "train";
+		a->uid = b->uid = c->uid = 1000;
+		b->ckpt = 1; /* in the problem every round, with its estimates */
+		c->gone = 1; /* not submitted yet */
+		fx_measure_at(a, "k80", 10, f.now);
+		hs_engine_t *e = fx_engine(confs[k], logger);
+		json_object_put(round_status(&f, e));
+		fx_measure_at(a, "v100", 40, f.now + 100);
+		a->ended = 1;
+		f.now += 360;
+		json_object *st = round_status(&f, e);
+		json_object *j302 = job_doc(st, 302);
+		if (k == 1) { /* Learning=no: nothing learned, as before */
+			assert_string_equal(src_of(j302, "v100"), "agnostic");
+			json_object_put(st);
+			hs_engine_free(e);
+			continue;
+		}
+		assert_string_equal(src_of(j302, "v100"), "learned");
+		assert_float_equal(thr_of(j302, "v100"), 40, 1e-9);
+		assert_float_equal(thr_of(j302, "k80"), 10, 1e-9);
+		json_object_put(st);
+		c->gone = 0;
+		c->ended = 1;
+		fx_measure_at(c, "v100", 50, f.now + 100);
+		f.now += 360;
+		st = round_status(&f, e);
+		assert_float_equal(thr_of(job_doc(st, 302), "v100"), 45, 1e-9); /* (40 + 50) / 2 */
+		json_object_put(st);
+		fx_measure_at(b, "k80", 12, f.now); /* 302's own report */
+		f.now += 360;
+		json_object_put(round_status(&f, e));
+		json_object *t1 = hs_engine_learned_save(e);
+		f.now += 360; /* both listed again: no new samples */
+		json_object_put(round_status(&f, e));
+		/* nor after a reconfigure (it once forgot what was fed, and
+		 * every job's reports counted again) */
+		hs_sconf_t nc;
+		hs_err_t err;
+		assert_int_equal(hs_sconf_defaults(&nc, &err), 0);
+		assert_int_equal(hs_engine_reconfigure(e, &nc, &err), 0);
+		hs_sconf_free(&nc);
+		f.now += 360;
+		json_object_put(round_status(&f, e));
+		json_object *t2 = hs_engine_learned_save(e);
+		assert_string_equal(cells_text(t1), cells_text(t2));
+		json_object_put(t1);
+		json_object_put(t2);
 		hs_engine_free(e);
 	}
 }
@@ -348,6 +427,7 @@ int main(void)
 		cmocka_unit_test(exploration),
 		cmocka_unit_test(exploration_agnostic),
 		cmocka_unit_test(estimate_moves_resolve),
+		cmocka_unit_test(ended_jobs_teach),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

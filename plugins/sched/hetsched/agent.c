@@ -82,6 +82,9 @@ typedef struct agent {
 	                           * job set */
 	seen_t cpu_seen;          /* ... at the last start of CPU jobs */
 	uint64_t fingerprint;     /* GPU job set at the last round */
+	time_t last_snap_t;       /* when the last snapshot was taken (0: none
+	                           * since slurmctld started) */
+	time_t first_snap_t;      /* ... the first one since it started */
 	int dirty;                /* state changed since the last save */
 	int packing;              /* select plugin packs jobs; -1 = not asked */
 	int startup_conf;         /* conf is init()'s, not installed yet */
@@ -372,7 +375,24 @@ static void do_round(agent_t *a)
 	uint64_t prev_fp = a->fingerprint;
 	seen_t prev_seen = a->gpu_seen;
 	mark_seen(&a->gpu_seen);
-	int rc = hs_snapshot_take(&a->conf, &snap, &hold, &a->fingerprint);
+	/* Jobs that ended since shortly before the last snapshot: their last
+	 * reports feed the learned table (snapshot.h, ended). The slack
+	 * covers a job still completing at that snapshot (its end time is
+	 * its completion's start); one listed twice gives each report once.
+	 * None that ended before the first snapshot since slurmctld started:
+	 * the rounds before the restart read their reports (all but the last
+	 * round's, lost as before), and the job memos that would stop them
+	 * counting twice did not survive it. */
+	time_t ended_since = 0;
+	if (a->conf.learning && a->last_snap_t > 0) {
+		ended_since = a->last_snap_t - HS_ENDED_SLACK_S;
+		if (ended_since < a->first_snap_t)
+			ended_since = a->first_snap_t;
+	}
+	a->last_snap_t = time(NULL);
+	if (!a->first_snap_t)
+		a->first_snap_t = a->last_snap_t;
+	int rc = hs_snapshot_take(&a->conf, &snap, &hold, &a->fingerprint, ended_since);
 	hs_hold_end(&hold);
 	st.snapshot_lock_ms = hold.total_ms;
 	st.lock_hold_max_ms = hold.longest_ms;

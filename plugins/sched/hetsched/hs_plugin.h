@@ -82,7 +82,11 @@ void hs_hold_what(hs_lock_hold_t *h, const char *what);
  * WRITE node, READ part, READ fed} (runnable.c updates job reasons)
  * through hold, which may yield them between jobs. */
 int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s, hs_lock_hold_t *hold,
-		     uint64_t *fingerprint);
+		     uint64_t *fingerprint, time_t ended_since);
+/* Ended jobs: those whose end time is at least ended_since (> 0) go in
+ * s->ended (learned table only, snapshot.h). HS_ENDED_SLACK_S: how far
+ * before the previous snapshot the agent looks back. */
+#define HS_ENDED_SLACK_S 300
 /* Its *fingerprint (on success): the GPU job set it started from, as
  * hs_gpu_jobs_fingerprint would say before the first yield, except for
  * jobs that left during a yield, which the snapshot lacks too.

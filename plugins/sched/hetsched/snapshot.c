@@ -464,10 +464,26 @@ static int cheap_live(const job_record_t *job_ptr)
 	return !IS_JOB_FINISHED(job_ptr) || IS_JOB_COMPLETING(job_ptr);
 }
 
+/* Ended at or after `since` (> 0): a superset of ended_wants, as cheap as
+ * cheap_live. */
+static int cheap_ended(const job_record_t *job_ptr, time_t since)
+{
+	return since > 0 && IS_JOB_FINISHED(job_ptr) && !IS_JOB_COMPLETING(job_ptr) &&
+	       job_ptr->end_time >= since;
+}
+
+/* A GPU job of a managed partition that ended at or after `since`
+ * (snapshot.h, ended). */
+static int ended_wants(const hs_sconf_t *conf, job_record_t *job_ptr, time_t since)
+{
+	return cheap_ended(job_ptr, since) && !job_ptr->het_job_id && hs_job_wants_gpus(job_ptr) &&
+	       hs_job_managed(conf, job_ptr);
+}
+
 /* The ids of the live jobs: the job list is walked once, under one hold
  * (no yield inside a list iteration); the tests and copies then go by
  * id. */
-static uint32_t *candidate_ids(int *n)
+static uint32_t *candidate_ids(int *n, time_t since)
 {
 	*n = 0;
 	int cap = job_list ? list_count(job_list) : 0;
@@ -477,7 +493,7 @@ static uint32_t *candidate_ids(int *n)
 	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
 	while ((job_ptr = list_next(it)) && *n < cap)
-		if (cheap_live(job_ptr))
+		if (cheap_live(job_ptr) || cheap_ended(job_ptr, since))
 			ids[(*n)++] = job_ptr->job_id;
 	list_iterator_destroy(it);
 	return ids;
@@ -664,12 +680,32 @@ static int copy_job(snap_ctx_t *c, hs_snap_t *s, job_record_t *job_ptr)
 	return 0;
 }
 
+/* What the learned table needs of an ended job (snapshot.h, ended). */
+static int copy_ended(hs_snap_t *s, job_record_t *job_ptr)
+{
+	hs_sjob_t *sj = hs_snap_add_ended(s);
+	if (!sj)
+		return -1;
+	sj->id = job_ptr->job_id;
+	sj->user_id = job_ptr->user_id;
+	sj->state = HS_SJ_OTHER;
+	job_request(job_ptr, sj); /* its GPU count: a learned cell's */
+	copy_env(job_ptr, sj);
+	if (job_ptr->admin_comment &&
+	    strnlen(job_ptr->admin_comment, HS_MAX_COMMENT) < HS_MAX_COMMENT)
+		sj->admin_comment = strdup(job_ptr->admin_comment);
+	sj->account = dup_str(job_ptr->account);
+	sj->name = dup_str(job_ptr->name);
+	sj->array_id = job_ptr->array_job_id;
+	return 0;
+}
+
 /* Nodes and partitions are read first and jobs after them, yielding the
  * locks between jobs: a job that ends meanwhile leaves its GPUs looking
  * held for this round (nothing is started onto them); one that changed
  * state is copied as it is now, and the apply checks every job again. */
 int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s, hs_lock_hold_t *hold,
-		     uint64_t *fingerprint)
+		     uint64_t *fingerprint, time_t ended_since)
 {
 	hs_snap_init(s);
 	s->now = time(NULL);
@@ -679,7 +715,7 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s, hs_lock_hold_t *hold,
 	int rc = -1;
 	hs_hold_what(hold, "snapshot: nodes, candidates");
 	uint64_t fp = FP_SEED;
-	if (copy_nodes_parts(&c, s) < 0 || !(ids = candidate_ids(&nids)))
+	if (copy_nodes_parts(&c, s) < 0 || !(ids = candidate_ids(&nids, ended_since)))
 		goto out;
 	hs_hold_what(hold, "snapshot: job");
 	for (int k = 0; k < nids; k++) {
@@ -689,6 +725,11 @@ int hs_snapshot_take(const hs_sconf_t *conf, hs_snap_t *s, hs_lock_hold_t *hold,
 			continue; /* gone during a yield */
 		if (fp_wants(conf, job_ptr))
 			fp += job_part(job_ptr);
+		if (ended_wants(conf, job_ptr, ended_since)) {
+			if (copy_ended(s, job_ptr) < 0)
+				goto out;
+			continue;
+		}
 		if (!snap_wants(conf, job_ptr))
 			continue;
 		if (copy_job(&c, s, job_ptr) < 0)
