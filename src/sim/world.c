@@ -390,6 +390,16 @@ static int snap_assocs(hs_world_t *w)
 	return 0;
 }
 
+void hs_world_drop_record(wjob_t *x)
+{
+	free(x->rec);
+	free(x->meas);
+	free(x->meas_t);
+	x->rec = NULL;
+	x->meas = NULL;
+	x->meas_t = NULL;
+}
+
 int hs_world_ended_push(hs_world_t *w, long k)
 {
 	if (w->nended == w->cap_ended) {
@@ -411,15 +421,8 @@ int hs_world_ended_push(hs_world_t *w, long k)
 /* Frees what the jobs listed as ended at the previous snapshot kept. */
 static void ended_release(hs_world_t *w)
 {
-	for (long i = 0; i < w->nlisted; i++) {
-		wjob_t *x = &w->wj[w->ended[i]];
-		free(x->rec);
-		free(x->meas);
-		free(x->meas_t);
-		x->rec = NULL;
-		x->meas = NULL;
-		x->meas_t = NULL;
-	}
+	for (long i = 0; i < w->nlisted; i++)
+		hs_world_drop_record(&w->wj[w->ended[i]]);
 	memmove(w->ended, w->ended + w->nlisted, (size_t)(w->nended - w->nlisted) * sizeof(long));
 	w->nended -= w->nlisted;
 	w->nlisted = 0;

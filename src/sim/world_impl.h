@@ -153,6 +153,8 @@ void hs_world_retire(hs_world_t *w, long i);
 /* Keeps job k's record and measured rates for the next snapshot's ended
  * list (then freed); -1 on out of memory (the caller frees them). */
 int hs_world_ended_push(hs_world_t *w, long k);
+/* Frees a job's record and measured rates (an ended job's, once listed). */
+void hs_world_drop_record(wjob_t *x);
 /* Frees job k's GPUs (and unpacks its partner). */
 void hs_world_release(hs_world_t *w, long k);
 

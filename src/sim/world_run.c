@@ -311,14 +311,8 @@ void hs_world_retire(hs_world_t *w, long i)
 	x->live = 0;
 	/* its last reports go to the learned table with the next snapshot
 	 * (its ended list), as slurmctld's ended jobs do; then freed */
-	if (!w->snapshots || !w->o.measure || !x->rec || hs_world_ended_push(w, k) < 0) {
-		free(x->rec);
-		free(x->meas);
-		free(x->meas_t);
-		x->rec = NULL;
-		x->meas = NULL;
-		x->meas_t = NULL;
-	}
+	if (!w->snapshots || !w->o.measure || !x->rec || hs_world_ended_push(w, k) < 0)
+		hs_world_drop_record(x);
 	free(x->held);
 	x->held = NULL;
 	w->live[i] = w->live[--w->nlive];
