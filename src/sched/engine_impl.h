@@ -175,6 +175,9 @@ struct hs_engine {
 	void *log_arg;
 
 	int64_t last_round_t;      /* wall time of the last round, 0 = none */
+	int64_t learn_floor_t;     /* a new job memo's learn_t: the restored
+	                            * state's last round (its table holds
+	                            * every report up to it), 0 = none */
 	int64_t last_regular_t;    /* wall time of the last regular round (a
 	                            * RoundLength after the one before it, or
 	                            * the first), 0 = none */

@@ -65,6 +65,7 @@ static hs_jmemo_t *entry(hs_engine_t *e, uint32_t id)
 	e->nmemo++;
 	memset(&e->memo[i], 0, sizeof(e->memo[i]));
 	e->memo[i].id = id;
+	e->memo[i].learn_t = e->learn_floor_t;
 	e->memo[i].parsed = 0;
 	return &e->memo[i];
 }

@@ -551,9 +551,13 @@ int hs_engine_restore(hs_engine_t *e, json_object *st, hs_err_t *err)
 	hs_err_t le = { "" };
 	/* optional (older states have none); a bad one costs what was
 	 * learned, never the rest of the state */
-	if (json_object_object_get_ex(st, "learned", &learned) &&
-	    hs_learn_load(&e->learn, learned, &le) < 0)
-		hs_engine_logf(e, HS_LOG_ERROR, "state: learned table ignored: %s", le.msg);
+	if (json_object_object_get_ex(st, "learned", &learned)) {
+		if (hs_learn_load(&e->learn, learned, &le) < 0)
+			hs_engine_logf(e, HS_LOG_ERROR, "state: learned table ignored: %s", le.msg);
+		else /* the job memos are not saved: without this, every
+		      * report read before the restart counted again */
+			e->learn_floor_t = last;
+	}
 	e->last_round_t = last;
 	e->last_regular_t = last; /* not kept: the grid restarts there */
 	e->last_reset_t = reset;

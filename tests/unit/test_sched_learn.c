@@ -147,6 +147,17 @@ static void learned_kinds(void **state)
 	assert_int_equal(hs_engine_restore(e2, saved, &err), 0);
 	json_object *t3 = hs_engine_learned_save(e2);
 	assert_string_equal(json_object_to_json_string(t2), json_object_to_json_string(t3));
+	/* the same jobs' reports, all read before the restart, are not
+	 * counted again by the restored engine */
+	f.now += 360;
+	json_object_put(round_status(&f, e2));
+	json_object *t4 = hs_engine_learned_save(e2);
+	json_object *k3 = json_object_object_get(t3, "kinds"), *k4 = json_object_object_get(t4, "kinds");
+	for (size_t i = 0; i < json_object_array_length(k3); i++)
+		assert_string_equal(
+			json_object_to_json_string(json_object_object_get(json_object_array_get_idx(k3, i), "cells")),
+			json_object_to_json_string(json_object_object_get(json_object_array_get_idx(k4, i), "cells")));
+	json_object_put(t4);
 	/* a job of the kind arriving after the restart starts from it */
 	fx_t g;
 	fx_init(&g, "v100:1:2,k80:1:2");
