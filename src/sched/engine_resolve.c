@@ -23,12 +23,13 @@
  * move: it does not change the allocation, and it is what a table job's
  * first report does when its steps are not the table's (a time scale, a
  * different GPU model, doc/learning.md), which recomputed the allocation
- * of every such job for nothing. Under finish-time fairness, makespan,
- * throughput, cost or SLOs it is one: a job found 2x slower everywhere
- * needs twice the time, or gives half the throughput. A type with no
- * estimate last round (one the job could not use) is not compared. The last round's estimates are
- * in the saved state (engine_state.c), so after a restart the first round
- * compares with those from before it. */
+ * of every such job for nothing. Under finish-time fairness, the aware
+ * makespan, throughput, cost, SLOs or AlloX it is one: a job found 2x
+ * slower everywhere needs twice the time, or gives half the throughput.
+ * A type with no estimate last round (one the job could not use) is not
+ * compared. The last round's estimates are in the saved state
+ * (engine_state.c), so after a restart the first round compares with
+ * those from before it. */
 static int job_moved(const hs_engine_t *e, const hs_round_build_t *b, int k,
 		     const double *old, double f, int absolute)
 {
