@@ -421,6 +421,8 @@ int hs_world_ended_push(hs_world_t *w, long k)
 /* Frees what the jobs listed as ended at the previous snapshot kept. */
 static void ended_release(hs_world_t *w)
 {
+	if (w->nlisted == 0)
+		return; /* nothing listed; `ended` may not be allocated yet */
 	for (long i = 0; i < w->nlisted; i++)
 		hs_world_drop_record(&w->wj[w->ended[i]]);
 	memmove(w->ended, w->ended + w->nlisted, (size_t)(w->nended - w->nlisted) * sizeof(long));
